@@ -1,0 +1,138 @@
+/**
+ * Everything the app remembers, behind one interface with two engines (SQLite via node:sqlite, PostgreSQL
+ * via pg). Domain modules that need their own tables (digest) use the small `Db` seam with portable SQL
+ * and add a migration file; nothing that matters lives only in one process's memory, so many replicas
+ * can share one PostgreSQL.
+ *
+ * Conventions for portable SQL: placeholders are `$1, $2…` (the SQLite adapter rewrites them);
+ * timestamps are BIGINT epoch milliseconds (returned as JS numbers by both engines); booleans are
+ * stored as INTEGER 0/1; ids are TEXT; use `INSERT … ON CONFLICT … DO …` and `RETURNING`, which both
+ * engines support.
+ */
+import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { TargetSpec } from '../queue/target.ts';
+
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+export type Row = Record<string, unknown>;
+
+export interface DbExecutor {
+  /** Rows of a SELECT (or of a statement with RETURNING). */
+  query<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  /** A statement without rows; resolves to the number of rows changed. */
+  execute(sql: string, params?: readonly SqlValue[]): Promise<number>;
+}
+
+export interface Db extends DbExecutor {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Runs fn in one transaction (serialised per connection on SQLite); rolls back if it throws. */
+  transaction<T>(fn: (tx: DbExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A forward-only schema step. Migrations are listed in migrations/index.ts and applied in id order. */
+export interface Migration {
+  id: number;
+  name: string;
+  sqlite: string;
+  postgres: string;
+}
+
+/** Who may change queues, beyond workspace admins/owners and the installing user. */
+export interface Operator {
+  kind: 'user' | 'usergroup';
+  id: string;
+  addedBy: string;
+  addedAt: number;
+}
+
+export interface TrunkCredentials {
+  token: string;
+  orgSlug: string;
+}
+
+export interface WorkspaceSettings {
+  workspaceId: string;
+  defaultTarget?: TargetSpec;
+  /** Whether Trunk credentials are stored (the token itself is only read with getTrunkCredentials). */
+  hasTrunkCredentials: boolean;
+  trunkOrgSlug?: string;
+  trunkCredentialsUpdatedBy?: string;
+  trunkCredentialsUpdatedAt?: number;
+  /** The Slack user who installed the app (an operator by right). */
+  installerUserId?: string;
+}
+
+export type AuditOutcome = 'ok' | 'refused' | 'failed' | 'noop';
+
+export interface AuditEntry {
+  id?: number;
+  workspaceId: string;
+  userId: string;
+  /** e.g. `pause`, `concurrency`, `settings`, `config.operators.add`, `digest.add`. */
+  action: string;
+  /** e.g. `github.com/acme/web:main`; empty for workspace-level actions. */
+  target: string;
+  outcome: AuditOutcome;
+  /** Free-form, secret-free detail: reason, before/after, refusal cause. */
+  detail: Record<string, unknown>;
+  at: number;
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The low-level seam for domain repositories (see digest/). */
+  readonly db: Db;
+
+  /** Store reachable and every migration applied (for /readyz). */
+  ready(): Promise<{ ok: boolean; schemaVersion: number; detail?: string }>;
+  close(): Promise<void>;
+
+  /** Bolt's InstallationStore (OAuth mode): tokens encrypted, enterprise installs keyed by enterprise id. */
+  readonly installations: InstallationStore & {
+    /** Used by uninstall handling; removes bot and user tokens of that team or enterprise. */
+    deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
+    fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation>;
+  };
+
+  // ---- workspace settings. workspaceId is the team id (or enterprise id for org-wide installs).
+  getWorkspace(workspaceId: string): Promise<WorkspaceSettings | undefined>;
+  setWorkspaceDefaultTarget(workspaceId: string, target: TargetSpec | undefined): Promise<void>;
+  setInstaller(workspaceId: string, userId: string): Promise<void>;
+  /** Encrypts and stores (replacing any previous). Requires ENCRYPTION_KEY. */
+  setTrunkCredentials(workspaceId: string, creds: TrunkCredentials, updatedBy: string): Promise<void>;
+  getTrunkCredentials(workspaceId: string): Promise<TrunkCredentials | undefined>;
+  /** Uninstall: tokens, credentials, settings, channels, operators and digests of the workspace. Audit stays. */
+  deleteWorkspace(workspaceId: string): Promise<void>;
+
+  // ---- channel defaults
+  getChannelDefault(workspaceId: string, channelId: string): Promise<TargetSpec | undefined>;
+  setChannelDefault(workspaceId: string, channelId: string, target: TargetSpec | undefined): Promise<void>;
+
+  // ---- operators
+  listOperators(workspaceId: string): Promise<Operator[]>;
+  /** Returns false when already present. */
+  addOperator(workspaceId: string, op: Omit<Operator, 'addedAt'>): Promise<boolean>;
+  /** Returns false when not present. */
+  removeOperator(workspaceId: string, kind: Operator['kind'], id: string): Promise<boolean>;
+
+  // ---- audit
+  appendAudit(entry: Omit<AuditEntry, 'id' | 'at'> & { at?: number }): Promise<void>;
+  listAudit(workspaceId: string, opts?: { limit?: number; target?: string }): Promise<AuditEntry[]>;
+
+  /**
+   * Claims `key` once across every replica (e.g. a button delivery, to count double clicks once).
+   * True for the first caller; false while an unexpired claim exists. Expired claims are reclaimable.
+   */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>;
+
+  /** Re-encrypts every stored secret under the current key (ENCRYPTION_KEY's first entry). Returns the count. */
+  reencryptAll(): Promise<number>;
+}
+
+export interface OpenStoreOptions {
+  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+  /** Decoded ENCRYPTION_KEY entries, newest first; may be empty until a secret must be stored. */
+  encryptionKeys: Buffer[];
+  /** Extra migrations (tests); the app's own come from migrations/index.ts. */
+  now?: () => number;
+}

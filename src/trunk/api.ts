@@ -1,0 +1,58 @@
+/**
+ * What callers (queue, digest, slack) may rely on from the Trunk client. The implementation lives in
+ * client.ts; tests and the sandbox may substitute anything with this shape.
+ */
+import type {
+  FailingTestsPage,
+  GetQueueRequest,
+  GetSubmittedPullRequestRequest,
+  GetTestRunRequest,
+  ListFailingTestsRequest,
+  ListQuarantinedTestsRequest,
+  QuarantinedTestsPage,
+  Queue,
+  SubmittedPullRequest,
+  TestRun,
+  UpdateQueueRequest,
+} from './types.ts';
+
+export interface CallOptions {
+  /** Total time budget for the call including retries, in ms. Defaults to the client's (30 s). */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface PaginateOptions extends CallOptions {
+  /** Rows per page, 1..100; default 100. */
+  pageSize?: number;
+  /** Stop with an error after this many pages; default 1000. */
+  maxPages?: number;
+  /** Deadline for each page request (the overall iteration has none unless signal is given). */
+}
+
+export interface TrunkApi {
+  getQueue(req: GetQueueRequest, opts?: CallOptions): Promise<Queue>;
+  updateQueue(req: UpdateQueueRequest, opts?: CallOptions): Promise<Queue>;
+  getSubmittedPullRequest(req: GetSubmittedPullRequestRequest, opts?: CallOptions): Promise<SubmittedPullRequest>;
+  getMergeQueueTestingDetails(req: GetTestRunRequest, opts?: CallOptions): Promise<TestRun>;
+  listFailingTests(req: ListFailingTestsRequest, opts?: CallOptions): Promise<FailingTestsPage>;
+  listQuarantinedTests(req: ListQuarantinedTestsRequest, opts?: CallOptions): Promise<QuarantinedTestsPage>;
+  /** Every page in order, following next_page_token until it is "". */
+  failingTestPages(
+    req: Omit<ListFailingTestsRequest, 'page_query'>,
+    opts?: PaginateOptions,
+  ): AsyncGenerator<FailingTestsPage, void, undefined>;
+  quarantinedTestPages(
+    req: Omit<ListQuarantinedTestsRequest, 'page_query'>,
+    opts?: PaginateOptions,
+  ): AsyncGenerator<QuarantinedTestsPage, void, undefined>;
+}
+
+/** Name of each operation, for logs and metrics labels. */
+export type TrunkOperation =
+  | 'getQueue'
+  | 'updateQueue'
+  | 'getSubmittedPullRequest'
+  | 'getMergeQueueTestingDetails'
+  | 'listFailingTests'
+  | 'listQuarantinedTests';

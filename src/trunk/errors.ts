@@ -1,0 +1,151 @@
+/**
+ * One error taxonomy for every Trunk failure. Each error carries a sentence a person can read in Slack
+ * (`userMessage`) and what to do about it (`hint`), and never the token.
+ */
+import type { TrunkOperation } from './api.ts';
+
+export type TrunkErrorKind =
+  | 'auth'
+  | 'not_found'
+  | 'invalid_request'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'invalid_response';
+
+export interface TrunkErrorInit {
+  operation: TrunkOperation;
+  status?: number;
+  /** Trunk's plain-text body or our own description; safe to show (no secrets). */
+  detail?: string;
+  cause?: unknown;
+}
+
+export abstract class TrunkError extends Error {
+  abstract readonly kind: TrunkErrorKind;
+  /** Whether the same call may succeed if tried again later. */
+  abstract readonly retryable: boolean;
+  readonly operation: TrunkOperation;
+  readonly status: number | undefined;
+  readonly detail: string | undefined;
+
+  constructor(message: string, init: TrunkErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.operation = init.operation;
+    this.status = init.status;
+    this.detail = init.detail;
+  }
+
+  /** One sentence for a person: what happened. */
+  abstract get userMessage(): string;
+  /** One sentence for a person: what to do. */
+  abstract get hint(): string;
+}
+
+/** 401/403: the token is missing, wrong, expired or lacks access. */
+export class TrunkAuthError extends TrunkError {
+  readonly kind = 'auth' as const;
+  readonly retryable = false;
+  get userMessage() {
+    return 'Trunk rejected the API token for this workspace.';
+  }
+  get hint() {
+    return 'An admin can store a current token with `/mergequeue connect` (Trunk → Settings → API token).';
+  }
+}
+
+/** 404: unknown queue, repository or PR. */
+export class TrunkNotFoundError extends TrunkError {
+  readonly kind = 'not_found' as const;
+  readonly retryable = false;
+  get userMessage() {
+    return this.detail ? `Trunk could not find that: ${this.detail}` : 'Trunk could not find that.';
+  }
+  get hint() {
+    return 'Check the repository, branch or number, for example `/mergequeue status acme/web:main`.';
+  }
+}
+
+/** 400 from Trunk, or a request we refused to send because it breaks the contract. */
+export class TrunkInvalidRequestError extends TrunkError {
+  readonly kind = 'invalid_request' as const;
+  readonly retryable = false;
+  /** The request field at fault, when known (always set for local validation). */
+  readonly field: string | undefined;
+  /** The rule it broke, in words. */
+  readonly rule: string | undefined;
+  /** True when caught before sending: nothing reached the network. */
+  readonly local: boolean;
+  constructor(message: string, init: TrunkErrorInit & { field?: string; rule?: string; local?: boolean }) {
+    super(message, init);
+    this.field = init.field;
+    this.rule = init.rule;
+    this.local = init.local ?? false;
+  }
+  get userMessage() {
+    if (this.field) return `\`${this.field}\` ${this.rule ?? 'is not valid'}.`;
+    return this.detail ? `Trunk refused the request: ${this.detail}` : 'Trunk refused the request as invalid.';
+  }
+  get hint() {
+    return 'Check the values and try again; `/mergequeue help` shows the accepted forms.';
+  }
+}
+
+/** 429 after retries ran out. */
+export class TrunkRateLimitedError extends TrunkError {
+  readonly kind = 'rate_limited' as const;
+  readonly retryable = true;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, init: TrunkErrorInit & { retryAfterMs?: number }) {
+    super(message, init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+  get userMessage() {
+    return 'Trunk is rate limiting requests right now.';
+  }
+  get hint() {
+    const s = this.retryAfterMs ? Math.ceil(this.retryAfterMs / 1000) : undefined;
+    return s ? `Try again in about ${s} s.` : 'Try again in a minute.';
+  }
+}
+
+/** 5xx, network failure or timeout, after retries ran out. */
+export class TrunkUnavailableError extends TrunkError {
+  readonly kind = 'unavailable' as const;
+  readonly retryable = true;
+  readonly timedOut: boolean;
+  constructor(message: string, init: TrunkErrorInit & { timedOut?: boolean }) {
+    super(message, init);
+    this.timedOut = init.timedOut ?? false;
+  }
+  get userMessage() {
+    return this.timedOut ? 'Trunk did not answer in time.' : 'Trunk is not reachable right now.';
+  }
+  get hint() {
+    return 'Nothing was changed by this attempt that we know of. Try again in a minute; if it persists, check https://status.trunk.io.';
+  }
+}
+
+/** A response that breaks the contract (a required field missing or of the wrong type, or not JSON). */
+export class TrunkInvalidResponseError extends TrunkError {
+  readonly kind = 'invalid_response' as const;
+  readonly retryable = false;
+  /** Path of the offending field, e.g. `enqueuedPullRequests[3].prNumber`. */
+  readonly field: string | undefined;
+  constructor(message: string, init: TrunkErrorInit & { field?: string }) {
+    super(message, init);
+    this.field = init.field;
+  }
+  get userMessage() {
+    return this.field
+      ? `Trunk sent an answer this app does not understand (field \`${this.field}\`).`
+      : 'Trunk sent an answer this app does not understand.';
+  }
+  get hint() {
+    return 'Try again later; if it persists, tell whoever runs this app (the log has details).';
+  }
+}
+
+export function isTrunkError(err: unknown): err is TrunkError {
+  return err instanceof TrunkError;
+}

@@ -1,0 +1,270 @@
+/**
+ * The Trunk API v1 contract (../shared/spec/trunk-api-v1.md) as TypeScript types.
+ * Field names follow the wire exactly, so nothing is lost or renamed between the API and its callers.
+ * Response enums are open (`Known | (string & {})`): the service may answer values we do not know yet,
+ * and those are kept and shown, never a crash. Response values are normalised to lowercase.
+ */
+
+export type Open<T extends string> = T | (string & {});
+
+export interface Repo {
+  host: string;
+  owner: string;
+  name: string;
+}
+
+// ---- Merge queue -------------------------------------------------------------------------------------
+
+export const QUEUE_STATES_SETTABLE = ['running', 'paused', 'draining'] as const;
+export type SettableQueueState = (typeof QUEUE_STATES_SETTABLE)[number];
+export type QueueState = Open<SettableQueueState | 'switching_modes'>;
+
+export const QUEUE_MODES = ['single', 'parallel'] as const;
+export type QueueMode = (typeof QUEUE_MODES)[number];
+
+export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
+export type DirectMergeMode = (typeof DIRECT_MERGE_MODES)[number];
+
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export type OptimizationMode = (typeof OPTIMIZATION_MODES)[number];
+
+export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
+export type MergeMethod = (typeof MERGE_METHODS)[number];
+
+/** Integer settings of updateQueue: 1..4294967295 when sent; may read 0 (meaning off). */
+export const QUEUE_INT_SETTINGS = [
+  'concurrency',
+  'bisectionConcurrency',
+  'testingTimeoutMinutes',
+  'pendingFailureDepth',
+  'batchingMaxWaitTimeMinutes',
+  'batchingMinSize',
+] as const;
+export type QueueIntSetting = (typeof QUEUE_INT_SETTINGS)[number];
+export const QUEUE_INT_MIN = 1;
+export const QUEUE_INT_MAX = 4294967295;
+
+export const QUEUE_BOOL_SETTINGS = [
+  'canOptimisticallyMerge',
+  'batch',
+  'createPrsForTestingBranches',
+  'commentsEnabled',
+  'commandsEnabled',
+  'statusCheckEnabled',
+] as const;
+export type QueueBoolSetting = (typeof QUEUE_BOOL_SETTINGS)[number];
+
+/** Priorities: lower number = higher priority. */
+export const PRIORITIES = { urgent: 0, high: 10, medium: 100, low: 200, none: 255 } as const;
+
+export interface EnqueuedPullRequest {
+  stateChangedAt: string;
+  priorityValue: number;
+  priorityName: string;
+  skipTheLine: boolean;
+  noBatch: boolean;
+  prNumber: number;
+  prTitle: string;
+  prSha: string;
+  prBaseBranch: string;
+  prAuthor: string;
+  id: string;
+  usedDefaultPriorityName: string;
+  /** Present in some deployments' answers (OpenAPI), not in the contract. */
+  state?: Open<PullRequestState>;
+}
+
+/** The settings record returned by getQueue and updateQueue. */
+export interface Queue {
+  state: QueueState;
+  branch: string;
+  concurrency: number;
+  testingTimeoutMinutes: number;
+  mode: Open<QueueMode>;
+  canOptimisticallyMerge: boolean;
+  pendingFailureDepth: number;
+  batch: boolean;
+  batchingMaxWaitTimeMinutes: number;
+  batchingMinSize: number;
+  createPrsForTestingBranches: boolean;
+  commentsEnabled: boolean;
+  commandsEnabled: boolean;
+  statusCheckEnabled: boolean;
+  bisectionConcurrency: number;
+  /** `null` on the wire is read as []. */
+  requiredStatuses: string[];
+  directMergeMode: Open<DirectMergeMode>;
+  optimizationMode: Open<OptimizationMode>;
+  mergeMethod: Open<MergeMethod>;
+  /** getQueue only. */
+  enqueuedPullRequests?: EnqueuedPullRequest[];
+}
+
+export interface QueueAddress {
+  repo: Repo;
+  targetBranch: string;
+}
+
+export interface GetQueueRequest extends QueueAddress {}
+
+export interface UpdateQueueRequest extends QueueAddress {
+  state?: SettableQueueState;
+  concurrency?: number;
+  bisectionConcurrency?: number;
+  testingTimeoutMinutes?: number;
+  pendingFailureDepth?: number;
+  canOptimisticallyMerge?: boolean;
+  batch?: boolean;
+  batchingMaxWaitTimeMinutes?: number;
+  batchingMinSize?: number;
+  mode?: QueueMode;
+  commentsEnabled?: boolean;
+  commandsEnabled?: boolean;
+  createPrsForTestingBranches?: boolean;
+  directMergeMode?: DirectMergeMode;
+  optimizationMode?: OptimizationMode;
+  mergeMethod?: MergeMethod;
+  statusCheckEnabled?: boolean;
+  requiredStatuses?: string[];
+  deleteRequiredStatuses?: boolean;
+}
+
+export type PullRequestState =
+  | 'not_ready'
+  | 'pending'
+  | 'testing'
+  | 'tests_passed'
+  | 'merged'
+  | 'failed'
+  | 'cancelled'
+  | 'pending_failure';
+
+export interface Readiness {
+  requiresImpactedTargets?: boolean;
+  doesBaseBranchMatch?: boolean;
+  hasImpactedTargets?: boolean;
+  /** The provider's mergeability signal; `mergeable` is the passing value. Field name per OpenAPI. */
+  gitHubMergeability?: Open<'unspecified' | 'in_progress' | 'mergeable' | 'not_mergeable'>;
+}
+
+export interface SubmittedPullRequest {
+  stateChangedAt: string;
+  priorityValue: number;
+  priorityName: string;
+  skipTheLine: boolean;
+  forceEnqueued: boolean;
+  isCurrentlySubmittedToQueue: boolean;
+  prNumber: number;
+  prTitle: string;
+  prSha: string;
+  prBaseBranch: string;
+  prAuthor: string;
+  id?: string;
+  state?: Open<PullRequestState>;
+  readiness?: Readiness;
+  usedDefaultPriorityName?: string;
+}
+
+export interface GetSubmittedPullRequestRequest extends QueueAddress {
+  pr: { number: number };
+}
+
+export type TestRunStatus = 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
+export type RequiredStatusesSource = 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
+
+export interface TestRun {
+  requiredStatuses: string[];
+  testBranch: string;
+  testBranchSha: string;
+  checkSuites: Array<{ checkRuns: Array<{ name: string; url: string }> }>;
+  statusChecks: Array<{ context: string; url: string }>;
+  testedPullRequests: Array<{ prNumber: number; prUrl: string; title: string }>;
+  requiredStatusesSource?: Open<RequiredStatusesSource>;
+  createdAt?: string;
+  status?: Open<TestRunStatus>;
+  impactedTargets?: string[];
+  impactedTargetsForTestedPrs?: string[];
+  dependentPrs?: number[];
+}
+
+export interface GetTestRunRequest extends QueueAddress {
+  testRunId: string;
+}
+
+// ---- Flaky tests ---------------------------------------------------------------------------------
+
+export interface PageQuery {
+  /** 1..100 */
+  page_size: number;
+  /** "" for the first page. */
+  page_token: string;
+}
+
+export interface Page {
+  total_rows: number;
+  total_pages: number;
+  next_page_token: string;
+  prev_page_token: string;
+  last_page_token: string;
+  page_index: number;
+}
+
+export interface FailingTest {
+  id: string;
+  repository: { html_url: string };
+  html_url: string;
+  name: string;
+  variant: string;
+  status: { reason: string; timestamp: string };
+  most_common_failures: Array<{ summary: string; occurrence_count: number; last_occurrence: string }>;
+  /** Fraction 0..1. */
+  failure_rate_last_7d: number;
+  /** Fraction 0..1. */
+  failure_rate_last_24h: number;
+  codeowners: string[];
+  pull_requests_impacted_last_7d: number;
+  quarantined: boolean;
+  file_path: string;
+  parent: string;
+  classname: string;
+  /** Absent or null on the wire when the test has no ticket. */
+  ticket?: { html_url: string };
+}
+
+export interface QuarantinedTest {
+  name: string;
+  parent: string;
+  file: string;
+  classname: string;
+  codeowners: string[];
+  quarantined_at: string;
+  status_last_updated_at: string;
+  test_case_id: string;
+  variant: string;
+}
+
+export interface ListFailingTestsRequest {
+  repo: Repo;
+  org_url_slug: string;
+  /** ISO 8601, inclusive. */
+  start_time: string;
+  /** ISO 8601, exclusive; within 7 days of start_time. */
+  end_time: string;
+  page_query: PageQuery;
+}
+
+export interface ListQuarantinedTestsRequest {
+  repo: Repo;
+  org_url_slug: string;
+  page_query: PageQuery;
+}
+
+export interface FailingTestsPage {
+  tests: FailingTest[];
+  page: Page;
+}
+
+export interface QuarantinedTestsPage {
+  quarantined_tests: QuarantinedTest[];
+  page: Page;
+}
