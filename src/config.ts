@@ -124,7 +124,11 @@ const envSchema = z.object({
     z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).optional(),
   ),
   SHUTDOWN_TIMEOUT_MS: optionalText.pipe(
-    z.string().regex(/^\d{1,7}$/, 'must be a number of milliseconds').transform(Number).optional(),
+    z
+      .string()
+      .regex(/^\d{1,7}$/, 'must be a number of milliseconds')
+      .transform(Number)
+      .optional(),
   ),
 });
 
@@ -138,7 +142,10 @@ export function decodeEncryptionKeys(raw: string): { keys: Buffer[]; problem?: s
   for (const [i, part] of parts.entries()) {
     const which = parts.length > 1 ? `entry ${i + 1} ` : '';
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(part) && !/^[A-Za-z0-9_-]+={0,2}$/.test(part))
-      return { keys: [], problem: `ENCRYPTION_KEY: ${which}is not base64. Generate one with: openssl rand -base64 32` };
+      return {
+        keys: [],
+        problem: `ENCRYPTION_KEY: ${which}is not base64. Generate one with: openssl rand -base64 32`,
+      };
     const buf = Buffer.from(part, part.includes('-') || part.includes('_') ? 'base64url' : 'base64');
     if (buf.length !== 32)
       return {
@@ -163,7 +170,8 @@ function parseDatabaseUrl(raw: string | undefined): { db?: DatabaseConfig; probl
   }
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (!path) return { problem: 'DATABASE_URL: sqlite: needs a file path, for example sqlite:data/mergequeue.db' };
+    if (!path)
+      return { problem: 'DATABASE_URL: sqlite: needs a file path, for example sqlite:data/mergequeue.db' };
     return { db: { kind: 'sqlite', path } };
   }
   return {
@@ -185,7 +193,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
 
   const anySlack = Boolean(
-    e.SLACK_SIGNING_SECRET || e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID || e.SLACK_CLIENT_SECRET || e.SLACK_APP_TOKEN,
+    e.SLACK_SIGNING_SECRET ||
+      e.SLACK_BOT_TOKEN ||
+      e.SLACK_CLIENT_ID ||
+      e.SLACK_CLIENT_SECRET ||
+      e.SLACK_APP_TOKEN,
   );
   const oauthVars = [e.SLACK_CLIENT_ID, e.SLACK_CLIENT_SECRET, e.SLACK_STATE_SECRET];
   const anyOauth = oauthVars.some(Boolean);
@@ -199,7 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mode = 'single';
     } else if (anyOauth) {
       mode = 'oauth';
-      if (!e.SLACK_CLIENT_ID) problems.push('SLACK_CLIENT_ID: is required for OAuth install (or set SLACK_BOT_TOKEN)');
+      if (!e.SLACK_CLIENT_ID)
+        problems.push('SLACK_CLIENT_ID: is required for OAuth install (or set SLACK_BOT_TOKEN)');
       if (!e.SLACK_CLIENT_SECRET)
         problems.push('SLACK_CLIENT_SECRET: is required for OAuth install (or set SLACK_BOT_TOKEN)');
       if (!e.SLACK_STATE_SECRET)
@@ -211,14 +224,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     if (!e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET)
       problems.push(
-        'SLACK_SIGNING_SECRET: is required in HTTP mode (from the app\'s Basic Information page), or set SLACK_APP_TOKEN for Socket Mode',
+        "SLACK_SIGNING_SECRET: is required in HTTP mode (from the app's Basic Information page), or set SLACK_APP_TOKEN for Socket Mode",
       );
   }
 
   let defaultTarget: TargetSpec | undefined;
   if (e.DEFAULT_REPO) {
     const t = parseTarget(e.DEFAULT_REPO);
-    if (!t.ok || !t.value.repo) problems.push('DEFAULT_REPO: must be [host/]owner/name[:branch], for example acme/web:main');
+    if (!t.ok || !t.value.repo)
+      problems.push('DEFAULT_REPO: must be [host/]owner/name[:branch], for example acme/web:main');
     else defaultTarget = t.value;
   }
 
@@ -266,7 +280,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKeys,
     digest: {
       graceHours: e.DIGEST_GRACE_HOURS ?? 6,
-      schedulerEnabled: e.SCHEDULER_ENABLED === undefined ? true : ['true', '1'].includes(e.SCHEDULER_ENABLED),
+      schedulerEnabled:
+        e.SCHEDULER_ENABLED === undefined ? true : ['true', '1'].includes(e.SCHEDULER_ENABLED),
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? 10_000,
   };

@@ -41,7 +41,10 @@ describe('loadConfig', () => {
     });
     expect(c.slack).toMatchObject({ mode: 'single', transport: 'http', apiUrl: 'http://127.0.0.1:9/api/' });
     expect(c.trunk).toMatchObject({ apiUrl: 'http://127.0.0.1:8', token: 'tok', orgSlug: 'acme' });
-    expect(c.defaultTarget).toEqual({ repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' });
+    expect(c.defaultTarget).toEqual({
+      repo: { host: 'github.com', owner: 'acme', name: 'web' },
+      branch: 'main',
+    });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test' });
     expect(c.encryptionKeys[0]?.length).toBe(32);
     expect(c.port).toBe(0);
@@ -83,15 +86,17 @@ describe('loadConfig', () => {
   });
 
   it('requires the variables each mode needs', () => {
-    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([expect.stringContaining('SLACK_SIGNING_SECRET')]);
+    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
+      expect.stringContaining('SLACK_SIGNING_SECRET'),
+    ]);
     expect(problems({ SLACK_SIGNING_SECRET: 's' })).toEqual([expect.stringContaining('SLACK_BOT_TOKEN')]);
     const oauth = problems({ SLACK_SIGNING_SECRET: 's', SLACK_CLIENT_ID: 'id' });
     expect(oauth.join('\n')).toContain('SLACK_CLIENT_SECRET');
     expect(oauth.join('\n')).toContain('SLACK_STATE_SECRET');
     expect(oauth.join('\n')).toContain('ENCRYPTION_KEY');
-    expect(problems({ SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_CLIENT_ID: 'x' })[0]).toContain(
-      'not both',
-    );
+    expect(
+      problems({ SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_CLIENT_ID: 'x' })[0],
+    ).toContain('not both');
   });
 
   it('rejects malformed values of the remaining variables', () => {
@@ -108,6 +113,9 @@ describe('loadConfig', () => {
   });
 
   it('accepts a sqlite: database path', () => {
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/tmp/x.db',
+    });
   });
 });

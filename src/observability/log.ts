@@ -2,7 +2,7 @@
  * Structured JSON logs (pino). Secrets are redacted by configuration, so a token that reaches a log
  * call by accident is still never written.
  */
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { type Logger, type LoggerOptions, pino } from 'pino';
 import type { LogLevel } from '../config.ts';
 
 export type { Logger };

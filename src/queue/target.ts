@@ -26,14 +26,17 @@ export interface QueueRef {
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const HOST_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+(?::\d{1,5})?$/;
+const HOST_RE =
+  /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+(?::\d{1,5})?$/;
 const SEGMENT_RE = /^[A-Za-z0-9_.-]{1,100}$/;
 
 /** Git ref-name rules, the parts that matter for a typed branch name. */
 export function branchError(branch: string): string | undefined {
   if (branch.length === 0) return 'the branch name is empty';
   if (branch.length > 255) return 'the branch name is longer than 255 characters';
-  if (/[\s~^:?*[\\\x00-\x1f\x7f]/.test(branch)) return `the branch name "${branch}" has a character git does not allow`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: git forbids control characters in ref names
+  if (/[\s~^:?*[\\\x00-\x1f\x7f]/.test(branch))
+    return `the branch name "${branch}" has a character git does not allow`;
   if (branch.startsWith('-') || branch.startsWith('/') || branch.endsWith('/') || branch.endsWith('.'))
     return `the branch name "${branch}" cannot start with "-" or "/", or end with "/" or "."`;
   if (branch.includes('..') || branch.includes('//') || branch.includes('@{') || branch.endsWith('.lock'))
@@ -72,7 +75,10 @@ export function parseTarget(input: string): ParseResult<TargetSpec> {
     host = parts[0]!.toLowerCase();
     [, owner, name] = parts;
     if (!HOST_RE.test(host))
-      return { ok: false, error: `"${parts[0]}" in "${text}" is not a host name like github.com. ${EXAMPLE}` };
+      return {
+        ok: false,
+        error: `"${parts[0]}" in "${text}" is not a host name like github.com. ${EXAMPLE}`,
+      };
   } else {
     return { ok: false, error: `"${text}" is not a valid target. ${EXAMPLE}` };
   }
@@ -125,7 +131,9 @@ export function formatQueueRef(ref: QueueRef): string {
 }
 
 export function formatRepo(repo: RepoRef): string {
-  return repo.host === DEFAULT_HOST ? `${repo.owner}/${repo.name}` : `${repo.host}/${repo.owner}/${repo.name}`;
+  return repo.host === DEFAULT_HOST
+    ? `${repo.owner}/${repo.name}`
+    : `${repo.host}/${repo.owner}/${repo.name}`;
 }
 
 export function formatTargetSpec(spec: TargetSpec): string {

@@ -33,7 +33,10 @@ export interface PaginateOptions extends CallOptions {
 export interface TrunkApi {
   getQueue(req: GetQueueRequest, opts?: CallOptions): Promise<Queue>;
   updateQueue(req: UpdateQueueRequest, opts?: CallOptions): Promise<Queue>;
-  getSubmittedPullRequest(req: GetSubmittedPullRequestRequest, opts?: CallOptions): Promise<SubmittedPullRequest>;
+  getSubmittedPullRequest(
+    req: GetSubmittedPullRequestRequest,
+    opts?: CallOptions,
+  ): Promise<SubmittedPullRequest>;
   getMergeQueueTestingDetails(req: GetTestRunRequest, opts?: CallOptions): Promise<TestRun>;
   listFailingTests(req: ListFailingTestsRequest, opts?: CallOptions): Promise<FailingTestsPage>;
   listQuarantinedTests(req: ListQuarantinedTestsRequest, opts?: CallOptions): Promise<QuarantinedTestsPage>;

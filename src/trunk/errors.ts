@@ -84,7 +84,9 @@ export class TrunkInvalidRequestError extends TrunkError {
   }
   get userMessage() {
     if (this.field) return `\`${this.field}\` ${this.rule ?? 'is not valid'}.`;
-    return this.detail ? `Trunk refused the request: ${this.detail}` : 'Trunk refused the request as invalid.';
+    return this.detail
+      ? `Trunk refused the request: ${this.detail}`
+      : 'Trunk refused the request as invalid.';
   }
   get hint() {
     return 'Check the values and try again; `/mergequeue help` shows the accepted forms.';
