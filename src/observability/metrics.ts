@@ -1,0 +1,74 @@
+/**
+ * Prometheus metrics (prom-client), one registry per app instance so tests can run several apps in one
+ * process. Served at GET /metrics.
+ */
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Slash commands by subcommand and outcome (ok, refused, invalid, failed). */
+  readonly commands: Counter<'name' | 'outcome'>;
+  /** Button clicks and modal submissions by action id and outcome. */
+  readonly interactions: Counter<'name' | 'outcome'>;
+  /** Trunk calls by operation and HTTP status (or `network`, `timeout`). */
+  readonly trunkCalls: Counter<'operation' | 'status'>;
+  readonly trunkLatency: Histogram<'operation'>;
+  /** Digest occurrences by outcome: run, posted, skipped_empty, skipped_late, failed. */
+  readonly digests: Counter<'outcome'>;
+  /** Slack Web API errors by method and error code. */
+  readonly slackApiErrors: Counter<'method' | 'error'>;
+  /** Times we waited because Slack answered 429. */
+  readonly slackRateLimitWaits: Counter<'method'>;
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'mergequeue_' });
+  const registers = [registry];
+  return {
+    registry,
+    commands: new Counter({
+      name: 'mergequeue_commands_total',
+      help: 'Slash commands handled, by subcommand and outcome',
+      labelNames: ['name', 'outcome'] as const,
+      registers,
+    }),
+    interactions: new Counter({
+      name: 'mergequeue_interactions_total',
+      help: 'Button clicks and modal submissions handled, by action and outcome',
+      labelNames: ['name', 'outcome'] as const,
+      registers,
+    }),
+    trunkCalls: new Counter({
+      name: 'mergequeue_trunk_calls_total',
+      help: 'Trunk API requests, by operation and HTTP status',
+      labelNames: ['operation', 'status'] as const,
+      registers,
+    }),
+    trunkLatency: new Histogram({
+      name: 'mergequeue_trunk_call_duration_seconds',
+      help: 'Trunk API request latency (each attempt)',
+      labelNames: ['operation'] as const,
+      buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    digests: new Counter({
+      name: 'mergequeue_digests_total',
+      help: 'Digest occurrences, by outcome',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    slackApiErrors: new Counter({
+      name: 'mergequeue_slack_api_errors_total',
+      help: 'Slack Web API calls that failed, by method and error',
+      labelNames: ['method', 'error'] as const,
+      registers,
+    }),
+    slackRateLimitWaits: new Counter({
+      name: 'mergequeue_slack_rate_limit_waits_total',
+      help: 'Waits caused by Slack rate limiting (429), by method',
+      labelNames: ['method'] as const,
+      registers,
+    }),
+  };
+}
