@@ -176,8 +176,31 @@ export interface TestRun {
   requiredStatuses: string[];
   testBranch: string;
   testBranchSha: string;
-  checkSuites: Array<{ checkRuns: Array<{ name: string; url: string }> }>;
-  statusChecks: Array<{ context: string; url: string }>;
+  checkSuites: Array<{
+    checkRuns: Array<{
+      name: string;
+      url: string;
+      /** OpenAPI extra (read lowercase): queued, in_progress, completed. */
+      status?: Open<'queued' | 'in_progress' | 'completed'>;
+      /** OpenAPI extra (read lowercase): success, failure, cancelled, timed_out, … */
+      conclusion?: Open<
+        | 'action_required'
+        | 'cancelled'
+        | 'failure'
+        | 'neutral'
+        | 'success'
+        | 'skipped'
+        | 'stale'
+        | 'timed_out'
+      >;
+    }>;
+  }>;
+  /** `url` reads "" when the answer has none (OpenAPI does not require it). */
+  statusChecks: Array<{
+    context: string;
+    url: string;
+    state?: Open<'error' | 'failure' | 'pending' | 'success'>;
+  }>;
   testedPullRequests: Array<{ prNumber: number; prUrl: string; title: string }>;
   requiredStatusesSource?: Open<RequiredStatusesSource>;
   createdAt?: string;
@@ -215,7 +238,8 @@ export interface FailingTest {
   html_url: string;
   name: string;
   variant: string;
-  status: { reason: string; timestamp: string };
+  /** `value` is an OpenAPI extra (read lowercase). */
+  status: { reason: string; timestamp: string; value?: Open<'healthy' | 'flaky' | 'broken'> };
   most_common_failures: Array<{ summary: string; occurrence_count: number; last_occurrence: string }>;
   /** Fraction 0..1. */
   failure_rate_last_7d: number;
@@ -241,6 +265,9 @@ export interface QuarantinedTest {
   status_last_updated_at: string;
   test_case_id: string;
   variant: string;
+  /** OpenAPI extras (read lowercase). `parent`, `file`, `classname` read "" when the answer has null. */
+  status?: Open<'healthy' | 'flaky' | 'broken'>;
+  quarantine_setting?: Open<'always_quarantine' | 'auto_quarantine'>;
 }
 
 export interface ListFailingTestsRequest {

@@ -1,0 +1,221 @@
+/**
+ * The HTTP side of the fake: routing, x-api-token auth, fault injection, request recording.
+ * Errors are plain text like the real service; successes are JSON.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  applyQuirks,
+  type FailSpec,
+  type FakeOperation,
+  type Faults,
+  type MalformedKind,
+  malformedBody,
+} from './faults.ts';
+import { type HandlerState, handle } from './handlers.ts';
+
+export const ROUTES: Record<string, FakeOperation> = {
+  '/v1/getQueue': 'getQueue',
+  '/v1/updateQueue': 'updateQueue',
+  '/v1/getSubmittedPullRequest': 'getSubmittedPullRequest',
+  '/v1/getMergeQueueTestingDetails': 'getMergeQueueTestingDetails',
+  '/v1/flaky-tests/list-failing-tests': 'listFailingTests',
+  '/v1/flaky-tests/list-quarantined-tests': 'listQuarantinedTests',
+};
+
+export interface RecordedRequest {
+  /** The operation, or 'unknown' for paths that are not one of the six. */
+  operation: FakeOperation | 'unknown';
+  method: string;
+  path: string;
+  /** Lower-case header names, as received. */
+  headers: Record<string, string>;
+  /** Parsed JSON body; undefined when the body was not JSON (see rawBody). */
+  body: unknown;
+  rawBody: string;
+  /** Status sent; 0 when the connection was dropped (or the request is still in flight). */
+  status: number;
+  /** Arrival time from the fake's clock (ms since epoch). */
+  at: number;
+  durationMs: number;
+  /** Injected fault, e.g. "status 503", "drop", "random latency spike", "malformed truncated". */
+  fault?: string;
+  /** False while the request is being answered (e.g. during injected latency). */
+  done: boolean;
+}
+
+export interface ServerDeps {
+  state: HandlerState;
+  faults: Faults;
+  tokens: () => ReadonlySet<string>;
+  now: () => number;
+  record: (r: RecordedRequest) => void;
+  /** Aborted on close, so sleeping requests end promptly. */
+  closing: AbortSignal;
+}
+
+const MAX_BODY = 1 << 20;
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        resolve(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+const DEFAULT_FAIL_TEXT: Record<number, string> = {
+  429: 'Too Many Requests: rate limit exceeded',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+export function createFakeServer(deps: ServerDeps): Server {
+  const server = createServer((req, res) => {
+    onRequest(deps, req, res).catch(() => {
+      // A handler bug must still answer (and show up in the test as a 500), never hang the client.
+      if (!res.headersSent) text(res, 500, 'Internal Server Error (fake)');
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  return server;
+}
+
+function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  res.end(body);
+}
+
+async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const path = (req.url ?? '/').split('?')[0] as string;
+  const op = ROUTES[path];
+  const raw = await readBody(req);
+  const entry: RecordedRequest = {
+    operation: op ?? 'unknown',
+    method: req.method ?? 'GET',
+    path,
+    headers: headersOf(req),
+    body: undefined,
+    rawBody: raw ?? '',
+    status: 0,
+    at: deps.now(),
+    durationMs: 0,
+    done: false,
+  };
+  if (raw !== undefined && raw !== '') {
+    try {
+      entry.body = JSON.parse(raw);
+    } catch {
+      entry.body = undefined;
+    }
+  }
+  deps.record(entry);
+  const finish = (status: number) => {
+    entry.status = status;
+    entry.done = true;
+    entry.durationMs = performance.now() - started;
+  };
+
+  const plan = deps.faults.plan(op);
+  if (plan.label) entry.fault = plan.label;
+  if (plan.delayMs > 0) {
+    try {
+      await sleep(plan.delayMs, undefined, { signal: deps.closing });
+    } catch {
+      finish(0);
+      res.destroy();
+      return;
+    }
+  }
+  if (plan.drop) {
+    finish(0);
+    req.socket.destroy();
+    return;
+  }
+  if (plan.fail) {
+    finish(plan.fail.status);
+    sendFailure(res, plan.fail);
+    return;
+  }
+
+  if (!op) {
+    finish(404);
+    return text(res, 404, `Not Found: no route ${req.method} ${path}`);
+  }
+  if (req.method !== 'POST') {
+    finish(405);
+    return text(res, 405, `Method Not Allowed: ${path} accepts POST`, { allow: 'POST' });
+  }
+  const token = req.headers['x-api-token'];
+  if (typeof token !== 'string' || token === '') {
+    finish(401);
+    const hint = req.headers.authorization ? ' (API v1 reads the x-api-token header, not Authorization)' : '';
+    return text(res, 401, `Unauthorized: missing x-api-token header${hint}`);
+  }
+  if (!deps.tokens().has(token)) {
+    finish(401);
+    return text(res, 401, 'Unauthorized: invalid API token');
+  }
+  if (raw === undefined) {
+    finish(413);
+    return text(res, 413, 'Payload Too Large: request body over 1 MiB');
+  }
+  if (entry.body === undefined) {
+    finish(400);
+    return text(
+      res,
+      400,
+      raw === '' ? 'invalid request: empty body, expected JSON' : 'invalid request: body is not valid JSON',
+    );
+  }
+
+  const outcome = handle(op, entry.body, deps.state);
+  if (outcome.status !== 200) {
+    finish(outcome.status);
+    return text(res, outcome.status, outcome.text);
+  }
+  const { quirks } = deps.faults;
+  let json = outcome.json;
+  if (quirks.extraFields || quirks.uppercaseEnums || quirks.nullRequiredStatuses)
+    json = applyQuirks(JSON.parse(JSON.stringify(json)), quirks) as Record<string, unknown>;
+  const malformed: MalformedKind | undefined = plan.malformed ?? deps.faults.takeMalformed(op);
+  if (malformed !== undefined) {
+    const broken = malformedBody(op, json, malformed);
+    entry.fault = plan.malformed
+      ? entry.fault
+      : `malformed ${typeof malformed === 'string' ? malformed : 'raw'}`;
+    finish(200);
+    res.writeHead(200, { 'content-type': broken.contentType });
+    res.end(broken.text);
+    return;
+  }
+  finish(200);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(json));
+}
+
+function sendFailure(res: ServerResponse, spec: FailSpec): void {
+  const headers: Record<string, string> = {};
+  if (spec.retryAfter !== undefined) headers['retry-after'] = String(spec.retryAfter);
+  text(res, spec.status, spec.body ?? DEFAULT_FAIL_TEXT[spec.status] ?? `Error ${spec.status}`, headers);
+}

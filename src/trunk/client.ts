@@ -1,0 +1,290 @@
+/**
+ * The Trunk API v1 client: six typed operations plus paging, implementing TrunkApi (api.ts).
+ * Each call: validate locally (validate.ts) → build the body from known fields only → POST with retries
+ * inside one deadline (http.ts, retry.ts) → map failures to the TrunkError taxonomy and parse the answer
+ * tolerantly (responses.ts, schemas.ts). Error text never carries the token: bodies are scrubbed and capped.
+ */
+import type { Dispatcher } from 'undici';
+import { type QueueAddressing, repoBody, v1QueueAddressing } from './addressing.ts';
+import { sharedTrunkAgent } from './agent.ts';
+import type { CallOptions, PaginateOptions, TrunkApi, TrunkOperation } from './api.ts';
+import type { TrunkAuth } from './auth.ts';
+import { type HttpResult, postOnce } from './http.ts';
+import { paginate, pagingLimits } from './pagination.ts';
+import { failureError, parseBody, type SafeParser, timeoutError } from './responses.ts';
+import {
+  type AttemptOutcome,
+  DEFAULT_RETRY_POLICY,
+  decideRetry,
+  parseRetryAfter,
+  type RetryPolicy,
+} from './retry.ts';
+import {
+  failingTestsPageSchema,
+  quarantinedTestsPageSchema,
+  queueSchema,
+  queueSettingsSchema,
+  submittedPullRequestSchema,
+  testRunSchema,
+} from './schemas.ts';
+import {
+  type ListFailingTestsRequest,
+  type ListQuarantinedTestsRequest,
+  QUEUE_BOOL_SETTINGS,
+  QUEUE_INT_SETTINGS,
+  type UpdateQueueRequest,
+} from './types.ts';
+import {
+  validateFailingWindow,
+  validateGetQueue,
+  validateGetSubmittedPullRequest,
+  validateGetTestRun,
+  validateListFailingTests,
+  validateListQuarantinedTests,
+  validateUpdateQueue,
+} from './validate.ts';
+
+/** Reported once per HTTP attempt, for metrics. */
+export interface AttemptEvent {
+  operation: TrunkOperation;
+  /** 1 for the first attempt of a call. */
+  attempt: number;
+  status: number | 'network' | 'timeout';
+  durationMs: number;
+}
+
+export interface TrunkClientOptions {
+  /** TRUNK_API_URL, without /v1 (a trailing /v1 is tolerated), e.g. https://api.trunk.io. */
+  baseUrl: string;
+  auth: TrunkAuth;
+  /** Connection pool; default: the process-wide keep-alive Agent (agent.ts). */
+  dispatcher?: Dispatcher;
+  /** Deadline of a call when the caller gives none; default 30 s, like Trunk's own clients. */
+  defaultDeadlineMs?: number;
+  retry?: Partial<RetryPolicy>;
+  onAttempt?: (event: AttemptEvent) => void;
+  /** Waits between attempts; injectable so tests neither wait nor flake. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+  /** Monotonic clock in ms, for deadlines and durations. */
+  now?: () => number;
+  /** How a queue is named in a body; default v1 (`repo` + `targetBranch`). */
+  addressing?: QueueAddressing;
+  /** Larger answers are refused as invalid; default 16 MiB. */
+  maxBodyBytes?: number;
+}
+
+export const DEFAULT_DEADLINE_MS = 30_000;
+
+const PATHS: Record<TrunkOperation, string> = {
+  getQueue: '/v1/getQueue',
+  updateQueue: '/v1/updateQueue',
+  getSubmittedPullRequest: '/v1/getSubmittedPullRequest',
+  getMergeQueueTestingDetails: '/v1/getMergeQueueTestingDetails',
+  listFailingTests: '/v1/flaky-tests/list-failing-tests',
+  listQuarantinedTests: '/v1/flaky-tests/list-quarantined-tests',
+};
+
+/** updateQueue fields other than the address, in the order they are sent. */
+const UPDATE_SETTINGS = [
+  'state',
+  ...QUEUE_INT_SETTINGS,
+  ...QUEUE_BOOL_SETTINGS,
+  'mode',
+  'directMergeMode',
+  'optimizationMode',
+  'mergeMethod',
+  'requiredStatuses',
+  'deleteRequiredStatuses',
+] as const satisfies ReadonlyArray<keyof UpdateQueueRequest>;
+
+export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
+  const baseUrl = normaliseBaseUrl(options.baseUrl);
+  const auth = options.auth;
+  const dispatcher = options.dispatcher ?? sharedTrunkAgent();
+  const defaultDeadlineMs = options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  const now = options.now ?? (() => performance.now());
+  const addressing = options.addressing ?? v1QueueAddressing;
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  checkDeadline(defaultDeadlineMs);
+
+  function report(event: AttemptEvent): void {
+    try {
+      options.onAttempt?.(event);
+    } catch {
+      // A metrics hook must never break a call.
+    }
+  }
+
+  async function call<T>(
+    operation: TrunkOperation,
+    body: unknown,
+    parse: SafeParser<T>,
+    opts: CallOptions = {},
+  ): Promise<T> {
+    const deadlineMs = opts.deadlineMs ?? defaultDeadlineMs;
+    checkDeadline(deadlineMs);
+    const signal = opts.signal;
+    const secrets = auth.secrets?.() ?? Object.values(auth.headers());
+    const payload = JSON.stringify(body);
+    const deadlineAt = now() + deadlineMs;
+    for (let attempt = 1; ; attempt++) {
+      signal?.throwIfAborted();
+      const remaining = deadlineAt - now();
+      if (remaining <= 0) throw timeoutError(operation, deadlineMs, attempt - 1);
+      const started = now();
+      const result = await postOnce({
+        url: baseUrl + PATHS[operation],
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...auth.headers(),
+        },
+        body: payload,
+        dispatcher,
+        timeoutMs: remaining,
+        signal,
+        maxBodyBytes,
+      });
+      report({ operation, attempt, status: attemptStatus(result), durationMs: now() - started });
+
+      if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
+        return parseBody(operation, result, parse);
+      }
+      if (result.kind === 'timeout') throw timeoutError(operation, deadlineMs, attempt);
+
+      const outcome: AttemptOutcome =
+        result.kind === 'network'
+          ? { kind: 'network' }
+          : {
+              kind: 'status',
+              status: result.status,
+              retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
+            };
+      const decision = decideRetry({ outcome, attempt, remainingMs: deadlineAt - now(), policy, random });
+      if (!decision.retry) throw failureError(operation, result, outcome, attempt, secrets);
+      await sleep(decision.delayMs, signal);
+    }
+  }
+
+  async function listFailingTests(req: ListFailingTestsRequest, opts?: CallOptions) {
+    validateListFailingTests(req);
+    const body = {
+      repo: repoBody(req.repo),
+      org_url_slug: req.org_url_slug,
+      start_time: req.start_time,
+      end_time: req.end_time,
+      page_query: { page_size: req.page_query.page_size, page_token: req.page_query.page_token },
+    };
+    return call('listFailingTests', body, failingTestsPageSchema, opts);
+  }
+
+  async function listQuarantinedTests(req: ListQuarantinedTestsRequest, opts?: CallOptions) {
+    validateListQuarantinedTests(req);
+    const body = {
+      repo: repoBody(req.repo),
+      org_url_slug: req.org_url_slug,
+      page_query: { page_size: req.page_query.page_size, page_token: req.page_query.page_token },
+    };
+    return call('listQuarantinedTests', body, quarantinedTestsPageSchema, opts);
+  }
+
+  return {
+    async getQueue(req, opts) {
+      validateGetQueue(req);
+      return call('getQueue', addressing(req), queueSchema, opts);
+    },
+
+    // Retried on 5xx/network like the reads: the body sets absolute values, so applying it twice
+    // leaves the queue exactly as applying it once.
+    async updateQueue(req, opts) {
+      validateUpdateQueue(req);
+      const body: Record<string, unknown> = addressing(req);
+      for (const key of UPDATE_SETTINGS) {
+        const v = req[key];
+        if (v !== undefined) body[key] = Array.isArray(v) ? [...v] : v;
+      }
+      return call('updateQueue', body, queueSettingsSchema, opts);
+    },
+
+    async getSubmittedPullRequest(req, opts) {
+      validateGetSubmittedPullRequest(req);
+      const body = { ...addressing(req), pr: { number: req.pr.number } };
+      return call('getSubmittedPullRequest', body, submittedPullRequestSchema, opts);
+    },
+
+    async getMergeQueueTestingDetails(req, opts) {
+      validateGetTestRun(req);
+      const body = { ...addressing(req), testRunId: req.testRunId };
+      return call('getMergeQueueTestingDetails', body, testRunSchema, opts);
+    },
+
+    listFailingTests,
+    listQuarantinedTests,
+
+    async *failingTestPages(req, opts: PaginateOptions = {}) {
+      const { pageSize, maxPages } = pagingLimits('listFailingTests', opts);
+      validateFailingWindow(req);
+      const callOpts = { deadlineMs: opts.deadlineMs, signal: opts.signal };
+      yield* paginate('listFailingTests', maxPages, (page_token) =>
+        listFailingTests({ ...req, page_query: { page_size: pageSize, page_token } }, callOpts),
+      );
+    },
+
+    async *quarantinedTestPages(req, opts: PaginateOptions = {}) {
+      const { pageSize, maxPages } = pagingLimits('listQuarantinedTests', opts);
+      const callOpts = { deadlineMs: opts.deadlineMs, signal: opts.signal };
+      yield* paginate('listQuarantinedTests', maxPages, (page_token) =>
+        listQuarantinedTests({ ...req, page_query: { page_size: pageSize, page_token } }, callOpts),
+      );
+    },
+  };
+}
+
+// ---- helpers -------------------------------------------------------------------------------------
+
+function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`createTrunkClient: baseUrl is not a URL (for example https://api.trunk.io)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError('createTrunkClient: baseUrl must start with http:// or https://');
+  }
+  // Paths carry /v1 themselves; accept a base that already ends with it.
+  return url.href.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+function checkDeadline(ms: number): void {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+    throw new RangeError(`Trunk client: deadlineMs must be a positive number of milliseconds, got ${ms}`);
+  }
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function attemptStatus(result: HttpResult): AttemptEvent['status'] {
+  return result.kind === 'response' ? result.status : result.kind;
+}

@@ -1,0 +1,79 @@
+/**
+ * Page-by-token iteration shared by both flaky-test lists. Tokens are opaque: we only pass back what the
+ * service gave us. The first page has an empty token, "" as next token means the end. A token seen twice
+ * (the service looping) or more pages than `maxPages` ends the iteration with an error instead of
+ * running forever.
+ */
+import type { TrunkOperation } from './api.ts';
+import { TrunkInvalidRequestError, TrunkInvalidResponseError } from './errors.ts';
+import type { Page } from './types.ts';
+import { PAGE_SIZE_MAX, PAGE_SIZE_MIN } from './validate.ts';
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const DEFAULT_MAX_PAGES = 1000;
+
+export interface PagingLimits {
+  pageSize: number;
+  maxPages: number;
+}
+
+/** Read pageSize/maxPages with defaults, refusing nonsense before the first request. */
+export function pagingLimits(
+  operation: TrunkOperation,
+  opts: { pageSize?: number | undefined; maxPages?: number | undefined },
+): PagingLimits {
+  const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE;
+  const maxPages = opts.maxPages ?? DEFAULT_MAX_PAGES;
+  if (!Number.isInteger(pageSize) || pageSize < PAGE_SIZE_MIN || pageSize > PAGE_SIZE_MAX) {
+    throw new TrunkInvalidRequestError(
+      `Invalid ${operation} request: \`pageSize\` must be a whole number from ${PAGE_SIZE_MIN} to ${PAGE_SIZE_MAX}.`,
+      {
+        operation,
+        field: 'pageSize',
+        rule: `must be a whole number from ${PAGE_SIZE_MIN} to ${PAGE_SIZE_MAX}`,
+        local: true,
+      },
+    );
+  }
+  if (!Number.isInteger(maxPages) || maxPages < 1) {
+    throw new TrunkInvalidRequestError(
+      `Invalid ${operation} request: \`maxPages\` must be a positive whole number.`,
+      {
+        operation,
+        field: 'maxPages',
+        rule: 'must be a positive whole number',
+        local: true,
+      },
+    );
+  }
+  return { pageSize, maxPages };
+}
+
+export async function* paginate<P extends { page: Page }>(
+  operation: TrunkOperation,
+  maxPages: number,
+  fetchPage: (pageToken: string) => Promise<P>,
+): AsyncGenerator<P, void, undefined> {
+  const seen = new Set<string>();
+  let token = '';
+  for (let n = 1; ; n++) {
+    const result = await fetchPage(token);
+    yield result;
+    const next = result.page.next_page_token;
+    if (next === '') return;
+    seen.add(token);
+    if (seen.has(next)) {
+      throw new TrunkInvalidResponseError(
+        `Trunk ${operation} returned page token ${JSON.stringify(next.slice(0, 80))} twice; stopped paging to avoid a loop.`,
+        { operation, field: 'page.next_page_token', detail: `repeated page token after ${n} pages` },
+      );
+    }
+    if (n >= maxPages) {
+      throw new TrunkInvalidResponseError(
+        `Trunk ${operation} has more than ${maxPages} pages; stopped at the limit.`,
+        { operation, field: 'page.next_page_token', detail: `more than maxPages (${maxPages}) pages` },
+      );
+    }
+    token = next;
+  }
+}
