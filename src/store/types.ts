@@ -10,6 +10,7 @@
  * engines support.
  */
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { Logger } from '../observability/log.ts';
 import type { TargetSpec } from '../queue/target.ts';
 
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
@@ -35,6 +36,12 @@ export interface Migration {
   name: string;
   sqlite: string;
   postgres: string;
+  /**
+   * Tables this migration creates that hold one workspace's data in a `workspace_id TEXT` column:
+   * `deleteWorkspace` removes their rows, in one transaction: later migrations' tables first, each migration's
+   * in the order listed (so list referencing tables before the ones they reference). Never list the audit log.
+   */
+  workspaceTables?: readonly string[];
 }
 
 /** Who may change queues, beyond workspace admins/owners and the installing user. */
@@ -96,9 +103,16 @@ export interface Store {
 
   // ---- workspace settings. workspaceId is the team id (or enterprise id for org-wide installs).
   getWorkspace(workspaceId: string): Promise<WorkspaceSettings | undefined>;
-  setWorkspaceDefaultTarget(workspaceId: string, target: TargetSpec | undefined): Promise<void>;
+  setWorkspaceDefaultTarget(
+    workspaceId: string,
+    target: TargetSpec | undefined,
+    updatedBy?: string,
+  ): Promise<void>;
   setInstaller(workspaceId: string, userId: string): Promise<void>;
-  /** Encrypts and stores (replacing any previous). Requires ENCRYPTION_KEY. */
+  /**
+   * Encrypts and stores (replacing any previous). Requires ENCRYPTION_KEY (EncryptionKeyMissingError otherwise);
+   * input failing checkTrunkCredentials (trunk-credentials.ts) throws InvalidStoreInputError. Nothing changes on error.
+   */
   setTrunkCredentials(workspaceId: string, creds: TrunkCredentials, updatedBy: string): Promise<void>;
   getTrunkCredentials(workspaceId: string): Promise<TrunkCredentials | undefined>;
   /** Uninstall: tokens, credentials, settings, channels, operators and digests of the workspace. Audit stays. */
@@ -106,7 +120,13 @@ export interface Store {
 
   // ---- channel defaults
   getChannelDefault(workspaceId: string, channelId: string): Promise<TargetSpec | undefined>;
-  setChannelDefault(workspaceId: string, channelId: string, target: TargetSpec | undefined): Promise<void>;
+  /** `undefined` clears the channel's default. */
+  setChannelDefault(
+    workspaceId: string,
+    channelId: string,
+    target: TargetSpec | undefined,
+    updatedBy?: string,
+  ): Promise<void>;
 
   // ---- operators
   listOperators(workspaceId: string): Promise<Operator[]>;
@@ -127,12 +147,19 @@ export interface Store {
 
   /** Re-encrypts every stored secret under the current key (ENCRYPTION_KEY's first entry). Returns the count. */
   reencryptAll(): Promise<number>;
+  /** Key ids (see crypto.ts keyIdOf) that stored secrets use, with how many values each. Never key material. */
+  keyIdsInUse(): Promise<Record<string, number>>;
 }
 
 export interface OpenStoreOptions {
   database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
   /** Decoded ENCRYPTION_KEY entries, newest first; may be empty until a secret must be stored. */
   encryptionKeys: Buffer[];
-  /** Extra migrations (tests); the app's own come from migrations/index.ts. */
+  /** Extra migrations (tests), applied after the app's own from migrations/index.ts. */
+  extraMigrations?: Migration[];
   now?: () => number;
+  /** Start-up, migration and key-check messages (never secrets). */
+  logger?: Logger;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
 }

@@ -1,0 +1,341 @@
+/**
+ * The one Store implementation, written once in portable SQL over the `Db` seam; the engines differ only
+ * in their adapters (db-sqlite.ts, db-postgres.ts).
+ */
+import type { Logger } from '../observability/log.ts';
+import { SECRET_KEYS } from '../observability/log.ts';
+import { parseTarget, type TargetSpec } from '../queue/target.ts';
+import type { SecretBox } from './crypto.ts';
+import type { EngineDb } from './engine.ts';
+import { SqlInstallationStore, setInstallerIn } from './installations.ts';
+import { checkMigrationList } from './migrate.ts';
+import { recordKeyUse, reencryptAll, scanKeyIds } from './secrets.ts';
+import { checkTrunkCredentials, InvalidStoreInputError } from './trunk-credentials.ts';
+import type { AuditEntry, Migration, Operator, Store, TrunkCredentials, WorkspaceSettings } from './types.ts';
+
+const PURGE_EVERY = 200;
+const SECRET_KEY_SET = new Set(SECRET_KEYS.map((k) => k.toLowerCase()));
+
+/** Stored form of a target: always with the host, so it parses back to the same TargetSpec. */
+export function targetToText(t: TargetSpec): string {
+  const repo = t.repo ? `${t.repo.host}/${t.repo.owner}/${t.repo.name}` : '';
+  return `${repo}${t.branch !== undefined ? `:${t.branch}` : ''}`;
+}
+
+function textToTarget(text: string | null | undefined, logger?: Logger): TargetSpec | undefined {
+  if (!text) return undefined;
+  const parsed = parseTarget(text);
+  if (parsed.ok) return parsed.value;
+  logger?.warn({ target: text }, 'stored target no longer parses; ignoring it');
+  return undefined;
+}
+
+/** Audit details are meant to be secret-free; a secret-named key that slips in is redacted, not stored. */
+function scrub(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    out[k] = SECRET_KEY_SET.has(k.toLowerCase()) ? '[redacted]' : scrub(v, depth + 1);
+  return out;
+}
+
+type SettingsRow = {
+  workspace_id: string;
+  default_target: string | null;
+  installer_user_id: string | null;
+  trunk_org_slug: string | null;
+  trunk_token: string | null;
+  trunk_updated_by: string | null;
+  trunk_updated_at: number | null;
+};
+
+export interface SqlStoreOptions {
+  db: EngineDb;
+  box: SecretBox;
+  migrations: readonly Migration[];
+  now: () => number;
+  logger?: Logger;
+}
+
+export class SqlStore implements Store {
+  readonly db: EngineDb;
+  readonly installations: SqlInstallationStore;
+  readonly #box: SecretBox;
+  readonly #migrations: readonly Migration[];
+  readonly #workspaceTables: string[];
+  readonly #now: () => number;
+  readonly #logger: Logger | undefined;
+  #claims = 0;
+
+  constructor(opts: SqlStoreOptions) {
+    checkMigrationList(opts.migrations);
+    this.db = opts.db;
+    this.#box = opts.box;
+    this.#migrations = opts.migrations;
+    this.#now = opts.now;
+    this.#logger = opts.logger;
+    // Later migrations first (a table referencing an earlier one is emptied before it), each in its listed order.
+    this.#workspaceTables = [...opts.migrations].reverse().flatMap((m) => m.workspaceTables ?? []);
+    for (const t of this.#workspaceTables)
+      if (!/^[a-z_][a-z0-9_]*$/.test(t))
+        throw new Error(`Migration lists an invalid workspace table name: ${t}`);
+    this.installations = new SqlInstallationStore(opts.db, opts.box, opts.now);
+  }
+
+  get dialect(): 'sqlite' | 'postgres' {
+    return this.db.dialect;
+  }
+
+  async ready(): Promise<{ ok: boolean; schemaVersion: number; detail?: string }> {
+    const expected = this.#migrations.at(-1)?.id ?? 0;
+    try {
+      const rows = await this.db.query<{ v: number | null }>('SELECT MAX(id) AS v FROM schema_migrations');
+      const schemaVersion = Number(rows[0]?.v ?? 0);
+      if (schemaVersion < expected)
+        return { ok: false, schemaVersion, detail: `schema at ${schemaVersion}, expected ${expected}` };
+      return { ok: true, schemaVersion };
+    } catch (err) {
+      return { ok: false, schemaVersion: 0, detail: `database unreachable: ${(err as Error).message}` };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  // ---- workspace settings
+
+  async getWorkspace(workspaceId: string): Promise<WorkspaceSettings | undefined> {
+    const rows = await this.db.query<SettingsRow>(
+      `SELECT workspace_id, default_target, installer_user_id, trunk_org_slug, trunk_token, trunk_updated_by, trunk_updated_at
+       FROM workspace_settings WHERE workspace_id = $1`,
+      [workspaceId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const ws: WorkspaceSettings = { workspaceId, hasTrunkCredentials: row.trunk_token !== null };
+    const target = textToTarget(row.default_target, this.#logger);
+    if (target) ws.defaultTarget = target;
+    if (row.trunk_org_slug !== null) ws.trunkOrgSlug = row.trunk_org_slug;
+    if (row.trunk_updated_by !== null) ws.trunkCredentialsUpdatedBy = row.trunk_updated_by;
+    if (row.trunk_updated_at !== null) ws.trunkCredentialsUpdatedAt = row.trunk_updated_at;
+    if (row.installer_user_id !== null) ws.installerUserId = row.installer_user_id;
+    return ws;
+  }
+
+  async setWorkspaceDefaultTarget(
+    workspaceId: string,
+    target: TargetSpec | undefined,
+    updatedBy?: string,
+  ): Promise<void> {
+    await this.db.execute(
+      `INSERT INTO workspace_settings (workspace_id, default_target, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id) DO UPDATE SET default_target = excluded.default_target,
+         updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+      [workspaceId, target ? targetToText(target) : null, updatedBy ?? null, this.#now()],
+    );
+  }
+
+  async setInstaller(workspaceId: string, userId: string): Promise<void> {
+    await setInstallerIn(this.db, workspaceId, userId, this.#now());
+  }
+
+  async setTrunkCredentials(workspaceId: string, creds: TrunkCredentials, updatedBy: string): Promise<void> {
+    const checked = checkTrunkCredentials(creds);
+    if (!checked.ok) throw new InvalidStoreInputError(checked.errors.map((e) => e.message));
+    const ctx = { table: 'workspace_settings', workspaceId, field: 'trunk_token' };
+    // Encrypt first: without ENCRYPTION_KEY this throws before anything is written.
+    const sealed = this.#box.encrypt(checked.value.token, ctx);
+    const now = this.#now();
+    await this.db.transaction(async (tx) => {
+      await recordKeyUse(tx, this.#box.currentKeyId!, now);
+      await tx.execute(
+        `INSERT INTO workspace_settings (workspace_id, trunk_org_slug, trunk_token, trunk_updated_by, trunk_updated_at, updated_by, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $4, $5)
+         ON CONFLICT (workspace_id) DO UPDATE SET trunk_org_slug = excluded.trunk_org_slug, trunk_token = excluded.trunk_token,
+           trunk_updated_by = excluded.trunk_updated_by, trunk_updated_at = excluded.trunk_updated_at,
+           updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+        [workspaceId, checked.value.orgSlug, sealed, updatedBy, now],
+      );
+    });
+    this.#logger?.info({ workspaceId, updatedBy, keyId: this.#box.currentKeyId }, 'trunk credentials stored');
+  }
+
+  async getTrunkCredentials(workspaceId: string): Promise<TrunkCredentials | undefined> {
+    const rows = await this.db.query<{ trunk_token: string | null; trunk_org_slug: string | null }>(
+      'SELECT trunk_token, trunk_org_slug FROM workspace_settings WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    const row = rows[0];
+    if (!row || row.trunk_token === null) return undefined;
+    const token = this.#box.decrypt(row.trunk_token, {
+      table: 'workspace_settings',
+      workspaceId,
+      field: 'trunk_token',
+    });
+    return { token, orgSlug: row.trunk_org_slug ?? '' };
+  }
+
+  async deleteWorkspace(workspaceId: string): Promise<void> {
+    const removed: Record<string, number> = {};
+    await this.db.transaction(async (tx) => {
+      for (const table of this.#workspaceTables)
+        removed[table] = await tx.execute(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
+    });
+    this.#logger?.info({ workspaceId, removed }, 'workspace data deleted (audit log kept)');
+  }
+
+  // ---- channel defaults
+
+  async getChannelDefault(workspaceId: string, channelId: string): Promise<TargetSpec | undefined> {
+    const rows = await this.db.query<{ target: string }>(
+      'SELECT target FROM channel_defaults WHERE workspace_id = $1 AND channel_id = $2',
+      [workspaceId, channelId],
+    );
+    return textToTarget(rows[0]?.target, this.#logger);
+  }
+
+  async setChannelDefault(
+    workspaceId: string,
+    channelId: string,
+    target: TargetSpec | undefined,
+    updatedBy?: string,
+  ): Promise<void> {
+    if (!target) {
+      await this.db.execute('DELETE FROM channel_defaults WHERE workspace_id = $1 AND channel_id = $2', [
+        workspaceId,
+        channelId,
+      ]);
+      return;
+    }
+    await this.db.execute(
+      `INSERT INTO channel_defaults (workspace_id, channel_id, target, updated_by, updated_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (workspace_id, channel_id) DO UPDATE SET target = excluded.target,
+         updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+      [workspaceId, channelId, targetToText(target), updatedBy ?? null, this.#now()],
+    );
+  }
+
+  // ---- operators
+
+  async listOperators(workspaceId: string): Promise<Operator[]> {
+    const rows = await this.db.query<{
+      kind: Operator['kind'];
+      subject_id: string;
+      added_by: string;
+      added_at: number;
+    }>(
+      'SELECT kind, subject_id, added_by, added_at FROM operators WHERE workspace_id = $1 ORDER BY added_at, kind, subject_id',
+      [workspaceId],
+    );
+    return rows.map((r) => ({ kind: r.kind, id: r.subject_id, addedBy: r.added_by, addedAt: r.added_at }));
+  }
+
+  async addOperator(workspaceId: string, op: Omit<Operator, 'addedAt'>): Promise<boolean> {
+    if (op.kind !== 'user' && op.kind !== 'usergroup')
+      throw new InvalidStoreInputError([`An operator is a user or a usergroup, not "${String(op.kind)}".`]);
+    const changed = await this.db.execute(
+      `INSERT INTO operators (workspace_id, kind, subject_id, added_by, added_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (workspace_id, kind, subject_id) DO NOTHING`,
+      [workspaceId, op.kind, op.id, op.addedBy, this.#now()],
+    );
+    return changed > 0;
+  }
+
+  async removeOperator(workspaceId: string, kind: Operator['kind'], id: string): Promise<boolean> {
+    const changed = await this.db.execute(
+      'DELETE FROM operators WHERE workspace_id = $1 AND kind = $2 AND subject_id = $3',
+      [workspaceId, kind, id],
+    );
+    return changed > 0;
+  }
+
+  // ---- audit (append-only: nothing here updates or deletes it)
+
+  async appendAudit(entry: Omit<AuditEntry, 'id' | 'at'> & { at?: number }): Promise<void> {
+    await this.db.execute(
+      'INSERT INTO audit_log (workspace_id, user_id, action, target, outcome, detail, at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [
+        entry.workspaceId,
+        entry.userId,
+        entry.action,
+        entry.target ?? '',
+        entry.outcome,
+        JSON.stringify(scrub(entry.detail ?? {})),
+        entry.at ?? this.#now(),
+      ],
+    );
+  }
+
+  async listAudit(
+    workspaceId: string,
+    opts: { limit?: number; target?: string } = {},
+  ): Promise<AuditEntry[]> {
+    const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 100), 1), 1000);
+    const params: Array<string | number> = [workspaceId];
+    let where = 'workspace_id = $1';
+    if (opts.target !== undefined) {
+      params.push(opts.target);
+      where += ' AND target = $2';
+    }
+    params.push(limit);
+    const rows = await this.db.query<{
+      id: number;
+      workspace_id: string;
+      user_id: string;
+      action: string;
+      target: string;
+      outcome: AuditEntry['outcome'];
+      detail: string;
+      at: number;
+    }>(
+      `SELECT id, workspace_id, user_id, action, target, outcome, detail, at FROM audit_log WHERE ${where}
+       ORDER BY at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      workspaceId: r.workspace_id,
+      userId: r.user_id,
+      action: r.action,
+      target: r.target,
+      outcome: r.outcome,
+      detail: JSON.parse(r.detail) as Record<string, unknown>,
+      at: r.at,
+    }));
+  }
+
+  // ---- idempotency
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    if (!key) throw new InvalidStoreInputError(['claimOnce needs a non-empty key.']);
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0)
+      throw new InvalidStoreInputError(['claimOnce needs a positive ttlMs.']);
+    const now = this.#now();
+    // One statement, atomic on both engines: insert, or take over a claim that has expired.
+    const rows = await this.db.query(
+      `INSERT INTO idempotency_claims (claim_key, claimed_at, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (claim_key) DO UPDATE SET claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
+       WHERE idempotency_claims.expires_at <= $2
+       RETURNING claim_key`,
+      [key, now, now + Math.ceil(ttlMs)],
+    );
+    if (++this.#claims % PURGE_EVERY === 0)
+      await this.db
+        .execute('DELETE FROM idempotency_claims WHERE expires_at <= $1', [now])
+        .catch(() => undefined);
+    return rows.length === 1;
+  }
+
+  // ---- secrets
+
+  reencryptAll(): Promise<number> {
+    return reencryptAll(this.db, this.#box, this.#now(), this.#logger);
+  }
+
+  /** Key ids that stored secrets are encrypted under, with how many values each (never key material). */
+  async keyIdsInUse(): Promise<Record<string, number>> {
+    return Object.fromEntries(await scanKeyIds(this.db));
+  }
+}

@@ -1,0 +1,810 @@
+/**
+ * The one contract both store engines must pass. sqlite.test.ts and postgres.test.ts call
+ * `storeContract(fixture)`; everything engine-specific lives in the fixture.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Installation } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/observability/log.ts';
+import {
+  EncryptionKeyMissingError,
+  EncryptionKeyUnknownError,
+  keyIdOf,
+  SecretError,
+  SecretTamperedError,
+} from '../../src/store/crypto.ts';
+import { migrations as appMigrations } from '../../src/store/migrations/index.ts';
+import { openStore } from '../../src/store/open.ts';
+import { InvalidStoreInputError } from '../../src/store/trunk-credentials.ts';
+import type { Migration, OpenStoreOptions, Store } from '../../src/store/types.ts';
+
+export type DatabaseOption = OpenStoreOptions['database'];
+
+export interface EngineFixture {
+  dialect: 'sqlite' | 'postgres';
+  /** A new, empty database (dropped by cleanup). */
+  freshDatabase(): Promise<DatabaseOption>;
+  /** Every stored byte of that database as text, to search for plaintext secrets. */
+  dump(db: DatabaseOption): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+const newKey = () => randomBytes(32);
+/** A token value that is unmistakable wherever it might leak. */
+const secret = (kind: string) => `${kind}-SECRET-${randomBytes(12).toString('hex')}`;
+
+function teamInstall(
+  teamId: string,
+  s: Record<'bot' | 'botRefresh' | 'user' | 'webhook', string>,
+): Installation {
+  return {
+    team: { id: teamId, name: 'Acme' },
+    enterprise: undefined,
+    user: { token: s.user, scopes: ['identify'], id: 'UINSTALLER' },
+    bot: {
+      token: s.bot,
+      refreshToken: s.botRefresh,
+      expiresAt: 1_900_000_000,
+      scopes: ['commands', 'chat:write'],
+      id: 'B0001',
+      userId: 'UBOT',
+    },
+    incomingWebhook: {
+      url: s.webhook,
+      channel: '#eng',
+      channelId: 'C0001',
+      configurationUrl: 'https://acme.slack.com/x',
+    },
+    appId: 'A0001',
+    tokenType: 'bot',
+    isEnterpriseInstall: false,
+    authVersion: 'v2',
+  };
+}
+
+function orgInstall(enterpriseId: string, bot: string): Installation {
+  return {
+    team: undefined,
+    enterprise: { id: enterpriseId, name: 'Acme Grid' },
+    user: { token: undefined, scopes: undefined, id: 'UORGADMIN' },
+    bot: { token: bot, scopes: ['commands'], id: 'B0002', userId: 'UBOT2' },
+    appId: 'A0001',
+    tokenType: 'bot',
+    isEnterpriseInstall: true,
+    enterpriseUrl: 'https://acme-grid.enterprise.slack.com/',
+    authVersion: 'v2',
+  };
+}
+
+export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
+  let fx: EngineFixture;
+  const open: Store[] = [];
+  const logLines: string[] = [];
+  const logger = createLogger('trace', { write: (line: string) => void logLines.push(line) });
+  /** Every secret value (and key) the suite stores: none may appear in logs or database bytes. */
+  const secretsUsed: string[] = [];
+  const track = <T extends string>(v: T): T => {
+    secretsUsed.push(v);
+    return v;
+  };
+  const trackKey = (k: Buffer) => {
+    secretsUsed.push(k.toString('base64'), k.toString('hex'));
+    return k;
+  };
+
+  let clock = 1_700_000_000_000;
+  const now = () => clock;
+
+  async function openOn(database: DatabaseOption, keys: Buffer[], extra?: Migration[]): Promise<Store> {
+    const store = await openStore({
+      database,
+      encryptionKeys: keys,
+      logger,
+      now,
+      ...(extra ? { extraMigrations: extra } : {}),
+    });
+    open.push(store);
+    return store;
+  }
+
+  async function close(store: Store) {
+    const i = open.indexOf(store);
+    if (i >= 0) open.splice(i, 1);
+    await store.close();
+  }
+
+  // One database shared by the tests that do not care about others' rows (each uses its own workspace ids).
+  let shared: DatabaseOption;
+  let key: Buffer;
+  let store: Store;
+
+  beforeAll(async () => {
+    fx = await makeFixture();
+    shared = await fx.freshDatabase();
+    key = trackKey(newKey());
+    store = await openOn(shared, [key]);
+  });
+
+  afterAll(async () => {
+    for (const s of open.splice(0)) await s.close().catch(() => undefined);
+    await fx?.cleanup();
+  });
+
+  describe('migrations', () => {
+    it('applies every migration once and reports ready', async () => {
+      const r = await store.ready();
+      expect(r).toEqual({ ok: true, schemaVersion: appMigrations.at(-1)!.id });
+      const again = await openOn(shared, [key]);
+      const rows = await again.db.query<{ id: number; n: number }>(
+        'SELECT id, COUNT(*) AS n FROM schema_migrations GROUP BY id ORDER BY id',
+      );
+      expect(rows.map((r) => [Number(r.id), Number(r.n)])).toEqual(appMigrations.map((m) => [m.id, 1]));
+      await close(again);
+    });
+
+    it('several stores opening one fresh database at once apply each migration exactly once', async () => {
+      const db = await fx.freshDatabase();
+      // Not idempotent on purpose: a second application would fail (duplicate table) or add a second row.
+      const probe: Migration = {
+        id: 1000,
+        name: 'probe',
+        sqlite: 'CREATE TABLE probe (n INTEGER NOT NULL); INSERT INTO probe (n) VALUES (1);',
+        postgres: 'CREATE TABLE probe (n INTEGER NOT NULL); INSERT INTO probe (n) VALUES (1);',
+      };
+      const stores = await Promise.all(Array.from({ length: 5 }, () => openOn(db, [], [probe])));
+      const applied = logLines
+        .map((l) => JSON.parse(l) as { msg: string; migration?: number })
+        .filter((l) => l.msg === 'store migration applied' && l.migration === 1000);
+      expect(applied).toHaveLength(1);
+      const [first] = stores;
+      expect(await first!.db.query('SELECT n FROM probe')).toEqual([{ n: 1 }]);
+      const ids = await first!.db.query<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id');
+      expect(ids.map((r) => Number(r.id))).toEqual([...appMigrations.map((m) => m.id), 1000]);
+      for (const s of stores) expect((await s.ready()).ok).toBe(true);
+      for (const s of stores) await close(s);
+    });
+
+    it('refuses a migration list that is out of order', async () => {
+      const bad: Migration = { id: 1, name: 'dup', sqlite: 'SELECT 1', postgres: 'SELECT 1' };
+      await expect(openOn(shared, [key], [bad])).rejects.toThrow(/out of order/);
+    });
+  });
+
+  describe('Db seam (portable SQL)', () => {
+    it('takes $n placeholders in any order, returns BIGINT as numbers and booleans as 0/1', async () => {
+      const db = store.db;
+      await db.execute(
+        'CREATE TABLE IF NOT EXISTS seam_probe (id TEXT PRIMARY KEY, at BIGINT NOT NULL, flag INTEGER NOT NULL, note TEXT)',
+      );
+      const at = 1_763_700_000_123;
+      expect(
+        await db.execute(
+          "INSERT INTO seam_probe (note, flag, at, id) VALUES ('costs $1 -- not a param', $3, $2, $1)",
+          ['a', at, true],
+        ),
+      ).toBe(1);
+      await db.execute('INSERT INTO seam_probe (id, at, flag) VALUES ($1, $2, $3)', [
+        'b',
+        BigInt(at) + 1n,
+        false,
+      ]);
+      const rows = await db.query('SELECT id, at, flag, note FROM seam_probe WHERE at >= $1 ORDER BY id', [
+        at,
+      ]);
+      expect(rows).toEqual([
+        { id: 'a', at, flag: 1, note: 'costs $1 -- not a param' },
+        { id: 'b', at: at + 1, flag: 0, note: null },
+      ]);
+      const [count] = await db.query<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM seam_probe WHERE id = $1 OR id = $1',
+        ['a'],
+      );
+      expect(count!.n).toBe(1);
+      const returned = await db.query('UPDATE seam_probe SET flag = $1 WHERE id = $2 RETURNING id, flag', [
+        true,
+        'b',
+      ]);
+      expect(returned).toEqual([{ id: 'b', flag: 1 }]);
+    });
+
+    it('commits a transaction, and rolls it back entirely when the callback throws', async () => {
+      const db = store.db;
+      await db.execute('CREATE TABLE IF NOT EXISTS seam_tx (id TEXT PRIMARY KEY)');
+      await db.transaction(async (tx) => {
+        await tx.execute('INSERT INTO seam_tx (id) VALUES ($1)', ['kept']);
+      });
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.execute('INSERT INTO seam_tx (id) VALUES ($1)', ['dropped']);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      // A constraint failure inside also rolls back what came before it.
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.execute('INSERT INTO seam_tx (id) VALUES ($1)', ['dropped-too']);
+          await tx.execute('INSERT INTO seam_tx (id) VALUES ($1)', ['kept']);
+        }),
+      ).rejects.toThrow();
+      expect(await db.query('SELECT id FROM seam_tx ORDER BY id')).toEqual([{ id: 'kept' }]);
+      // A statement issued outside while a transaction is open is not swept into its rollback.
+      await Promise.all([
+        db
+          .transaction(async (tx) => {
+            await tx.execute('INSERT INTO seam_tx (id) VALUES ($1)', ['t1']);
+            await new Promise((r) => setTimeout(r, 20));
+            throw new Error('rollback');
+          })
+          .catch(() => undefined),
+        db.execute('INSERT INTO seam_tx (id) VALUES ($1)', ['outside']),
+      ]);
+      expect(await db.query('SELECT id FROM seam_tx ORDER BY id')).toEqual([
+        { id: 'kept' },
+        { id: 'outside' },
+      ]);
+    });
+  });
+
+  describe('workspace settings and channel defaults', () => {
+    it('keeps the default target, installer and Trunk credentials per workspace', async () => {
+      expect(await store.getWorkspace('TSET1')).toBeUndefined();
+      await store.setWorkspaceDefaultTarget(
+        'TSET1',
+        { repo: { host: 'github.com', owner: 'acme', name: 'web' } },
+        'U1',
+      );
+      await store.setInstaller('TSET1', 'UINST');
+      expect(await store.getWorkspace('TSET1')).toEqual({
+        workspaceId: 'TSET1',
+        defaultTarget: { repo: { host: 'github.com', owner: 'acme', name: 'web' } },
+        hasTrunkCredentials: false,
+        installerUserId: 'UINST',
+      });
+      const token = track(secret('trunk'));
+      clock += 1000;
+      await store.setTrunkCredentials('TSET1', { token, orgSlug: 'acme' }, 'UADMIN');
+      expect(await store.getWorkspace('TSET1')).toMatchObject({
+        hasTrunkCredentials: true,
+        trunkOrgSlug: 'acme',
+        trunkCredentialsUpdatedBy: 'UADMIN',
+        trunkCredentialsUpdatedAt: clock,
+        installerUserId: 'UINST',
+      });
+      expect(await store.getTrunkCredentials('TSET1')).toEqual({ token, orgSlug: 'acme' });
+      expect(await store.getTrunkCredentials('TSET2')).toBeUndefined();
+
+      const replaced = track(secret('trunk'));
+      await store.setTrunkCredentials('TSET1', { token: replaced, orgSlug: 'acme-2' }, 'UADMIN2');
+      expect(await store.getTrunkCredentials('TSET1')).toEqual({ token: replaced, orgSlug: 'acme-2' });
+
+      await store.setWorkspaceDefaultTarget('TSET1', {
+        repo: { host: 'gitlab.example.com', owner: 'a', name: 'b' },
+        branch: 'release/1.2',
+      });
+      expect((await store.getWorkspace('TSET1'))?.defaultTarget).toEqual({
+        repo: { host: 'gitlab.example.com', owner: 'a', name: 'b' },
+        branch: 'release/1.2',
+      });
+      await store.setWorkspaceDefaultTarget('TSET1', undefined);
+      expect((await store.getWorkspace('TSET1'))?.defaultTarget).toBeUndefined();
+      expect(await store.getTrunkCredentials('TSET1')).toEqual({ token: replaced, orgSlug: 'acme-2' });
+    });
+
+    it('rejects bad Trunk credentials with a message per field and stores nothing', async () => {
+      const err = await store
+        .setTrunkCredentials('TBAD', { token: 'has space', orgSlug: 'no/slash' }, 'U1')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InvalidStoreInputError);
+      expect((err as InvalidStoreInputError).problems).toHaveLength(2);
+      expect((err as Error).message).toMatch(/organization slug/);
+      expect((err as Error).message).not.toContain('has space');
+      expect(await store.getWorkspace('TBAD')).toBeUndefined();
+    });
+
+    it('keeps channel defaults per workspace and channel, and clears them', async () => {
+      expect(await store.getChannelDefault('TCH', 'C1')).toBeUndefined();
+      await store.setChannelDefault('TCH', 'C1', { branch: 'develop' });
+      await store.setChannelDefault('TCH', 'C2', {
+        repo: { host: 'github.com', owner: 'o', name: 'r' },
+        branch: 'main',
+      });
+      await store.setChannelDefault('TCH-OTHER', 'C1', { branch: 'other' });
+      expect(await store.getChannelDefault('TCH', 'C1')).toEqual({ branch: 'develop' });
+      expect(await store.getChannelDefault('TCH', 'C2')).toEqual({
+        repo: { host: 'github.com', owner: 'o', name: 'r' },
+        branch: 'main',
+      });
+      await store.setChannelDefault('TCH', 'C1', { branch: 'next' }, 'U1');
+      expect(await store.getChannelDefault('TCH', 'C1')).toEqual({ branch: 'next' });
+      await store.setChannelDefault('TCH', 'C1', undefined);
+      expect(await store.getChannelDefault('TCH', 'C1')).toBeUndefined();
+      expect(await store.getChannelDefault('TCH-OTHER', 'C1')).toEqual({ branch: 'other' });
+    });
+  });
+
+  describe('operators and audit', () => {
+    it('adds, lists and removes operators, reporting duplicates and absences', async () => {
+      clock += 10;
+      expect(await store.addOperator('TOP', { kind: 'user', id: 'U1', addedBy: 'UA' })).toBe(true);
+      clock += 10;
+      expect(await store.addOperator('TOP', { kind: 'usergroup', id: 'S1', addedBy: 'UA' })).toBe(true);
+      expect(await store.addOperator('TOP', { kind: 'user', id: 'U1', addedBy: 'UB' })).toBe(false);
+      expect(await store.addOperator('TOP-OTHER', { kind: 'user', id: 'U9', addedBy: 'UA' })).toBe(true);
+      expect(await store.listOperators('TOP')).toEqual([
+        { kind: 'user', id: 'U1', addedBy: 'UA', addedAt: clock - 10 },
+        { kind: 'usergroup', id: 'S1', addedBy: 'UA', addedAt: clock },
+      ]);
+      expect(await store.removeOperator('TOP', 'user', 'U1')).toBe(true);
+      expect(await store.removeOperator('TOP', 'user', 'U1')).toBe(false);
+      expect(await store.removeOperator('TOP', 'user', 'S1')).toBe(false);
+      expect((await store.listOperators('TOP')).map((o) => o.id)).toEqual(['S1']);
+    });
+
+    it('appends audit entries and lists them newest first, by target, with a limit', async () => {
+      for (let i = 0; i < 5; i++) {
+        await store.appendAudit({
+          workspaceId: 'TAUD',
+          userId: `U${i}`,
+          action: i % 2 ? 'pause' : 'resume',
+          target: i % 2 ? 'github.com/acme/web:main' : 'github.com/acme/api:main',
+          outcome: i === 4 ? 'refused' : 'ok',
+          detail: { reason: `r${i}`, nested: { before: 'running', after: 'paused' } },
+          at: 1_000 + i,
+        });
+      }
+      await store.appendAudit({
+        workspaceId: 'TAUD-OTHER',
+        userId: 'U',
+        action: 'x',
+        target: '',
+        outcome: 'ok',
+        detail: {},
+      });
+      const all = await store.listAudit('TAUD');
+      expect(all.map((e) => e.userId)).toEqual(['U4', 'U3', 'U2', 'U1', 'U0']);
+      expect(all[0]).toMatchObject({
+        workspaceId: 'TAUD',
+        action: 'resume',
+        outcome: 'refused',
+        target: 'github.com/acme/api:main',
+        detail: { reason: 'r4', nested: { before: 'running', after: 'paused' } },
+        at: 1_004,
+      });
+      expect(typeof all[0]!.id).toBe('number');
+      expect(
+        (await store.listAudit('TAUD', { target: 'github.com/acme/web:main' })).map((e) => e.userId),
+      ).toEqual(['U3', 'U1']);
+      expect((await store.listAudit('TAUD', { limit: 2 })).map((e) => e.userId)).toEqual(['U4', 'U3']);
+    });
+
+    it('redacts secret-named keys that slip into audit details', async () => {
+      const leaked = track(secret('audit'));
+      await store.appendAudit({
+        workspaceId: 'TAUD2',
+        userId: 'U1',
+        action: 'connect',
+        target: '',
+        outcome: 'ok',
+        detail: { orgSlug: 'acme', token: leaked, nested: { apiToken: leaked } },
+      });
+      const [entry] = await store.listAudit('TAUD2');
+      expect(entry!.detail).toEqual({
+        orgSlug: 'acme',
+        token: '[redacted]',
+        nested: { apiToken: '[redacted]' },
+      });
+    });
+  });
+
+  describe('claimOnce', () => {
+    it('claims once until the claim expires, then again', async () => {
+      expect(await store.claimOnce('k-expiry', 1000)).toBe(true);
+      expect(await store.claimOnce('k-expiry', 1000)).toBe(false);
+      clock += 999;
+      expect(await store.claimOnce('k-expiry', 1000)).toBe(false);
+      clock += 1;
+      expect(await store.claimOnce('k-expiry', 1000)).toBe(true);
+      expect(await store.claimOnce('k-expiry', 1000)).toBe(false);
+      await expect(store.claimOnce('k-bad', 0)).rejects.toThrow(/positive ttlMs/);
+    });
+
+    it('gives each key to exactly one of two store instances racing on one database', async () => {
+      const other = await openOn(shared, [key]);
+      const keys = Array.from({ length: 25 }, (_, i) => `race-${i}`);
+      const results = await Promise.all(
+        keys.flatMap((k) => [
+          store.claimOnce(k, 60_000),
+          other.claimOnce(k, 60_000),
+          other.claimOnce(k, 60_000),
+        ]),
+      );
+      for (let i = 0; i < keys.length; i++) {
+        expect(results.slice(i * 3, i * 3 + 3).filter(Boolean)).toHaveLength(1);
+      }
+      // The claim made through one instance is visible to the other.
+      expect(await store.claimOnce('cross', 60_000)).toBe(true);
+      expect(await other.claimOnce('cross', 60_000)).toBe(false);
+      await close(other);
+    });
+  });
+
+  describe('Slack installations (Bolt InstallationStore)', () => {
+    it('round-trips a workspace install, keyed by team id', async () => {
+      const s = {
+        bot: track(secret('xoxb')),
+        botRefresh: track(secret('xoxe')),
+        user: track(secret('xoxp')),
+        webhook: track(`https://hooks.slack.test/${secret('hook')}`),
+      };
+      const inst = teamInstall('TINST1', s);
+      await store.installations.storeInstallation(inst);
+      const back = await store.installations.fetchInstallation({
+        teamId: 'TINST1',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      expect(back).toEqual(inst);
+      expect((await store.getWorkspace('TINST1'))?.installerUserId).toBe('UINSTALLER');
+      // A workspace of an Enterprise Grid without an org-wide install is still keyed by team id.
+      await expect(
+        store.installations.fetchInstallation({
+          teamId: 'TINST1',
+          enterpriseId: 'E9',
+          isEnterpriseInstall: false,
+        }),
+      ).resolves.toEqual(inst);
+    });
+
+    it('keys org-wide installs by enterprise id', async () => {
+      const bot = track(secret('xoxb'));
+      const inst = orgInstall('EORG1', bot);
+      await store.installations.storeInstallation(inst);
+      const back = await store.installations.fetchInstallation({
+        teamId: undefined,
+        enterpriseId: 'EORG1',
+        isEnterpriseInstall: true,
+      });
+      expect(back).toEqual(inst);
+      // A workspace of that org asks with its team id too; the enterprise id decides.
+      expect(
+        (
+          await store.installations.fetchInstallation({
+            teamId: 'TX',
+            enterpriseId: 'EORG1',
+            isEnterpriseInstall: true,
+          })
+        ).bot?.token,
+      ).toBe(bot);
+      await expect(
+        store.installations.fetchInstallation({
+          teamId: 'EORG1',
+          enterpriseId: undefined,
+          isEnterpriseInstall: false,
+        }),
+      ).resolves.toBeDefined();
+    });
+
+    it('throws when no installation is stored, as Bolt expects', async () => {
+      await expect(
+        store.installations.fetchInstallation({
+          teamId: 'TNONE',
+          enterpriseId: undefined,
+          isEnterpriseInstall: false,
+        }),
+      ).rejects.toThrow(/No Slack installation stored for team TNONE/);
+      await expect(
+        store.installations.fetchInstallation({
+          teamId: undefined,
+          enterpriseId: 'ENONE',
+          isEnterpriseInstall: true,
+        }),
+      ).rejects.toThrow(/enterprise ENONE/);
+    });
+
+    it('stores refreshed tokens the way Bolt token rotation saves them', async () => {
+      const s = {
+        bot: track(secret('xoxb')),
+        botRefresh: track(secret('xoxe')),
+        user: track(secret('xoxp')),
+        webhook: track(`https://hooks.slack.test/${secret('hook')}`),
+      };
+      await store.installations.storeInstallation(teamInstall('TROT', s));
+      const q = { teamId: 'TROT', enterpriseId: undefined, isEnterpriseInstall: false } as const;
+      const fetched = await store.installations.fetchInstallation(q);
+      expect(fetched.bot).toMatchObject({ refreshToken: s.botRefresh, expiresAt: 1_900_000_000 });
+      // What InstallProvider.authorize does after oauth.v2.access grant_type=refresh_token:
+      const updated = { ...fetched };
+      const newBot = track(secret('xoxb'));
+      const newRefresh = track(secret('xoxe'));
+      updated.bot = { ...fetched.bot!, token: newBot, refreshToken: newRefresh, expiresAt: 1_950_000_000 };
+      await store.installations.storeInstallation(updated);
+      const after = await store.installations.fetchInstallation(q);
+      expect(after.bot).toEqual({
+        ...fetched.bot,
+        token: newBot,
+        refreshToken: newRefresh,
+        expiresAt: 1_950_000_000,
+      });
+      expect(after.user).toEqual(fetched.user);
+    });
+
+    it('deleteInstallation removes the tokens of that team or enterprise only', async () => {
+      await store.installations.storeInstallation(orgInstall('EDEL', track(secret('xoxb'))));
+      await store.installations.storeInstallation(orgInstall('EKEEP', track(secret('xoxb'))));
+      await store.installations.deleteInstallation({
+        teamId: undefined,
+        enterpriseId: 'EDEL',
+        isEnterpriseInstall: true,
+      });
+      await expect(
+        store.installations.fetchInstallation({
+          teamId: undefined,
+          enterpriseId: 'EDEL',
+          isEnterpriseInstall: true,
+        }),
+      ).rejects.toThrow();
+      await expect(
+        store.installations.fetchInstallation({
+          teamId: undefined,
+          enterpriseId: 'EKEEP',
+          isEnterpriseInstall: true,
+        }),
+      ).resolves.toBeDefined();
+    });
+  });
+
+  describe('deleteWorkspace', () => {
+    it('removes tokens, credentials, settings, channels, operators and tables of later migrations; keeps audit', async () => {
+      const db = await fx.freshDatabase();
+      const extra: Migration = {
+        id: 2000,
+        name: 'digest-like',
+        sqlite: 'CREATE TABLE extra_rows (workspace_id TEXT NOT NULL, v TEXT NOT NULL)',
+        postgres: 'CREATE TABLE extra_rows (workspace_id TEXT NOT NULL, v TEXT NOT NULL)',
+        workspaceTables: ['extra_rows'],
+      };
+      const st = await openOn(db, [key], [extra]);
+      for (const ws of ['TGONE', 'TSTAYS']) {
+        await st.installations.storeInstallation(
+          teamInstall(ws, {
+            bot: track(secret('xoxb')),
+            botRefresh: track(secret('xoxe')),
+            user: track(secret('xoxp')),
+            webhook: track(secret('hook')),
+          }),
+        );
+        await st.setTrunkCredentials(ws, { token: track(secret('trunk')), orgSlug: 'acme' }, 'U1');
+        await st.setWorkspaceDefaultTarget(ws, { branch: 'main' });
+        await st.setChannelDefault(ws, 'C1', { branch: 'main' });
+        await st.addOperator(ws, { kind: 'user', id: 'U1', addedBy: 'U0' });
+        await st.appendAudit({
+          workspaceId: ws,
+          userId: 'U1',
+          action: 'pause',
+          target: 't',
+          outcome: 'ok',
+          detail: {},
+        });
+        await st.db.execute('INSERT INTO extra_rows (workspace_id, v) VALUES ($1, $2)', [ws, 'x']);
+      }
+      await st.deleteWorkspace('TGONE');
+
+      const q = (ws: string) =>
+        ({ teamId: ws, enterpriseId: undefined, isEnterpriseInstall: false }) as const;
+      await expect(st.installations.fetchInstallation(q('TGONE'))).rejects.toThrow();
+      expect(await st.getWorkspace('TGONE')).toBeUndefined();
+      expect(await st.getTrunkCredentials('TGONE')).toBeUndefined();
+      expect(await st.getChannelDefault('TGONE', 'C1')).toBeUndefined();
+      expect(await st.listOperators('TGONE')).toEqual([]);
+      expect(await st.db.query('SELECT v FROM extra_rows WHERE workspace_id = $1', ['TGONE'])).toEqual([]);
+      expect(await st.listAudit('TGONE')).toHaveLength(1);
+
+      await expect(st.installations.fetchInstallation(q('TSTAYS'))).resolves.toBeDefined();
+      expect(await st.getTrunkCredentials('TSTAYS')).toMatchObject({ orgSlug: 'acme' });
+      expect(await st.listOperators('TSTAYS')).toHaveLength(1);
+      expect(await st.db.query('SELECT v FROM extra_rows WHERE workspace_id = $1', ['TSTAYS'])).toEqual([
+        { v: 'x' },
+      ]);
+      await close(st);
+    });
+  });
+
+  describe('without ENCRYPTION_KEY (single-workspace mode)', () => {
+    it('opens and keeps non-secret data, and refuses to store a secret, naming ENCRYPTION_KEY', async () => {
+      const db = await fx.freshDatabase();
+      const st = await openOn(db, []);
+      await st.setWorkspaceDefaultTarget('TSINGLE', { branch: 'main' });
+      await st.addOperator('TSINGLE', { kind: 'user', id: 'U1', addedBy: 'U0' });
+      expect(await st.claimOnce('k', 1000)).toBe(true);
+      const token = track(secret('trunk'));
+      const err = await st
+        .setTrunkCredentials('TSINGLE', { token, orgSlug: 'acme' }, 'U1')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(EncryptionKeyMissingError);
+      expect((err as Error).message).toMatch(/ENCRYPTION_KEY is not set/);
+      expect((err as Error).message).not.toContain(token);
+      expect(await st.getWorkspace('TSINGLE')).toMatchObject({
+        hasTrunkCredentials: false,
+        defaultTarget: { branch: 'main' },
+      });
+
+      const bot = track(secret('xoxb'));
+      await expect(st.installations.storeInstallation(orgInstall('ESINGLE', bot))).rejects.toThrow(
+        /ENCRYPTION_KEY/,
+      );
+      await expect(
+        st.installations.fetchInstallation({
+          teamId: undefined,
+          enterpriseId: 'ESINGLE',
+          isEnterpriseInstall: true,
+        }),
+      ).rejects.toThrow(/No Slack installation/);
+      expect(await st.keyIdsInUse()).toEqual({});
+      await close(st);
+      // Adding a key later works; from then on the key is needed to start.
+      const withKey = await openOn(db, [key]);
+      await withKey.setTrunkCredentials('TSINGLE', { token, orgSlug: 'acme' }, 'U1');
+      await close(withKey);
+      const err2 = await openOn(db, []).catch((e: unknown) => e);
+      expect(err2).toBeInstanceOf(EncryptionKeyUnknownError);
+      expect((err2 as Error).message).toContain(keyIdOf(key));
+      expect((err2 as Error).message).toMatch(/ENCRYPTION_KEY is not set/);
+    });
+  });
+
+  describe('encryption at rest', () => {
+    it('binds each ciphertext to its row and field: a copied value fails to decrypt', async () => {
+      const a = track(secret('trunk'));
+      await store.setTrunkCredentials('TAAD-A', { token: a, orgSlug: 'acme' }, 'U1');
+      await store.setTrunkCredentials('TAAD-B', { token: track(secret('trunk')), orgSlug: 'acme' }, 'U1');
+      const [rowA] = await store.db.query<{ trunk_token: string }>(
+        'SELECT trunk_token FROM workspace_settings WHERE workspace_id = $1',
+        ['TAAD-A'],
+      );
+      expect(rowA!.trunk_token).toMatch(
+        new RegExp(`^v1\\.${keyIdOf(key)}\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]+$`),
+      );
+      await store.db.execute('UPDATE workspace_settings SET trunk_token = $1 WHERE workspace_id = $2', [
+        rowA!.trunk_token,
+        'TAAD-B',
+      ]);
+      const err = await store.getTrunkCredentials('TAAD-B').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SecretTamperedError);
+      expect((err as Error).message).toMatch(/workspace_settings\.trunk_token of workspace TAAD-B/);
+      expect((err as Error).message).not.toContain(a);
+      expect(await store.getTrunkCredentials('TAAD-A')).toEqual({ token: a, orgSlug: 'acme' });
+
+      // Same row, another field: the bot token moved into the user token column.
+      await store.installations.storeInstallation(
+        teamInstall('TAAD-C', {
+          bot: track(secret('xoxb')),
+          botRefresh: track(secret('xoxe')),
+          user: track(secret('xoxp')),
+          webhook: track(secret('hook')),
+        }),
+      );
+      await store.db.execute(
+        'UPDATE slack_installations SET user_token = bot_token WHERE workspace_id = $1',
+        ['TAAD-C'],
+      );
+      await expect(
+        store.installations.fetchInstallation({
+          teamId: 'TAAD-C',
+          enterpriseId: undefined,
+          isEnterpriseInstall: false,
+        }),
+      ).rejects.toBeInstanceOf(SecretTamperedError);
+    });
+
+    it('fails loudly on a tampered or truncated ciphertext', async () => {
+      await store.setTrunkCredentials('TTAMPER', { token: track(secret('trunk')), orgSlug: 'acme' }, 'U1');
+      const [row] = await store.db.query<{ trunk_token: string }>(
+        'SELECT trunk_token FROM workspace_settings WHERE workspace_id = $1',
+        ['TTAMPER'],
+      );
+      const ct = row!.trunk_token;
+      const body = ct.split('.')[3]!;
+      const flipped = `${ct.slice(0, ct.length - body.length)}${body[0] === 'A' ? 'B' : 'A'}${body.slice(1)}`;
+      for (const bad of [flipped, ct.slice(0, -6), 'v1.zz.yy.xx', 'plaintext-token']) {
+        await store.db.execute('UPDATE workspace_settings SET trunk_token = $1 WHERE workspace_id = $2', [
+          bad,
+          'TTAMPER',
+        ]);
+        const err = await store.getTrunkCredentials('TTAMPER').catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(SecretError);
+        expect((err as SecretError).code).toBe('SECRET_INVALID');
+      }
+    });
+
+    it('rotates keys: old values stay readable after a new key is added, reencryptAll moves them, the old key can go', async () => {
+      const db = await fx.freshDatabase();
+      const oldKey = trackKey(newKey());
+      const newKeyBuf = trackKey(newKey());
+      const v1 = await openOn(db, [oldKey]);
+      const trunk = track(secret('trunk'));
+      const bot = track(secret('xoxb'));
+      await v1.setTrunkCredentials('TROT1', { token: trunk, orgSlug: 'acme' }, 'U1');
+      await v1.installations.storeInstallation(orgInstall('EROT1', bot));
+      expect(await v1.keyIdsInUse()).toEqual({ [keyIdOf(oldKey)]: 2 });
+      await close(v1);
+
+      const v2 = await openOn(db, [newKeyBuf, oldKey]);
+      expect(await v2.getTrunkCredentials('TROT1')).toEqual({ token: trunk, orgSlug: 'acme' });
+      const trunk2 = track(secret('trunk'));
+      await v2.setTrunkCredentials('TROT2', { token: trunk2, orgSlug: 'beta' }, 'U1');
+      expect(await v2.keyIdsInUse()).toEqual({ [keyIdOf(oldKey)]: 2, [keyIdOf(newKeyBuf)]: 1 });
+      expect(await v2.reencryptAll()).toBe(2);
+      expect(await v2.reencryptAll()).toBe(0);
+      expect(await v2.keyIdsInUse()).toEqual({ [keyIdOf(newKeyBuf)]: 3 });
+      const keyRows = await v2.db.query<{ key_id: string; retired_at: number | null }>(
+        'SELECT key_id, retired_at FROM encryption_keys ORDER BY key_id',
+      );
+      expect(Object.fromEntries(keyRows.map((r) => [r.key_id, r.retired_at === null]))).toEqual({
+        [keyIdOf(oldKey)]: false,
+        [keyIdOf(newKeyBuf)]: true,
+      });
+      await close(v2);
+
+      const v3 = await openOn(db, [newKeyBuf]);
+      expect(await v3.getTrunkCredentials('TROT1')).toEqual({ token: trunk, orgSlug: 'acme' });
+      expect(await v3.getTrunkCredentials('TROT2')).toEqual({ token: trunk2, orgSlug: 'beta' });
+      expect(
+        (
+          await v3.installations.fetchInstallation({
+            teamId: undefined,
+            enterpriseId: 'EROT1',
+            isEnterpriseInstall: true,
+          })
+        ).bot?.token,
+      ).toBe(bot);
+      await close(v3);
+    });
+
+    it('refuses to start with a wrong key, naming the key ids needed, and changes nothing', async () => {
+      const db = await fx.freshDatabase();
+      const right = trackKey(newKey());
+      const wrong = trackKey(newKey());
+      const st = await openOn(db, [right]);
+      const token = track(secret('trunk'));
+      await st.setTrunkCredentials('TWRONG', { token, orgSlug: 'acme' }, 'U1');
+      await close(st);
+      const before = await fx.dump(db);
+
+      const err = await openOn(db, [wrong]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(EncryptionKeyUnknownError);
+      const msg = (err as Error).message;
+      expect(msg).toContain(keyIdOf(right));
+      expect(msg).toContain(keyIdOf(wrong));
+      for (const k of [right, wrong]) {
+        expect(msg).not.toContain(k.toString('base64'));
+        expect(msg).not.toContain(k.toString('hex'));
+      }
+      expect((err as EncryptionKeyUnknownError).neededKeyIds).toEqual([keyIdOf(right)]);
+      expect(await fx.dump(db)).toBe(before);
+
+      const again = await openOn(db, [right]);
+      expect(await again.getTrunkCredentials('TWRONG')).toEqual({ token, orgSlug: 'acme' });
+      await close(again);
+    });
+
+    it('no plaintext secret is anywhere in the stored bytes', async () => {
+      // The shared database holds every installation and Trunk token the tests above stored.
+      const dump = await fx.dump(shared);
+      expect(dump.length).toBeGreaterThan(1000);
+      expect(dump).toContain(`v1.${keyIdOf(key)}.`);
+      const stored = secretsUsed.filter((s) => s.includes('-SECRET-'));
+      expect(stored.length).toBeGreaterThan(10);
+      for (const s of secretsUsed)
+        expect(dump.includes(s), `plaintext found in ${fx.dialect} storage`).toBe(false);
+      // And the check itself can fail: a non-secret value that was stored is found.
+      expect(dump).toContain('UINSTALLER');
+    });
+  });
+
+  it('no secret ever reached the logs of this suite', () => {
+    const text = logLines.join('');
+    expect(logLines.length).toBeGreaterThan(5);
+    expect(text).toContain('store opened');
+    for (const s of secretsUsed) expect(text.includes(s), 'secret found in logs').toBe(false);
+  });
+}
