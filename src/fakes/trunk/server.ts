@@ -122,11 +122,12 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
     durationMs: 0,
     done: false,
   };
+  let parseError = '';
   if (raw !== undefined && raw !== '') {
     try {
       entry.body = JSON.parse(raw);
-    } catch {
-      entry.body = undefined;
+    } catch (err) {
+      parseError = (err as Error).message;
     }
   }
   deps.record(entry);
@@ -185,7 +186,9 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
     return text(
       res,
       400,
-      raw === '' ? 'invalid request: empty body, expected JSON' : 'invalid request: body is not valid JSON',
+      raw === ''
+        ? 'invalid request: empty body, expected a JSON object'
+        : `invalid request: body is not valid JSON (${parseError})`,
     );
   }
 
