@@ -1,0 +1,360 @@
+/**
+ * `/mergequeue …` text → a typed command, or a usage error that says what was wrong and the exact form
+ * to type. Pure and total: it never throws, whatever Slack sends (the property test checks this).
+ */
+import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../trunk/types.ts';
+import { parseTarget, type RepoRef, type TargetSpec } from './target.ts';
+
+/** Someone named in `config operators add|remove`. `name` is an unescaped `@name` to be looked up. */
+export type Principal =
+  | { kind: 'user'; id: string; label?: string }
+  | { kind: 'usergroup'; id: string; label?: string }
+  | { kind: 'name'; name: string };
+
+export type ConfigCommand =
+  | { kind: 'show' }
+  /** target null = clear the default. */
+  | { kind: 'channel'; target: TargetSpec | null }
+  | { kind: 'workspace'; target: TargetSpec | null }
+  | { kind: 'operators'; op: 'list' }
+  | { kind: 'operators'; op: 'add' | 'remove'; principals: Principal[] };
+
+export type StateCommandName = 'pause' | 'drain' | 'resume';
+
+export type Command =
+  | { name: 'help'; topic?: string }
+  | { name: 'status'; target?: TargetSpec }
+  | { name: StateCommandName; target?: TargetSpec; reason?: string }
+  | { name: 'concurrency'; value: number; target?: TargetSpec }
+  | { name: 'settings'; target?: TargetSpec }
+  | { name: 'pr'; number: number; target?: TargetSpec }
+  | { name: 'run'; testRunId: string; target?: TargetSpec }
+  | { name: 'flaky' | 'quarantined'; repo?: RepoRef }
+  | { name: 'connect' }
+  | { name: 'config'; config: ConfigCommand }
+  /** The digest helper parses the rest. */
+  | { name: 'digest'; args: string[] };
+
+export type CommandName = Command['name'];
+
+export type ParseCommandResult = { ok: true; command: Command } | { ok: false; error: string; usage: string };
+
+/** The exact forms to type, by command; shown with usage errors and in help. */
+export const USAGE = {
+  help: '/mergequeue help [command]',
+  status: '/mergequeue status [owner/repo[:branch]]',
+  pause: '/mergequeue pause [owner/repo[:branch]] [reason…]',
+  drain: '/mergequeue drain [owner/repo[:branch]] [reason…]',
+  resume: '/mergequeue resume [owner/repo[:branch]] [reason…]',
+  concurrency: '/mergequeue concurrency <1–4294967295> [owner/repo[:branch]]',
+  settings: '/mergequeue settings [owner/repo[:branch]]',
+  pr: '/mergequeue pr <number> [owner/repo[:branch]]',
+  run: '/mergequeue run <testRunId> [owner/repo[:branch]]',
+  flaky: '/mergequeue flaky [owner/repo]',
+  quarantined: '/mergequeue quarantined [owner/repo]',
+  digest:
+    '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] · digest list · digest remove <id> · digest run <id>',
+  connect: '/mergequeue connect',
+  config:
+    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group…',
+} as const satisfies Record<CommandName, string>;
+
+export const COMMAND_NAMES = Object.keys(USAGE) as CommandName[];
+
+const MAX_TEXT = 4000;
+const MAX_REASON = 500;
+const MAX_RUN_ID = 200;
+
+export function parseCommand(text: unknown): ParseCommandResult {
+  try {
+    return parse(typeof text === 'string' ? text : '');
+  } catch {
+    // Defence in depth: the parser is written not to throw; a bug must still not crash a listener.
+    return usageError('help', 'Sorry, that command could not be read.');
+  }
+}
+
+function parse(raw: string): ParseCommandResult {
+  if (raw.length > MAX_TEXT)
+    return usageError('help', `That command is too long (${raw.length} characters; at most ${MAX_TEXT}).`);
+  const words = splitWords(raw);
+  const first = words[0];
+  if (first === undefined) return ok({ name: 'help' });
+  const name = first.toLowerCase();
+  const rest = words.slice(1);
+  switch (name) {
+    case 'help':
+      return parseHelp(rest);
+    case 'status':
+    case 'settings':
+      return parseTargetOnly(name, rest);
+    case 'pause':
+    case 'drain':
+    case 'resume':
+      return parseStateChange(name, rest);
+    case 'concurrency':
+      return parseConcurrency(rest);
+    case 'pr':
+      return parsePr(rest);
+    case 'run':
+      return parseRun(rest);
+    case 'flaky':
+    case 'quarantined':
+      return parseRepoOnly(name, rest);
+    case 'connect':
+      if (rest.length > 0)
+        return usageError('connect', '`connect` takes no arguments: it opens a form for the Trunk token.');
+      return ok({ name: 'connect' });
+    case 'config':
+      return parseConfig(rest);
+    case 'digest':
+      return ok({ name: 'digest', args: rest });
+    default:
+      return {
+        ok: false,
+        error: `\`${clip(first, 40)}\` is not a /mergequeue command. Commands: ${COMMAND_NAMES.join(', ')}.`,
+        usage: USAGE.help,
+      };
+  }
+}
+
+/** Splits on any whitespace, including the non-breaking spaces Slack clients sometimes send. */
+function splitWords(text: string): string[] {
+  return text.split(/[\s\u00a0\u2000-\u200b\u3000]+/u).filter((w) => w.length > 0);
+}
+
+function ok(command: Command): ParseCommandResult {
+  return { ok: true, command };
+}
+
+function usageError(name: CommandName, error: string): ParseCommandResult {
+  return { ok: false, error, usage: USAGE[name] };
+}
+
+function clip(s: string, n: number): string {
+  const chars = Array.from(s);
+  return chars.length > n ? `${chars.slice(0, n).join('')}…` : s;
+}
+
+function parseHelp(rest: string[]): ParseCommandResult {
+  const topic = rest[0]?.toLowerCase();
+  if (topic === undefined) return ok({ name: 'help' });
+  if (!(COMMAND_NAMES as string[]).includes(topic))
+    return usageError(
+      'help',
+      `There is no help topic \`${clip(rest[0]!, 40)}\`. Topics: ${COMMAND_NAMES.join(', ')}.`,
+    );
+  return ok({ name: 'help', topic });
+}
+
+/** A word is read as a target only if it looks like one: it has a '/' or starts with ':'. */
+function looksLikeTarget(word: string): boolean {
+  return word.startsWith(':') || word.includes('/');
+}
+
+function target(
+  name: CommandName,
+  word: string,
+): { ok: true; value: TargetSpec } | { ok: false; result: ParseCommandResult } {
+  const parsed = parseTarget(word);
+  if (!parsed.ok) return { ok: false, result: usageError(name, parsed.error) };
+  return parsed;
+}
+
+function parseTargetOnly(name: 'status' | 'settings', rest: string[]): ParseCommandResult {
+  if (rest.length === 0) return ok({ name });
+  if (rest.length > 1)
+    return usageError(name, `\`${name}\` takes at most one target; got ${rest.length} words.`);
+  const t = target(name, rest[0]!);
+  return t.ok ? ok({ name, target: t.value }) : t.result;
+}
+
+function parseStateChange(name: StateCommandName, rest: string[]): ParseCommandResult {
+  let words = rest;
+  let spec: TargetSpec | undefined;
+  const first = words[0];
+  if (first !== undefined && looksLikeTarget(first)) {
+    const parsed = parseTarget(first);
+    // A word like "build/test/deploy" opening a reason is not a target: only a parseable one is taken as such.
+    if (parsed.ok) {
+      spec = parsed.value;
+      words = words.slice(1);
+    } else if (first.startsWith(':') || words.length === 1) {
+      return usageError(name, parsed.error);
+    }
+  }
+  const reason = slackTextToPlain(words.join(' '));
+  if (Array.from(reason).length > MAX_REASON)
+    return usageError(name, `The reason is too long (at most ${MAX_REASON} characters).`);
+  const command: { name: StateCommandName; target?: TargetSpec; reason?: string } = { name };
+  if (spec) command.target = spec;
+  if (reason) command.reason = reason;
+  return ok(command);
+}
+
+/** A whole number in 1..4294967295, written in plain decimal digits. */
+export function parseQueueInt(word: string): number | undefined {
+  if (!/^\d{1,10}$/.test(word)) return undefined;
+  const n = Number(word);
+  return n >= QUEUE_INT_MIN && n <= QUEUE_INT_MAX ? n : undefined;
+}
+
+function parseConcurrency(rest: string[]): ParseCommandResult {
+  const [value, where, ...extra] = rest;
+  if (value === undefined) return usageError('concurrency', 'Say how many PRs to test at once.');
+  if (!/^[+]?\d+$/.test(value))
+    return usageError('concurrency', `\`${clip(value, 40)}\` is not a whole number.`);
+  const n = parseQueueInt(value.replace(/^\+/, '').replace(/^0+(?=\d)/, ''));
+  if (n === undefined)
+    return usageError(
+      'concurrency',
+      `Concurrency must be between ${QUEUE_INT_MIN} and ${QUEUE_INT_MAX}; got ${clip(value, 40)}.`,
+    );
+  if (extra.length > 0) return usageError('concurrency', 'Too many words after the number.');
+  if (where === undefined) return ok({ name: 'concurrency', value: n });
+  const t = target('concurrency', where);
+  return t.ok ? ok({ name: 'concurrency', value: n, target: t.value }) : t.result;
+}
+
+function parsePr(rest: string[]): ParseCommandResult {
+  const [num, where, ...extra] = rest;
+  if (num === undefined) return usageError('pr', 'Say which PR, for example `/mergequeue pr 123`.');
+  const digits = num.startsWith('#') ? num.slice(1) : num;
+  const n = /^\d{1,10}$/.test(digits) ? Number(digits) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > QUEUE_INT_MAX)
+    return usageError('pr', `\`${clip(num, 40)}\` is not a PR number; write it like \`123\` or \`#123\`.`);
+  if (extra.length > 0) return usageError('pr', 'Too many words after the PR number.');
+  if (where === undefined) return ok({ name: 'pr', number: n });
+  const t = target('pr', where);
+  return t.ok ? ok({ name: 'pr', number: n, target: t.value }) : t.result;
+}
+
+function parseRun(rest: string[]): ParseCommandResult {
+  const [id, where, ...extra] = rest;
+  if (id === undefined) return usageError('run', 'Say which test run, for example `/mergequeue run 7f3c…`.');
+  if (id.length > MAX_RUN_ID || !/^[A-Za-z0-9_.:-]+$/.test(id))
+    return usageError(
+      'run',
+      `\`${clip(id, 40)}\` is not a test run id (letters, digits, "-", "_", ".", ":").`,
+    );
+  if (extra.length > 0) return usageError('run', 'Too many words after the test run id.');
+  if (where === undefined) return ok({ name: 'run', testRunId: id });
+  const t = target('run', where);
+  return t.ok ? ok({ name: 'run', testRunId: id, target: t.value }) : t.result;
+}
+
+function parseRepoOnly(name: 'flaky' | 'quarantined', rest: string[]): ParseCommandResult {
+  if (rest.length === 0) return ok({ name });
+  if (rest.length > 1) return usageError(name, `\`${name}\` takes at most one repository.`);
+  const t = target(name, rest[0]!);
+  if (!t.ok) return t.result;
+  if (!t.value.repo) return usageError(name, 'Name a repository like `owner/repo`, not a branch.');
+  if (t.value.branch !== undefined)
+    return usageError(name, 'Flaky tests are per repository: leave out the `:branch` part.');
+  return ok({ name, repo: t.value.repo });
+}
+
+function parseConfig(rest: string[]): ParseCommandResult {
+  const [sub, ...args] = rest;
+  const what = sub?.toLowerCase();
+  if (what === undefined || what === 'show') {
+    if (args.length > 0) return usageError('config', '`config show` takes no arguments.');
+    return ok({ name: 'config', config: { kind: 'show' } });
+  }
+  if (what === 'channel' || what === 'workspace') {
+    const [value, ...extra] = args;
+    if (value === undefined)
+      return usageError(
+        'config',
+        `Say which queue to use by default, or \`clear\`: \`/mergequeue config ${what} acme/web:main\`.`,
+      );
+    if (extra.length > 0) return usageError('config', `\`config ${what}\` takes one target.`);
+    if (value.toLowerCase() === 'clear') return ok({ name: 'config', config: { kind: what, target: null } });
+    const t = target('config', value);
+    if (!t.ok) return t.result;
+    if (!t.value.repo)
+      return usageError(
+        'config',
+        'A default must name a repository, like `owner/repo` or `owner/repo:branch`.',
+      );
+    return ok({ name: 'config', config: { kind: what, target: t.value } });
+  }
+  if (what === 'operators') {
+    const [op, ...who] = args;
+    const verb = op?.toLowerCase();
+    if (verb === undefined || verb === 'list') {
+      if (who.length > 0) return usageError('config', '`config operators list` takes no arguments.');
+      return ok({ name: 'config', config: { kind: 'operators', op: 'list' } });
+    }
+    if (verb !== 'add' && verb !== 'remove')
+      return usageError(
+        'config',
+        `\`${clip(op!, 40)}\` is not an operators action: use list, add or remove.`,
+      );
+    if (who.length === 0)
+      return usageError(
+        'config',
+        `Mention who to ${verb}: \`/mergequeue config operators ${verb} @alice @release-team\`.`,
+      );
+    if (who.length > 50) return usageError('config', 'At most 50 people or groups at a time.');
+    const principals: Principal[] = [];
+    for (const word of who) {
+      const p = parsePrincipal(word);
+      if (!p)
+        return usageError(
+          'config',
+          `\`${clip(word, 40)}\` is not a person or user group; mention them with @ so Slack links the name.`,
+        );
+      if (!principals.some((q) => samePrincipal(p, q))) principals.push(p);
+    }
+    return ok({ name: 'config', config: { kind: 'operators', op: verb, principals } });
+  }
+  return usageError(
+    'config',
+    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace or operators.`,
+  );
+}
+
+/** `<@U123|alice>`, `<@U123>`, `<!subteam^S123|@team>`, `<!subteam^S123>`, or a bare `@name`. */
+export function parsePrincipal(word: string): Principal | undefined {
+  const user = /^<@([UW][A-Z0-9]{1,30})(?:\|([^>]{0,80}))?>$/.exec(word);
+  if (user) return withLabel({ kind: 'user', id: user[1]! }, user[2]);
+  const group = /^<!subteam\^(S[A-Z0-9]{1,30})(?:\|([^>]{0,80}))?>$/.exec(word);
+  if (group) return withLabel({ kind: 'usergroup', id: group[1]! }, group[2]);
+  const name = /^@([\p{L}\p{N}._-]{1,80})$/u.exec(word);
+  if (name) return { kind: 'name', name: name[1]! };
+  return undefined;
+}
+
+function withLabel<P extends { kind: 'user' | 'usergroup'; id: string; label?: string }>(
+  p: P,
+  label?: string,
+): P {
+  if (label) p.label = label.replace(/^@/, '');
+  return p;
+}
+
+function samePrincipal(a: Principal, b: Principal): boolean {
+  if (a.kind === 'name') return b.kind === 'name' && a.name === b.name;
+  return b.kind !== 'name' && a.kind === b.kind && a.id === b.id;
+}
+
+/**
+ * Slash-command text arrives in Slack's escaped form: `&lt;` for `<`, mentions as `<@U1|alice>`, links as
+ * `<https://…|label>`. A reason is shown back later (escaped again), so it is kept as the words people
+ * typed: mentions become `@name`, and nothing in it can ping a channel.
+ */
+export function slackTextToPlain(text: string): string {
+  return text
+    .replace(/<@([A-Z0-9]+)(?:\|([^>]*))?>/g, (_m, id: string, name?: string) => `@${name || id}`)
+    .replace(/<!subteam\^([A-Z0-9]+)(?:\|@?([^>]*))?>/g, (_m, id: string, name?: string) => `@${name || id}`)
+    .replace(/<#([A-Z0-9]+)(?:\|([^>]*))?>/g, (_m, id: string, name?: string) => `#${name || id}`)
+    .replace(
+      /<!([a-z]+)(?:\^[^|>]*)?(?:\|([^>]*))?>/g,
+      (_m, word: string, label?: string) => label || `@${word}`,
+    )
+    .replace(/<((?:https?|mailto):[^|>]*)(?:\|([^>]*))?>/g, (_m, url: string, label?: string) => label || url)
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&amp;', '&');
+}

@@ -1,0 +1,529 @@
+/**
+ * What queue commands and buttons do, independent of Slack: read the queue, decide from its CURRENT state,
+ * change it through Trunk, and leave an audit entry for every change, no-op, failure and refusal.
+ * Results are plain data; errors from Trunk are returned (as `failed`) for the caller to render.
+ */
+
+import type { AuditOutcome, Operator, Store } from '../store/types.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import { TrunkInvalidRequestError } from '../trunk/errors.ts';
+import {
+  DIRECT_MERGE_MODES,
+  MERGE_METHODS,
+  OPTIMIZATION_MODES,
+  QUEUE_BOOL_SETTINGS,
+  QUEUE_INT_MAX,
+  QUEUE_INT_MIN,
+  QUEUE_INT_SETTINGS,
+  QUEUE_MODES,
+  type Queue,
+  type QueueState,
+  type SettableQueueState,
+  type SubmittedPullRequest,
+  type TestRun,
+  type UpdateQueueRequest,
+} from '../trunk/types.ts';
+import type { Principal } from './commands.ts';
+import type { Directory } from './permissions.ts';
+import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from './target.ts';
+
+export interface QueueContext {
+  trunk: TrunkApi;
+  store: Store;
+  workspaceId: string;
+  /** The Slack user acting. */
+  userId: string;
+  now: () => number;
+}
+
+export type QueueAction = 'pause' | 'drain' | 'resume' | 'concurrency' | 'settings';
+
+export type ChangeResult =
+  | {
+      outcome: 'ok';
+      action: QueueAction;
+      target: string;
+      before: Queue;
+      after: Queue;
+      /** `after` with the PR list read just before the change (updateQueue answers without it): for redrawing. */
+      view: Queue;
+    }
+  | { outcome: 'noop'; action: QueueAction; target: string; before?: Queue; reason: string }
+  | { outcome: 'failed'; action: QueueAction; target: string; before?: Queue; error: unknown };
+
+/** Every updateQueue field but the address and state. */
+export type SettingsChanges = Omit<UpdateQueueRequest, 'repo' | 'targetBranch' | 'state'>;
+
+export interface ChangeStateOptions {
+  reason?: string;
+  /** The state the clicked message showed; given for buttons, absent for typed commands. */
+  expected?: QueueState;
+  /** Identifies one rendered button (message version + action): repeated clicks of it count once. */
+  clickKey?: string;
+}
+
+export const ACTION_FOR_STATE = {
+  paused: 'pause',
+  draining: 'drain',
+  running: 'resume',
+} as const satisfies Record<SettableQueueState, QueueAction>;
+
+/** From which current states a button's intent still makes sense. */
+const BUTTON_FITS: Record<SettableQueueState, readonly string[]> = {
+  running: ['paused', 'draining'],
+  paused: ['running', 'draining'],
+  draining: ['running'],
+};
+
+const CLICK_TTL_MS = 30_000;
+
+export function address(ref: QueueRef): { repo: RepoRef; targetBranch: string } {
+  return {
+    repo: { host: ref.repo.host, owner: ref.repo.owner, name: ref.repo.name },
+    targetBranch: ref.branch,
+  };
+}
+
+export async function readQueue(ctx: Pick<QueueContext, 'trunk'>, ref: QueueRef): Promise<Queue> {
+  return ctx.trunk.getQueue(address(ref));
+}
+
+export async function readPullRequest(
+  ctx: Pick<QueueContext, 'trunk'>,
+  ref: QueueRef,
+  prNumber: number,
+): Promise<SubmittedPullRequest> {
+  return ctx.trunk.getSubmittedPullRequest({ ...address(ref), pr: { number: prNumber } });
+}
+
+export async function readTestRun(
+  ctx: Pick<QueueContext, 'trunk'>,
+  ref: QueueRef,
+  testRunId: string,
+): Promise<TestRun> {
+  return ctx.trunk.getMergeQueueTestingDetails({ ...address(ref), testRunId });
+}
+
+export async function changeState(
+  ctx: QueueContext,
+  ref: QueueRef,
+  desired: SettableQueueState,
+  opts: ChangeStateOptions = {},
+): Promise<ChangeResult> {
+  const action = ACTION_FOR_STATE[desired];
+  const target = formatQueueRef(ref);
+  const via = opts.expected === undefined ? 'command' : 'button';
+  const base: Record<string, unknown> = { via, desired };
+  if (opts.reason) base.reason = opts.reason;
+  if (opts.expected !== undefined) base.expected = opts.expected;
+
+  if (opts.clickKey && !(await claimClick(ctx, opts.clickKey))) {
+    return noop(ctx, action, target, undefined, 'That click was already handled.', base);
+  }
+  let before: Queue;
+  try {
+    before = await readQueue(ctx, ref);
+  } catch (error) {
+    return failed(ctx, action, target, undefined, error, base);
+  }
+  const current = String(before.state).toLowerCase();
+  if (current === desired) return noop(ctx, action, target, before, `${target} is already ${desired}.`, base);
+  if (opts.expected !== undefined) {
+    const shown = String(opts.expected).toLowerCase();
+    if (!BUTTON_FITS[desired].includes(current)) {
+      const since = shown === current ? '' : ` (this message showed it ${shown})`;
+      return noop(
+        ctx,
+        action,
+        target,
+        before,
+        `${target} is ${current.replaceAll('_', ' ')} now${since}, so ${verbing(desired)} it was not done. The message now shows the current state.`,
+        base,
+      );
+    }
+  }
+  const req: UpdateQueueRequest = { ...address(ref), state: desired };
+  try {
+    const after = await ctx.trunk.updateQueue(req);
+    await audit(ctx, action, target, 'ok', { ...base, before: before.state, after: after.state });
+    return { outcome: 'ok', action, target, before, after, view: withPrs(after, before) };
+  } catch (error) {
+    return failed(ctx, action, target, before, error, base);
+  }
+}
+
+function verbing(s: SettableQueueState): string {
+  return s === 'paused' ? 'pausing' : s === 'draining' ? 'draining' : 'resuming';
+}
+
+export interface SetConcurrencyOptions {
+  /** The concurrency the clicked message showed; a + or − click acts only if it is still current. */
+  expectedCurrent?: number;
+  clickKey?: string;
+}
+
+export async function setConcurrency(
+  ctx: QueueContext,
+  ref: QueueRef,
+  n: number,
+  opts: SetConcurrencyOptions = {},
+): Promise<ChangeResult> {
+  const target = formatQueueRef(ref);
+  const base: Record<string, unknown> = {
+    via: opts.expectedCurrent === undefined ? 'command' : 'button',
+    desired: n,
+  };
+  const invalid = intError('concurrency', n);
+  if (invalid) return failed(ctx, 'concurrency', target, undefined, invalid, base);
+  if (opts.clickKey && !(await claimClick(ctx, opts.clickKey)))
+    return noop(ctx, 'concurrency', target, undefined, 'That click was already handled.', base);
+  let before: Queue;
+  try {
+    before = await readQueue(ctx, ref);
+  } catch (error) {
+    return failed(ctx, 'concurrency', target, undefined, error, base);
+  }
+  if (opts.expectedCurrent !== undefined && before.concurrency !== opts.expectedCurrent)
+    return noop(
+      ctx,
+      'concurrency',
+      target,
+      before,
+      `Concurrency of ${target} is ${before.concurrency} now (this message showed ${opts.expectedCurrent}), so it was left as it is.`,
+      base,
+    );
+  if (before.concurrency === n)
+    return noop(ctx, 'concurrency', target, before, `Concurrency of ${target} is already ${n}.`, base);
+  try {
+    const after = await ctx.trunk.updateQueue({ ...address(ref), concurrency: n });
+    await audit(ctx, 'concurrency', target, 'ok', {
+      ...base,
+      before: before.concurrency,
+      after: after.concurrency,
+    });
+    return { outcome: 'ok', action: 'concurrency', target, before, after, view: withPrs(after, before) };
+  } catch (error) {
+    return failed(ctx, 'concurrency', target, before, error, base);
+  }
+}
+
+/** Checks a changes object against the contract; the first problem, as a local (never sent) error. */
+export function validateSettings(changes: SettingsChanges): TrunkInvalidRequestError | undefined {
+  for (const key of QUEUE_INT_SETTINGS) {
+    const v = changes[key];
+    if (v !== undefined) {
+      const e = intError(key, v);
+      if (e) return e;
+    }
+  }
+  for (const key of QUEUE_BOOL_SETTINGS) {
+    const v = changes[key];
+    if (v !== undefined && typeof v !== 'boolean') return local(key, 'must be on or off');
+  }
+  const enums: Array<[keyof SettingsChanges, readonly string[]]> = [
+    ['mode', QUEUE_MODES],
+    ['directMergeMode', DIRECT_MERGE_MODES],
+    ['optimizationMode', OPTIMIZATION_MODES],
+    ['mergeMethod', MERGE_METHODS],
+  ];
+  for (const [key, allowed] of enums) {
+    const v = changes[key];
+    if (v !== undefined && !allowed.includes(v as string))
+      return local(key, `must be one of ${allowed.join(', ')}`);
+  }
+  if (changes.requiredStatuses !== undefined) {
+    const list = changes.requiredStatuses;
+    if (!Array.isArray(list) || list.some((s) => typeof s !== 'string' || s.trim() === '' || s.length > 255))
+      return local('requiredStatuses', 'must be a list of status names, each 1–255 characters');
+    if (list.length > 100) return local('requiredStatuses', 'may list at most 100 statuses');
+  }
+  if (changes.deleteRequiredStatuses !== undefined && typeof changes.deleteRequiredStatuses !== 'boolean')
+    return local('deleteRequiredStatuses', 'must be true or false');
+  if (changes.deleteRequiredStatuses === true && changes.requiredStatuses !== undefined)
+    return local('requiredStatuses', 'cannot be set while also removing the manual list');
+  return undefined;
+}
+
+/** Drops the fields that already have the wanted value, so only real changes are sent. */
+export function diffSettings(current: Queue, changes: SettingsChanges): SettingsChanges {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(changes) as Array<[keyof SettingsChanges, unknown]>) {
+    if (value === undefined) continue;
+    if (key === 'requiredStatuses') {
+      const cur = current.requiredStatuses ?? [];
+      const next = value as string[];
+      if (cur.length === next.length && cur.every((s, i) => s === next[i])) continue;
+    } else if (key === 'deleteRequiredStatuses') {
+      if (value !== true || (current.requiredStatuses ?? []).length === 0) continue;
+    } else if (
+      key in current &&
+      String((current as unknown as Record<string, unknown>)[key]).toLowerCase() === String(value)
+    ) {
+      continue;
+    }
+    out[key] = value;
+  }
+  return out as SettingsChanges;
+}
+
+export async function updateSettings(
+  ctx: QueueContext,
+  ref: QueueRef,
+  changes: SettingsChanges,
+): Promise<ChangeResult> {
+  const target = formatQueueRef(ref);
+  const invalid = validateSettings(changes);
+  if (invalid) return failed(ctx, 'settings', target, undefined, invalid, { requested: changes });
+  let before: Queue;
+  try {
+    before = await readQueue(ctx, ref);
+  } catch (error) {
+    return failed(ctx, 'settings', target, undefined, error, { requested: changes });
+  }
+  const send = diffSettings(before, changes);
+  if (Object.keys(send).length === 0)
+    return noop(
+      ctx,
+      'settings',
+      target,
+      before,
+      `Nothing to change: ${target} already has those settings.`,
+      {},
+    );
+  try {
+    const after = await ctx.trunk.updateQueue({ ...address(ref), ...send });
+    const was: Record<string, unknown> = {};
+    const now: Record<string, unknown> = {};
+    for (const key of Object.keys(send)) {
+      const k = key === 'deleteRequiredStatuses' ? 'requiredStatuses' : key;
+      was[k] = (before as unknown as Record<string, unknown>)[k];
+      now[k] = (after as unknown as Record<string, unknown>)[k];
+    }
+    await audit(ctx, 'settings', target, 'ok', { changes: send, before: was, after: now });
+    return { outcome: 'ok', action: 'settings', target, before, after, view: withPrs(after, before) };
+  } catch (error) {
+    return failed(ctx, 'settings', target, before, error, { changes: send });
+  }
+}
+
+/** Audits a refused change (the caller shows the refusal). Nothing else happens. */
+export async function recordRefusal(
+  ctx: Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now'>,
+  action: string,
+  target: string,
+  because: string,
+): Promise<void> {
+  await ctx.store.appendAudit({
+    workspaceId: ctx.workspaceId,
+    userId: ctx.userId,
+    action,
+    target,
+    outcome: 'refused',
+    detail: { because },
+    at: ctx.now(),
+  });
+}
+
+// ---- configuration --------------------------------------------------------------------------------------
+
+export type ConfigContext = Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now'>;
+
+export interface ConfigView {
+  channelDefault?: TargetSpec;
+  workspaceDefault?: TargetSpec;
+  operators: Operator[];
+  installerUserId?: string;
+  hasTrunkCredentials: boolean;
+  trunkOrgSlug?: string;
+}
+
+export async function readConfig(ctx: ConfigContext, channelId: string | undefined): Promise<ConfigView> {
+  const [ws, channelDefault, operators] = await Promise.all([
+    ctx.store.getWorkspace(ctx.workspaceId),
+    channelId ? ctx.store.getChannelDefault(ctx.workspaceId, channelId) : Promise.resolve(undefined),
+    ctx.store.listOperators(ctx.workspaceId),
+  ]);
+  const view: ConfigView = { operators, hasTrunkCredentials: ws?.hasTrunkCredentials ?? false };
+  if (channelDefault) view.channelDefault = channelDefault;
+  if (ws?.defaultTarget) view.workspaceDefault = ws.defaultTarget;
+  if (ws?.installerUserId) view.installerUserId = ws.installerUserId;
+  if (ws?.trunkOrgSlug) view.trunkOrgSlug = ws.trunkOrgSlug;
+  return view;
+}
+
+export async function setChannelDefault(
+  ctx: ConfigContext,
+  channelId: string,
+  target: TargetSpec | null,
+): Promise<void> {
+  await ctx.store.setChannelDefault(ctx.workspaceId, channelId, target ?? undefined, ctx.userId);
+  await audit(ctx, 'config.channel', '', 'ok', { channelId, target: target ?? null });
+}
+
+export async function setWorkspaceDefault(ctx: ConfigContext, target: TargetSpec | null): Promise<void> {
+  await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, target ?? undefined, ctx.userId);
+  await audit(ctx, 'config.workspace', '', 'ok', { target: target ?? null });
+}
+
+export interface OperatorsChange {
+  /** Principals that changed (added or removed). */
+  changed: Array<{ kind: Operator['kind']; id: string }>;
+  /** Already present (add) or not present (remove). */
+  unchanged: Array<{ kind: Operator['kind']; id: string }>;
+  /** Bare `@names` that could not be resolved to a user or group. */
+  unresolved: string[];
+}
+
+export async function changeOperators(
+  ctx: ConfigContext,
+  op: 'add' | 'remove',
+  principals: Principal[],
+  directory?: Pick<Directory, 'findByName'>,
+): Promise<OperatorsChange> {
+  const result: OperatorsChange = { changed: [], unchanged: [], unresolved: [] };
+  for (const p of principals) {
+    let who: { kind: Operator['kind']; id: string } | undefined;
+    if (p.kind === 'name') {
+      who = directory?.findByName ? await directory.findByName(p.name) : undefined;
+      if (!who) {
+        result.unresolved.push(p.name);
+        continue;
+      }
+    } else {
+      who = { kind: p.kind, id: p.id };
+    }
+    const did =
+      op === 'add'
+        ? await ctx.store.addOperator(ctx.workspaceId, { kind: who.kind, id: who.id, addedBy: ctx.userId })
+        : await ctx.store.removeOperator(ctx.workspaceId, who.kind, who.id);
+    (did ? result.changed : result.unchanged).push(who);
+  }
+  await audit(ctx, `config.operators.${op}`, '', result.changed.length > 0 ? 'ok' : 'noop', {
+    changed: result.changed,
+    unchanged: result.unchanged,
+    unresolved: result.unresolved,
+  });
+  return result;
+}
+
+export interface ConnectInput {
+  token: string;
+  orgSlug: string;
+  defaultTarget?: TargetSpec;
+}
+
+export type ConnectResult = { ok: true } | { ok: false; error: unknown; field: 'token' | 'defaultRepo' };
+
+/**
+ * Stores this workspace's Trunk token and org slug. With a default repository and `verifyWith`, the token is
+ * first tried against that queue, so a wrong token is caught in the form rather than at the next command.
+ */
+export async function connectTrunk(
+  ctx: ConfigContext,
+  input: ConnectInput,
+  verifyWith?: (token: string) => TrunkApi,
+): Promise<ConnectResult> {
+  const repo = input.defaultTarget?.repo;
+  if (repo && verifyWith) {
+    try {
+      await verifyWith(input.token).getQueue({ repo, targetBranch: input.defaultTarget?.branch ?? 'main' });
+    } catch (error) {
+      const kind = (error as { kind?: string }).kind;
+      // A queue that does not exist yet still proves the token works; only auth failures block saving.
+      if (kind === 'auth') {
+        await audit(ctx, 'connect', '', 'failed', { orgSlug: input.orgSlug, error: 'auth' });
+        return { ok: false, error, field: 'token' };
+      }
+    }
+  }
+  await ctx.store.setTrunkCredentials(
+    ctx.workspaceId,
+    { token: input.token, orgSlug: input.orgSlug },
+    ctx.userId,
+  );
+  if (input.defaultTarget)
+    await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, input.defaultTarget, ctx.userId);
+  await audit(ctx, 'connect', '', 'ok', {
+    orgSlug: input.orgSlug,
+    defaultTarget: input.defaultTarget ?? null,
+  });
+  return { ok: true };
+}
+
+// ---- helpers ------------------------------------------------------------------------------------------
+
+function withPrs(after: Queue, before: Queue): Queue {
+  if (after.enqueuedPullRequests !== undefined || before.enqueuedPullRequests === undefined) return after;
+  return { ...after, enqueuedPullRequests: before.enqueuedPullRequests };
+}
+
+function local(field: string, rule: string): TrunkInvalidRequestError {
+  return new TrunkInvalidRequestError(`${field} ${rule}`, {
+    operation: 'updateQueue',
+    field,
+    rule,
+    local: true,
+  });
+}
+
+function intError(field: string, v: unknown): TrunkInvalidRequestError | undefined {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < QUEUE_INT_MIN || v > QUEUE_INT_MAX)
+    return local(field, `must be a whole number from ${QUEUE_INT_MIN} to ${QUEUE_INT_MAX}`);
+  return undefined;
+}
+
+async function claimClick(ctx: QueueContext, clickKey: string): Promise<boolean> {
+  return ctx.store.claimOnce(`click:${ctx.workspaceId}:${clickKey}`, CLICK_TTL_MS);
+}
+
+async function audit(
+  ctx: ConfigContext,
+  action: string,
+  target: string,
+  outcome: AuditOutcome,
+  detail: Record<string, unknown>,
+): Promise<void> {
+  await ctx.store.appendAudit({
+    workspaceId: ctx.workspaceId,
+    userId: ctx.userId,
+    action,
+    target,
+    outcome,
+    detail,
+    at: ctx.now(),
+  });
+}
+
+async function noop(
+  ctx: QueueContext,
+  action: QueueAction,
+  target: string,
+  before: Queue | undefined,
+  reason: string,
+  detail: Record<string, unknown>,
+): Promise<ChangeResult> {
+  await audit(ctx, action, target, 'noop', { ...detail, why: reason, current: before?.state });
+  const r: ChangeResult = { outcome: 'noop', action, target, reason };
+  if (before) r.before = before;
+  return r;
+}
+
+async function failed(
+  ctx: QueueContext,
+  action: QueueAction,
+  target: string,
+  before: Queue | undefined,
+  error: unknown,
+  detail: Record<string, unknown>,
+): Promise<ChangeResult> {
+  const e = error as { kind?: string; userMessage?: string; status?: number };
+  await audit(ctx, action, target, 'failed', {
+    ...detail,
+    error: e?.kind ?? 'internal',
+    message: typeof e?.userMessage === 'string' ? e.userMessage : 'unexpected error',
+    ...(typeof e?.status === 'number' ? { status: e.status } : {}),
+  });
+  const r: ChangeResult = { outcome: 'failed', action, target, error };
+  if (before) r.before = before;
+  return r;
+}

@@ -1,0 +1,99 @@
+/**
+ * The connect modal (Trunk API token, org slug, optional default repository) and its parser. The token field
+ * is never prefilled and never echoed back: a stored token cannot be read out through Slack.
+ */
+import type { KnownBlock, ModalView } from '@slack/types';
+import type { ConnectInput } from '../../queue/service.ts';
+import { formatTargetSpec, parseTarget, type TargetSpec } from '../../queue/target.ts';
+import { escTrim } from './format.ts';
+import { CALLBACKS } from './ids.ts';
+import { context, plain } from './kit.ts';
+import { INPUT_ACTION, type SubmissionValues } from './settings.ts';
+
+export const CONNECT_BLOCKS = { token: 'token', orgSlug: 'orgSlug', defaultRepo: 'defaultRepo' } as const;
+
+export function buildConnectModal(
+  current: { orgSlug?: string; defaultTarget?: TargetSpec; hasToken?: boolean } = {},
+): ModalView {
+  const slug: KnownBlock = {
+    type: 'input',
+    block_id: CONNECT_BLOCKS.orgSlug,
+    label: plain('Organization slug', 100),
+    hint: plain('Trunk → Settings → Organization: the slug in your Trunk URLs.', 200),
+    element: {
+      type: 'plain_text_input',
+      action_id: INPUT_ACTION,
+      max_length: 200,
+      ...(current.orgSlug ? { initial_value: current.orgSlug } : {}),
+    },
+  };
+  const repo: KnownBlock = {
+    type: 'input',
+    block_id: CONNECT_BLOCKS.defaultRepo,
+    label: plain('Default queue (optional)', 100),
+    hint: plain(
+      'owner/repo or owner/repo:branch, used when a command names none. The token is checked against it.',
+      200,
+    ),
+    optional: true,
+    element: {
+      type: 'plain_text_input',
+      action_id: INPUT_ACTION,
+      max_length: 400,
+      placeholder: plain('acme/web:main', 150),
+      ...(current.defaultTarget?.repo ? { initial_value: formatTargetSpec(current.defaultTarget) } : {}),
+    },
+  };
+  return {
+    type: 'modal',
+    callback_id: CALLBACKS.connect,
+    title: plain('Connect Trunk', 24),
+    submit: plain('Save', 24),
+    close: plain('Cancel', 24),
+    blocks: [
+      context(
+        current.hasToken
+          ? 'A token is stored already; saving replaces it. It is kept encrypted and never shown again.'
+          : 'The token is kept encrypted and never shown again.',
+      ),
+      {
+        type: 'input',
+        block_id: CONNECT_BLOCKS.token,
+        label: plain('Trunk API token', 100),
+        hint: plain('Trunk → Settings → Organization → API token.', 200),
+        element: { type: 'plain_text_input', action_id: INPUT_ACTION, min_length: 8, max_length: 500 },
+      },
+      slug,
+      repo,
+    ],
+  };
+}
+
+export type ConnectSubmission =
+  | { ok: true; input: ConnectInput }
+  | { ok: false; errors: Record<string, string> };
+
+export function parseConnectSubmission(values: SubmissionValues): ConnectSubmission {
+  const get = (b: string) => values?.[b]?.[INPUT_ACTION]?.value?.trim() ?? '';
+  const errors: Record<string, string> = {};
+  const token = get(CONNECT_BLOCKS.token);
+  const orgSlug = get(CONNECT_BLOCKS.orgSlug);
+  const repoText = get(CONNECT_BLOCKS.defaultRepo);
+  if (!token) errors[CONNECT_BLOCKS.token] = 'Paste the API token from Trunk.';
+  else if (token.length < 8 || token.length > 500 || /\s/.test(token))
+    errors[CONNECT_BLOCKS.token] = 'That does not look like a Trunk API token (no spaces, 8–500 characters).';
+  if (!/^[A-Za-z0-9_.-]{1,200}$/.test(orgSlug))
+    errors[CONNECT_BLOCKS.orgSlug] = 'Enter the organization slug: letters, digits, "-", "_" and "." only.';
+  let defaultTarget: TargetSpec | undefined;
+  if (repoText) {
+    const t = parseTarget(repoText);
+    if (!t.ok) errors[CONNECT_BLOCKS.defaultRepo] = escTrim(t.error, 300);
+    else if (!t.value.repo)
+      errors[CONNECT_BLOCKS.defaultRepo] = 'Name a repository, like acme/web or acme/web:main.';
+    else defaultTarget = t.value;
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const input: ConnectInput = { token, orgSlug };
+  if (defaultTarget) input.defaultTarget = defaultTarget;
+  return { ok: true, input };
+}

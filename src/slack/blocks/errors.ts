@@ -1,0 +1,72 @@
+/**
+ * Ephemeral replies for everything that went wrong: a usage error, a refusal, a missing default target, a
+ * Trunk failure. Each says what happened and what to try; none contains a stack trace or a secret.
+ */
+import { isTrunkError } from '../../trunk/errors.ts';
+import type { SlackReply } from '../reply.ts';
+import { escTrim } from './format.ts';
+import { context, section } from './kit.ts';
+
+function reply(what: string, hint: string): SlackReply {
+  return {
+    text: escTrim(`${what} ${hint}`, 3000),
+    blocks: [section(`:warning: ${escTrim(what, 1500)}`), context(escTrim(hint, 1500))],
+    response_type: 'ephemeral',
+  };
+}
+
+/** For any thrown value. Trunk errors carry their own sentence and hint; anything else is generic. */
+export function renderError(err: unknown): SlackReply {
+  if (isTrunkError(err)) return reply(err.userMessage, err.hint);
+  return reply(
+    'Something went wrong on our side and nothing was changed.',
+    'Try again in a minute; if it persists, tell whoever runs this app (the log has details).',
+  );
+}
+
+export function renderUsageError(error: string, usage: string): SlackReply {
+  return {
+    text: escTrim(`${error} Usage: ${usage}`, 3000),
+    blocks: [
+      section(`:warning: ${escTrim(error, 2000)}`),
+      section(`Type it as:\n\`${escTrim(usage.replaceAll('`', "'"), 900)}\``),
+    ],
+    response_type: 'ephemeral',
+  };
+}
+
+export function renderRefusal(actionWords: string, because: string): SlackReply {
+  return reply(
+    `You can't ${actionWords}: ${because}.`,
+    'Ask a workspace admin to add you with `/mergequeue config operators add @you`. Nothing was changed.',
+  );
+}
+
+export function renderNoTarget(): SlackReply {
+  return reply(
+    'Which queue? No repository was given and none is set as a default here.',
+    'Name one, e.g. `/mergequeue status acme/web:main`, or set a default with `/mergequeue config channel acme/web:main`.',
+  );
+}
+
+export function renderNotConnected(): SlackReply {
+  return reply(
+    'This workspace is not connected to Trunk yet.',
+    'An operator can connect it with `/mergequeue connect` (you need a Trunk API token and the org slug).',
+  );
+}
+
+/** Flaky-test listings need the org slug, which comes with `connect` (or TRUNK_ORG_SLUG). */
+export function renderNoOrgSlug(): SlackReply {
+  return reply(
+    'The Trunk organization slug is not known for this workspace.',
+    'Store it with `/mergequeue connect` (Trunk → Settings → Organization → slug).',
+  );
+}
+
+export function renderInvalidButton(): SlackReply {
+  return reply(
+    'That button is no longer valid for this workspace, so nothing was changed.',
+    'Post a fresh status with `/mergequeue status`.',
+  );
+}

@@ -1,0 +1,102 @@
+/** `/mergequeue help [topic]`: every command with an example, or one command in more detail. */
+import { COMMAND_NAMES, type CommandName, USAGE } from '../../queue/commands.ts';
+import type { SlackReply } from '../reply.ts';
+import { escTrim } from './format.ts';
+import { context, header, section } from './kit.ts';
+
+const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
+  help: { what: 'This help, or help on one command.', examples: ['/mergequeue help pause'] },
+  status: {
+    what: "The queue's state and settings, the PRs waiting, and buttons to pause, drain, resume or change concurrency.",
+    examples: ['/mergequeue status', '/mergequeue status acme/web:main'],
+  },
+  pause: {
+    what: 'Stops the queue: nothing is tested or merged until it is resumed. The reason is announced in the channel.',
+    examples: ['/mergequeue pause main is broken, fixing', '/mergequeue pause acme/web:release flaky infra'],
+  },
+  drain: {
+    what: 'Lets PRs already testing finish, and starts no new ones.',
+    examples: ['/mergequeue drain before the release cut'],
+  },
+  resume: {
+    what: 'Runs the queue again after a pause or drain.',
+    examples: ['/mergequeue resume', '/mergequeue resume :main fixed'],
+  },
+  concurrency: {
+    what: 'How many PRs (or batches) the queue tests at once.',
+    examples: ['/mergequeue concurrency 4', '/mergequeue concurrency 2 acme/web:main'],
+  },
+  settings: {
+    what: 'A form for every other queue setting: mode, batching, timeouts, merge method, required statuses…',
+    examples: ['/mergequeue settings acme/web:main'],
+  },
+  pr: {
+    what: "One PR's place in the queue, and in plain words why it is or is not testing.",
+    examples: ['/mergequeue pr 1234', '/mergequeue pr #1234 acme/web:main'],
+  },
+  run: {
+    what: 'One test run: status, required checks with links, PRs tested and impacted targets.',
+    examples: ['/mergequeue run 5d1c7e0a-…'],
+  },
+  flaky: {
+    what: 'Tests that failed in the last 24 hours, worst first.',
+    examples: ['/mergequeue flaky acme/web'],
+  },
+  quarantined: { what: 'Tests quarantined now.', examples: ['/mergequeue quarantined acme/web'] },
+  digest: {
+    what: 'A daily digest of failing or quarantined tests in this channel, at a time and timezone you choose.',
+    examples: [
+      '/mergequeue digest add failing acme/web 09:30 Europe/Berlin weekdays',
+      '/mergequeue digest list',
+    ],
+  },
+  connect: {
+    what: "Stores this workspace's Trunk API token and organization slug (operators only).",
+    examples: ['/mergequeue connect'],
+  },
+  config: {
+    what: 'Default queue for this channel or the workspace, and who may change queues (operators).',
+    examples: [
+      '/mergequeue config channel acme/web:main',
+      '/mergequeue config operators add @alice @release-team',
+      '/mergequeue config operators list',
+    ],
+  },
+};
+
+export function renderHelp(topic?: string): SlackReply {
+  const t = topic?.toLowerCase();
+  if (t && (COMMAND_NAMES as string[]).includes(t)) {
+    const name = t as CommandName;
+    const a = ABOUT[name];
+    return {
+      text: `/mergequeue ${name}: ${a.what}`,
+      blocks: [
+        header(`/mergequeue ${name}`),
+        section(escTrim(a.what, 1000)),
+        section(`*Usage*\n\`${escTrim(USAGE[name], 900)}\``),
+        section(`*Examples*\n${a.examples.map((e) => `\`${escTrim(e, 300)}\``).join('\n')}`),
+      ],
+      response_type: 'ephemeral',
+    };
+  }
+  const lines = COMMAND_NAMES.map((n) => `\`${escTrim(USAGE[n], 400)}\`\n${escTrim(ABOUT[n].what, 300)}`);
+  const half = Math.ceil(lines.length / 2);
+  return {
+    text:
+      'mergequeue: control the Trunk merge queue and watch flaky tests from Slack. Commands: ' +
+      COMMAND_NAMES.join(', '),
+    blocks: [
+      header('mergequeue for Slack'),
+      section(
+        'Control the Trunk merge queue and watch flaky tests from Slack. A target is `owner/repo`, `owner/repo:branch`, `host/owner/repo:branch` or `:branch`; left out, the channel default, then the workspace default, is used.',
+      ),
+      section(lines.slice(0, half).join('\n')),
+      section(lines.slice(half).join('\n')),
+      context(
+        'Anyone can read. Pausing, draining, resuming, concurrency, settings and config need an operator. `/mergequeue help <command>` for examples.',
+      ),
+    ],
+    response_type: 'ephemeral',
+  };
+}

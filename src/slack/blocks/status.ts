@@ -1,0 +1,215 @@
+/**
+ * The live queue-status message: settings, enqueued PRs and the control buttons. The same function renders
+ * the first post and every in-place update, so what a button carries always matches what the message shows.
+ */
+import type { ActionsBlockElement, KnownBlock } from '@slack/types';
+import type { QueueRef } from '../../queue/target.ts';
+import { type EnqueuedPullRequest, PRIORITIES, QUEUE_INT_MAX, type Queue } from '../../trunk/types.ts';
+import type { SlackReply } from '../reply.ts';
+import {
+  code,
+  esc,
+  escTrim,
+  link,
+  mention,
+  parseTime,
+  prUrl,
+  queueLabel,
+  slackDate,
+  trunkQueueUrl,
+} from './format.ts';
+import { ACTIONS, encodeButtonValue } from './ids.ts';
+import { actions, button, context, divider, fields, header, section, sectionsOfLines } from './kit.ts';
+
+/** The "who did what" line shown under the status after a click. */
+export interface LastAction {
+  userId: string;
+  /** Past tense, e.g. `paused`, `set concurrency to 3 on`, `refreshed`. */
+  verb: string;
+  at: number;
+  reason?: string;
+  /** A note for outcomes that changed nothing, e.g. "already paused". */
+  note?: string;
+}
+
+export interface StatusInput {
+  ref: QueueRef;
+  queue: Queue;
+  /** Epoch ms; carried in button values so one rendering's buttons count once. */
+  renderedAt: number;
+  appUrl?: string;
+  orgSlug?: string;
+  lastAction?: LastAction;
+  /** PR lines listed before "and N more"; default 15. */
+  maxPrs?: number;
+}
+
+export const STATE_EMOJI: Record<string, string> = {
+  running: ':large_green_circle:',
+  paused: ':double_vertical_bar:',
+  draining: ':hourglass_flowing_sand:',
+  switching_modes: ':arrows_counterclockwise:',
+};
+
+export function stateLabel(state: string): string {
+  const s = String(state).toLowerCase();
+  return `${STATE_EMOJI[s] ?? ':grey_question:'} ${esc(s.replaceAll('_', ' ') || 'unknown')}`;
+}
+
+function onOff(v: unknown): string {
+  return v === true ? 'on' : v === false ? 'off' : esc(String(v));
+}
+
+/** Integer settings may read 0, meaning off. */
+function intOrOff(n: unknown, unit = ''): string {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return 'unknown';
+  return n <= 0 ? 'off' : `${n}${unit}`;
+}
+
+export function priorityLabel(pr: Pick<EnqueuedPullRequest, 'priorityName' | 'priorityValue'>): string {
+  if (pr.priorityName) return esc(pr.priorityName.toLowerCase());
+  const byValue = Object.entries(PRIORITIES).find(([, v]) => v === pr.priorityValue);
+  return byValue ? byValue[0] : `priority ${esc(String(pr.priorityValue))}`;
+}
+
+export function requiredStatusesText(list: readonly string[] | null | undefined, max = 1500): string {
+  const l = list ?? [];
+  if (l.length === 0) return 'from branch protection or the repo config';
+  const shown: string[] = [];
+  let len = 0;
+  for (const s of l) {
+    const c = code(s, 100);
+    if (len + c.length + 2 > max) break;
+    shown.push(c);
+    len += c.length + 2;
+  }
+  const more = l.length - shown.length;
+  return shown.join(', ') + (more > 0 ? ` and ${more} more` : '');
+}
+
+function prLine(ref: QueueRef, pr: EnqueuedPullRequest): string {
+  const n = Number.isFinite(pr.prNumber) ? pr.prNumber : 0;
+  const since = parseTime(pr.stateChangedAt);
+  const parts = [
+    `${link(prUrl(ref.repo, n), `#${n}`)} ${escTrim(pr.prTitle || '(no title)', 100)}`,
+    `by ${escTrim(pr.prAuthor || 'unknown', 60)}`,
+    priorityLabel(pr),
+  ];
+  if (pr.skipTheLine) parts.push('skips the line');
+  if (pr.state) parts.push(esc(String(pr.state).replaceAll('_', ' ')));
+  if (since !== undefined) parts.push(`since ${slackDate(since)}`);
+  return `• ${parts.join(' · ')}`;
+}
+
+export function renderStatus(input: StatusInput): SlackReply {
+  const { ref, queue, renderedAt } = input;
+  const label = queueLabel(ref);
+  const state = String(queue.state ?? 'unknown').toLowerCase();
+  const prs = queue.enqueuedPullRequests ?? [];
+  const prsKnown = queue.enqueuedPullRequests !== undefined;
+  const blocks: KnownBlock[] = [];
+
+  blocks.push(header(`Merge queue ${label}`));
+  const batching = queue.batch
+    ? `on (min ${intOrOff(queue.batchingMinSize)} PRs, waits up to ${intOrOff(queue.batchingMaxWaitTimeMinutes, ' min')})`
+    : 'off';
+  blocks.push(
+    fields([
+      `*State*\n${stateLabel(state)}`,
+      `*Mode*\n${esc(String(queue.mode ?? 'unknown'))}`,
+      `*Concurrency*\n${intOrOff(queue.concurrency)}`,
+      `*Batching*\n${batching}`,
+      `*Optimistic merge*\n${onOff(queue.canOptimisticallyMerge)}`,
+      `*Pending-failure depth*\n${intOrOff(queue.pendingFailureDepth)}`,
+      `*Required statuses*\n${requiredStatusesText(queue.requiredStatuses)}`,
+      `*Merge method*\n${esc(String(queue.mergeMethod ?? 'unknown').replaceAll('_', ' '))}`,
+    ]),
+  );
+
+  if (input.lastAction) {
+    const a = input.lastAction;
+    let line = `${mention(a.userId)} ${esc(a.verb)} this ${slackDate(a.at)}`;
+    if (a.reason) line += ` — ${escTrim(a.reason, 500)}`;
+    if (a.note) line += ` (${escTrim(a.note, 500)})`;
+    blocks.push(context(line));
+  }
+
+  blocks.push(divider());
+  if (!prsKnown) {
+    blocks.push(
+      section('*Enqueued PRs:* not included in this answer from Trunk; press Refresh to list them.'),
+    );
+  } else if (prs.length === 0) {
+    blocks.push(section('*Enqueued PRs:* none'));
+  } else {
+    const max = Math.max(1, input.maxPrs ?? 15);
+    const hidden = prs.length - Math.min(prs.length, max);
+    const extra = hidden > 0 ? 1 : 0;
+    const lines = [
+      `*Enqueued PRs (${prs.length})*`,
+      ...prs.slice(0, max).map((p) => prLine(ref, p)),
+      ...(hidden > 0 ? [`_…and ${hidden} more_`] : []),
+    ];
+    // At most 6 sections of PRs: with the other blocks the message stays well under 50 blocks.
+    const prBlocks = sectionsOfLines(lines, 6, (n) => `_…and ${n - extra + hidden} more_`);
+    blocks.push(...prBlocks);
+  }
+
+  blocks.push(actions(statusButtons(input, state)));
+  blocks.push(
+    context(
+      `Updated ${slackDate(renderedAt)} · ${link(trunkQueueUrl(input.appUrl, input.orgSlug, ref), 'Trunk')}`,
+    ),
+  );
+
+  // Fallback text is read as mrkdwn in notifications: escape what Trunk sent.
+  const text = esc(
+    `Merge queue ${label}: ${state.replaceAll('_', ' ')}, concurrency ${queue.concurrency}${prsKnown ? `, ${prs.length} PRs enqueued` : ''}`,
+  );
+  return { text, blocks };
+}
+
+function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
+  const { ref, queue, renderedAt } = input;
+  const value = encodeButtonValue({ ref, state, concurrency: queue.concurrency, renderedAt });
+  const label = queueLabel(ref);
+  const out: ActionsBlockElement[] = [];
+  const known = ['running', 'paused', 'draining'].includes(state);
+  if (state !== 'paused')
+    out.push(
+      button('Pause', ACTIONS.pause, {
+        value,
+        style: 'danger',
+        confirm: {
+          title: 'Pause the queue?',
+          text: `No PRs in ${label} will be tested or merged until someone resumes it.`,
+          confirm: 'Pause',
+          style: 'danger',
+        },
+      }),
+    );
+  if (state === 'running' || !known)
+    out.push(
+      button('Drain', ACTIONS.drain, {
+        value,
+        confirm: {
+          title: 'Drain the queue?',
+          text: `PRs already testing in ${label} finish; no new PRs start until someone resumes it.`,
+          confirm: 'Drain',
+        },
+      }),
+    );
+  if (state === 'paused' || state === 'draining' || !known)
+    out.push(button('Resume', ACTIONS.resume, { value, style: 'primary' }));
+  if (queue.concurrency > 1) out.push(button('Concurrency −', ACTIONS.concurrencyDec, { value }));
+  if (queue.concurrency < QUEUE_INT_MAX) out.push(button('Concurrency +', ACTIONS.concurrencyInc, { value }));
+  out.push(button('Refresh', ACTIONS.refresh, { value }));
+  out.push(button('Settings…', ACTIONS.settings, { value }));
+  out.push(
+    button('Open in Trunk', ACTIONS.openTrunk, {
+      url: trunkQueueUrl(input.appUrl, input.orgSlug, ref),
+      value,
+    }),
+  );
+  return out;
+}

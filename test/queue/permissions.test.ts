@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  canOperate,
+  checkOperator,
+  type Directory,
+  type DirectoryUser,
+} from '../../src/queue/permissions.ts';
+import { openStore } from '../../src/store/open.ts';
+import type { Store } from '../../src/store/types.ts';
+
+/** A Directory backed by maps, counting lookups; `down` makes every call fail like an unreachable Slack. */
+function fakeDirectory(users: DirectoryUser[], groups: Record<string, string[]>) {
+  const calls = { users: 0, groups: 0 };
+  let down = false;
+  const dir: Directory = {
+    async getUser(id) {
+      calls.users++;
+      if (down) throw new Error('slack down');
+      return users.find((u) => u.id === id);
+    },
+    async usergroupMembers(id) {
+      calls.groups++;
+      if (down) throw new Error('slack down');
+      return groups[id] ?? [];
+    },
+  };
+  return { dir, calls, setDown: (d: boolean) => (down = d) };
+}
+
+const W = 'T1';
+let store: Store;
+let dirPath: string;
+
+beforeAll(async () => {
+  dirPath = mkdtempSync(join(tmpdir(), 'mq-perm-'));
+  store = await openStore({
+    database: { kind: 'sqlite', path: join(dirPath, 'db.sqlite') },
+    encryptionKeys: [],
+  });
+  await store.setInstaller(W, 'UINSTALL');
+  await store.addOperator(W, { kind: 'user', id: 'UOP', addedBy: 'UINSTALL' });
+  await store.addOperator(W, { kind: 'usergroup', id: 'SREL', addedBy: 'UINSTALL' });
+  await store.addOperator(W, { kind: 'usergroup', id: 'SOTHER', addedBy: 'UINSTALL' });
+});
+afterAll(async () => {
+  await store?.close();
+  rmSync(dirPath, { recursive: true, force: true });
+});
+
+describe('checkOperator', () => {
+  const users: DirectoryUser[] = [
+    { id: 'UADMIN', isAdmin: true, isOwner: false },
+    { id: 'UOWNER', isAdmin: false, isOwner: true },
+    { id: 'UINSTALL', isAdmin: false, isOwner: false },
+    { id: 'UOP', isAdmin: false, isOwner: false },
+    { id: 'UMEMBER', isAdmin: false, isOwner: false },
+    { id: 'UNOBODY', isAdmin: false, isOwner: false },
+  ];
+  const groups = { SREL: ['UX', 'UMEMBER'], SOTHER: ['UY'] };
+
+  it.each([
+    ['UADMIN', true, 'workspace admin'],
+    ['UOWNER', true, 'workspace owner'],
+    ['UINSTALL', true, 'installed the app'],
+    ['UOP', true, 'listed as an operator'],
+    ['UMEMBER', true, 'member of operator group <!subteam^SREL>'],
+    ['UNOBODY', false, 'only workspace admins'],
+  ])('%s → allowed=%s', async (userId, allowed, because) => {
+    const { dir } = fakeDirectory(users, groups);
+    const d = await checkOperator({ directory: dir, store, workspaceId: W, userId });
+    expect(d.allowed).toBe(allowed);
+    expect(d.because).toContain(because);
+  });
+
+  it('operators of one workspace are not operators of another', async () => {
+    const { dir } = fakeDirectory(users, groups);
+    expect((await checkOperator({ directory: dir, store, workspaceId: 'T2', userId: 'UOP' })).allowed).toBe(
+      false,
+    );
+    expect(
+      (await checkOperator({ directory: dir, store, workspaceId: 'T2', userId: 'UINSTALL' })).allowed,
+    ).toBe(false);
+  });
+
+  it('reads each group at most once per cache, and stops at the first match', async () => {
+    const { dir, calls } = fakeDirectory(users, groups);
+    const cache = new Map();
+    await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UNOBODY', cache });
+    expect(calls.groups).toBe(2);
+    await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UNOBODY', cache });
+    expect(calls.groups).toBe(2);
+    // A member of the first group listed is allowed without reading the second.
+    const first = (await store.listOperators(W)).find((o) => o.kind === 'usergroup')!
+      .id as keyof typeof groups;
+    const fresh = fakeDirectory(users, groups);
+    const d = await checkOperator({ directory: fresh.dir, store, workspaceId: W, userId: groups[first][0]! });
+    expect(d.allowed).toBe(true);
+    expect(fresh.calls.groups).toBe(1);
+  });
+
+  it('fails closed when Slack cannot be asked, but stored facts still allow', async () => {
+    const { dir, setDown } = fakeDirectory(users, groups);
+    setDown(true);
+    const admin = await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UADMIN' });
+    expect(admin).toEqual({ allowed: false, because: expect.stringContaining('could not be checked') });
+    expect((await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UOP' })).allowed).toBe(
+      true,
+    );
+    expect((await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UINSTALL' })).allowed).toBe(
+      true,
+    );
+  });
+
+  it('an installer given by the caller counts without a stored one', async () => {
+    const { dir } = fakeDirectory(users, groups);
+    const d = await checkOperator({
+      directory: dir,
+      store,
+      workspaceId: 'T3',
+      userId: 'UNOBODY',
+      installerUserId: 'UNOBODY',
+    });
+    expect(d.allowed).toBe(true);
+  });
+});
+
+describe('canOperate (pure rule)', () => {
+  it('refuses when a listed group could not be read, saying so', () => {
+    const d = canOperate({
+      userId: 'U1',
+      operators: [{ kind: 'usergroup', id: 'S1', addedBy: 'U0', addedAt: 0 }],
+      groupMembers: new Map(),
+      unreadableGroups: ['S1'],
+    });
+    expect(d.allowed).toBe(false);
+    expect(d.because).toContain('could not be checked');
+  });
+});
