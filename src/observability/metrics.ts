@@ -2,7 +2,7 @@
  * Prometheus metrics (prom-client), one registry per app instance so tests can run several apps in one
  * process. Served at GET /metrics.
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -19,6 +19,10 @@ export interface Metrics {
   readonly slackApiErrors: Counter<'method' | 'error'>;
   /** Times we waited because Slack answered 429. */
   readonly slackRateLimitWaits: Counter<'method'>;
+  /** Promise rejections nobody handled (each is a bug; the soak test expects 0). */
+  readonly unhandledRejections: Counter;
+  /** Slack requests whose handling (ack and the work after it) has not finished yet. */
+  readonly inFlight: Gauge;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -68,6 +72,16 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'mergequeue_slack_rate_limit_waits_total',
       help: 'Waits caused by Slack rate limiting (429), by method',
       labelNames: ['method'] as const,
+      registers,
+    }),
+    unhandledRejections: new Counter({
+      name: 'mergequeue_unhandled_rejections_total',
+      help: 'Promise rejections that no code handled',
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: 'mergequeue_requests_in_flight',
+      help: 'Slack requests being handled (including work after the ack)',
       registers,
     }),
   };

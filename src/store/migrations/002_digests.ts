@@ -56,6 +56,7 @@ CREATE TABLE digest_runs (
   PRIMARY KEY (subscription_id, scheduled_at)
 );
 CREATE INDEX digest_runs_lease ON digest_runs (status, lease_until);
+CREATE INDEX digest_runs_scheduled ON digest_runs (scheduled_at);
 `;
 
 export const digestsMigration: Migration = {

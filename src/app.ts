@@ -1,0 +1,319 @@
+/**
+ * Builds the running app: Bolt with the HTTP receiver (POST /slack/events, the OAuth install routes and
+ * the operational routes) or Socket Mode, the store, the per-workspace clients, the listeners and the
+ * digest service. Every Slack call goes to SLACK_API_URL, which is how tests and the sandbox use a fake.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  App,
+  type CustomRoute,
+  HTTPReceiver,
+  type Installation,
+  type InstallationQuery,
+  type InstallationStore,
+  type Receiver,
+  SocketModeReceiver,
+} from '@slack/bolt';
+import type { WebClientOptions } from '@slack/web-api';
+import type { Config } from './config.ts';
+import { createDigestService } from './digest/index.ts';
+import { createHttpRoutes } from './http/routes.ts';
+import {
+  createLifecycle,
+  guardHttpReceiver,
+  type Lifecycle,
+  type ShutdownResult,
+  trackBoltRequests,
+} from './lifecycle.ts';
+import { boltLogger } from './observability/bolt-logger.ts';
+import { requestContextMiddleware } from './observability/bolt-middleware.ts';
+import { createLogger, type Logger } from './observability/log.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
+import type { DigestCommands, SlackDeps } from './slack/deps.ts';
+import { createDirectoryCache } from './slack/directory.ts';
+import { registerListeners } from './slack/listeners/index.ts';
+import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/types.ts';
+
+/** Bot scopes the app asks for at install; keep in step with manifest.yml. */
+export const BOT_SCOPES = ['commands', 'chat:write', 'chat:write.public', 'users:read', 'usergroups:read'];
+
+export const EVENTS_PATH = '/slack/events';
+export const INSTALL_PATH = '/slack/install';
+export const REDIRECT_PATH = '/slack/oauth_redirect';
+
+export interface AppOverrides {
+  logger?: Logger;
+  metrics?: Metrics;
+  /** An open store to use instead of opening config.database (the caller closes it). */
+  store?: Store;
+  /** Listen address; default all interfaces. Tests pass 127.0.0.1. */
+  host?: string;
+  now?: () => number;
+  /**
+   * The sandbox seam: run the real app with credentials generated at run time (a local fake Slack).
+   * Any field given replaces the configuration's and turns sandbox mode into single-workspace mode.
+   */
+  slack?: { signingSecret?: string; botToken?: string; apiUrl?: string };
+  /** Deadline of Trunk calls made for commands and clicks; default 2.5 s. */
+  interactiveDeadlineMs?: number;
+  /** false: no digest service (commands answer that digests are unavailable). */
+  digest?: false;
+  /** More routes served beside /slack/events (the sandbox's pages). */
+  customRoutes?: CustomRoute[];
+  /** Shutdown coordination (src/lifecycle.ts); default: one made from config.shutdownTimeoutMs. */
+  lifecycle?: Lifecycle;
+  replicaId?: string;
+}
+
+export interface RunningApp {
+  readonly config: Config;
+  /** http://host:port once started. */
+  readonly url: string;
+  readonly port: number;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly bolt: App;
+  readonly workspaces: Workspaces;
+  start(): Promise<void>;
+  /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
+  stop(): Promise<ShutdownResult>;
+  /** [production] shutdown state and in-flight work (src/lifecycle.ts). */
+  readonly lifecycle: Lifecycle;
+}
+
+export class SandboxModeError extends Error {
+  constructor() {
+    super('sandbox mode has no Slack credentials: start it with startSandbox, or set the Slack variables');
+    this.name = 'SandboxModeError';
+  }
+}
+
+export async function createApp(baseConfig: Config, overrides: AppOverrides = {}): Promise<RunningApp> {
+  const config = applySlackOverrides(baseConfig, overrides.slack);
+  if (config.slack.mode === 'sandbox') throw new SandboxModeError();
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const metrics = overrides.metrics ?? createMetrics();
+  const now = overrides.now ?? Date.now;
+  const ownStore = !overrides.store;
+  const store = overrides.store ?? (await openStore({ ...storeOptions(config), logger }));
+  const slackLogger = boltLogger(logger, 'bolt');
+  // [production] in-flight tracking and graceful shutdown; /readyz answers 503 once it starts.
+  const lifecycle =
+    overrides.lifecycle ?? createLifecycle({ logger, timeoutMs: config.shutdownTimeoutMs, metrics });
+
+  const clientOptions: WebClientOptions = {
+    slackApiUrl: config.slack.apiUrl,
+    logger: slackLogger,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
+    timeout: 10_000,
+    // [production] counts Slack API errors and 429 waits of every client Bolt makes, and of respond().
+    fetch: instrumentedSlackFetch(metrics),
+  };
+
+  const customRoutes: CustomRoute[] = [
+    ...createHttpRoutes({ metrics, store, lifecycle }),
+    ...(overrides.customRoutes ?? []),
+  ];
+
+  const oauth = config.slack.mode === 'oauth';
+  const installationStore = oauth ? recordingInstaller(store) : undefined;
+  const oauthOptions = oauth
+    ? {
+        clientId: config.slack.clientId!,
+        clientSecret: config.slack.clientSecret!,
+        stateSecret: config.slack.stateSecret!,
+        scopes: BOT_SCOPES,
+        installationStore: installationStore!,
+      }
+    : {};
+  const installerOptions = {
+    installPath: INSTALL_PATH,
+    redirectUriPath: REDIRECT_PATH,
+    // /slack/install goes straight to Slack's consent page (no intermediate "Add to Slack" page).
+    directInstall: true,
+    clientOptions,
+  };
+
+  let receiver: Receiver;
+  let httpReceiver: HTTPReceiver | undefined;
+  let socketReceiver: SocketModeReceiver | undefined;
+  if (config.slack.transport === 'socket') {
+    socketReceiver = new SocketModeReceiver({
+      appToken: config.slack.appToken!,
+      logger: slackLogger,
+      customRoutes,
+      ...oauthOptions,
+      // Socket Mode still serves the install and operational routes over HTTP on PORT.
+      installerOptions: { ...installerOptions, port: config.port },
+    });
+    receiver = socketReceiver;
+  } else {
+    httpReceiver = new HTTPReceiver({
+      signingSecret: config.slack.signingSecret!,
+      endpoints: EVENTS_PATH,
+      // Ack first, work after: the HTTP answer leaves as soon as a listener calls ack().
+      processBeforeResponse: false,
+      customRoutes,
+      logger: slackLogger,
+      ...(oauth ? { ...oauthOptions, installerOptions } : {}),
+    });
+    receiver = httpReceiver;
+    // [production] new Slack requests get 503 while shutting down; every request is tracked until answered.
+    guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
+  }
+
+  const bolt = new App({
+    receiver,
+    logger: slackLogger,
+    clientOptions,
+    // No listener uses Bolt's conversation state; skipping its middleware saves work on every request.
+    convoStore: false,
+    ...(config.slack.mode === 'single' ? { token: config.slack.botToken! } : {}),
+  });
+
+  // [production] each Slack request is in-flight work (shutdown waits for it) with its own request id:
+  // every log line written while handling it carries the id; context.reqId and context.logger too.
+  trackBoltRequests(bolt, lifecycle);
+  bolt.use(requestContextMiddleware(logger));
+  bolt.error(async (err) => {
+    logger.error({ err }, 'unhandled error in a Slack listener');
+  });
+
+  const installer = httpReceiver?.installer ?? socketReceiver?.installer;
+  const workspaces = createWorkspaces({
+    config,
+    store,
+    metrics,
+    slackLogger,
+    ...(overrides.interactiveDeadlineMs ? { interactiveDeadlineMs: overrides.interactiveDeadlineMs } : {}),
+    botToken: async (workspaceId) => {
+      if (config.slack.mode === 'single') return config.slack.botToken;
+      if (!installer) return undefined;
+      // authorize() refreshes a rotating token that is about to expire.
+      const isEnterprise = workspaceId.startsWith('E');
+      const auth = await installer.authorize({
+        teamId: isEnterprise ? undefined : workspaceId,
+        enterpriseId: isEnterprise ? workspaceId : undefined,
+        isEnterpriseInstall: isEnterprise,
+      });
+      return auth.botToken;
+    },
+  });
+
+  const digestService =
+    overrides.digest === false
+      ? undefined
+      : createDigestService({
+          store,
+          trunkFor: (id) => workspaces.backgroundTrunkFor(id),
+          slackFor: (id) => workspaces.slackFor(id),
+          logger: logger.child({ component: 'digest' }),
+          metrics,
+          graceHours: config.digest.graceHours,
+          replicaId: overrides.replicaId ?? `${process.pid}`,
+          trunkAppUrl: config.trunk.appUrl,
+          ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+        });
+
+  const deps: SlackDeps = {
+    config,
+    store,
+    logger,
+    metrics,
+    workspaces,
+    directory: createDirectoryCache(),
+    digest: digestService as DigestCommands | undefined,
+    now,
+  };
+  registerListeners(bolt, deps);
+
+  let port = 0;
+  let started = false;
+  const host = overrides.host;
+
+  // [production] shutdown order: Socket Mode disconnects first (no new events); after the work in flight
+  // has finished (bounded by SHUTDOWN_TIMEOUT_MS): the digest scheduler releases its claims, the HTTP
+  // server closes (it kept answering /readyz with 503 meanwhile), then the store.
+  const stopReceiver = async () => {
+    if (!started) return;
+    started = false;
+    await bolt.stop();
+  };
+  if (socketReceiver) lifecycle.onStopIntake('slack-socket', stopReceiver);
+  lifecycle.onClose('digest-scheduler', () => digestService?.stop());
+  if (httpReceiver) lifecycle.onClose('http-server', stopReceiver);
+  if (ownStore) lifecycle.onClose('store', () => store.close());
+  const running: RunningApp = {
+    config,
+    get url() {
+      return `http://${host && host !== '0.0.0.0' && host !== '::' ? host : '127.0.0.1'}:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    store,
+    logger,
+    metrics,
+    bolt,
+    workspaces,
+    async start() {
+      if (started) return;
+      if (httpReceiver) {
+        const server = (await bolt.start(host ? { port: config.port, host } : config.port)) as Server;
+        port = (server.address() as AddressInfo).port;
+      } else {
+        await bolt.start();
+        const server = (socketReceiver as unknown as { httpServer?: Server }).httpServer;
+        const addr = server?.address();
+        port = addr && typeof addr === 'object' ? addr.port : config.port;
+      }
+      started = true;
+      if (config.digest.schedulerEnabled) digestService?.start();
+    },
+    lifecycle,
+    stop() {
+      // [production] see the shutdown order above; failures are logged by the lifecycle.
+      return lifecycle.shutdown('stop');
+    },
+  };
+  return running;
+}
+
+function applySlackOverrides(config: Config, o: AppOverrides['slack']): Config {
+  if (!o || (!o.signingSecret && !o.botToken && !o.apiUrl)) return config;
+  const slack = { ...config.slack };
+  if (o.signingSecret) slack.signingSecret = o.signingSecret;
+  if (o.botToken) slack.botToken = o.botToken;
+  if (o.apiUrl) slack.apiUrl = o.apiUrl.endsWith('/') ? o.apiUrl : `${o.apiUrl}/`;
+  if (slack.mode === 'sandbox') {
+    slack.mode = 'single';
+    slack.transport = 'http';
+  }
+  return { ...config, slack };
+}
+
+function storeOptions(config: Config) {
+  return { database: config.database, encryptionKeys: config.encryptionKeys };
+}
+
+/** The store's InstallationStore, also recording who installed (an operator by right). */
+function recordingInstaller(store: Store): InstallationStore {
+  const inner = store.installations;
+  return {
+    async storeInstallation(installation: Installation, logger) {
+      await inner.storeInstallation(installation, logger);
+      const workspaceId = installation.isEnterpriseInstall
+        ? installation.enterprise?.id
+        : installation.team?.id;
+      if (workspaceId && installation.user?.id) await store.setInstaller(workspaceId, installation.user.id);
+    },
+    fetchInstallation: (query, logger) => inner.fetchInstallation(query, logger),
+    deleteInstallation: (query: InstallationQuery<boolean>, logger) =>
+      inner.deleteInstallation(query, logger),
+  };
+}

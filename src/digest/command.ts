@@ -1,0 +1,248 @@
+/**
+ * `/mergequeue digest …`: parsing into a typed command (pure, never throws) and handling it against the
+ * repository. Bad input gets a message saying what was wrong and what to type, and changes nothing.
+ */
+
+import { parseTarget, type RepoRef } from '../queue/target.ts';
+import type { SlackReply } from '../slack/reply.ts';
+import { canonicalTimeZone, type DaysRule, formatLocalTime, parseLocalTime } from './schedule.ts';
+import type { DigestKind } from './types.ts';
+
+export const DEFAULT_TIME = 9 * 60;
+export const DEFAULT_DAYS: DaysRule = 'weekdays';
+export const DEFAULT_TOP = 10;
+export const MAX_TOP = 50;
+export const MAX_PER_CHANNEL = 20;
+
+export type DigestCommand =
+  | { op: 'help' }
+  | {
+      op: 'add';
+      kind: DigestKind;
+      repo?: RepoRef;
+      minuteOfDay?: number;
+      tz?: string;
+      days?: DaysRule;
+    }
+  | { op: 'list' }
+  | { op: 'remove' | 'run'; id: string }
+  | { op: 'set'; id: string; option: 'skip-empty'; value: boolean }
+  | { op: 'set'; id: string; option: 'top'; value: number }
+  | { op: 'set'; id: string; option: 'time'; value: number }
+  | { op: 'set'; id: string; option: 'tz'; value: string }
+  | { op: 'set'; id: string; option: 'days'; value: DaysRule }
+  | { op: 'owners'; owner?: string; mentions?: string[] };
+
+export type ParsedDigestCommand = { ok: true; command: DigestCommand } | { ok: false; error: string };
+
+export const DIGEST_HELP = [
+  '*Flaky-test digests* (posted in this channel, threaded, links to Trunk):',
+  '• `/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays]` — defaults: this channel’s repo, 09:00, your Slack timezone, weekdays. Example: `/mergequeue digest add failing acme/web 09:30 Europe/Paris daily`',
+  '• `/mergequeue digest list` · `digest remove <id>` · `digest run <id>` (post one now, to try it)',
+  '• `/mergequeue digest set <id> skip-empty on|off` (no post when there is nothing to report; on by default)',
+  `• \`/mergequeue digest set <id> top <1-${MAX_TOP}>\` (tests listed, default ${DEFAULT_TOP}) · \`set <id> time 08:30\` · \`set <id> tz America/New_York\` · \`set <id> days daily|weekdays\``,
+  '• `/mergequeue digest owners` lists who is mentioned for which code owner; `digest owners @acme/payments @alice @payments-team` maps a Trunk code owner to Slack users or user groups; `digest owners @acme/payments none` removes it',
+  'Adding, removing and changing digests is for operators.',
+].join('\n');
+
+const ID_RE = /^d[a-z0-9]{5}$/;
+/** Slack's escaped mentions, as slash commands deliver them: `<@U123|name>`, `<!subteam^S123|@team>`. */
+const USER_MENTION = /^<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>$/;
+const GROUP_MENTION = /^<!subteam\^(S[A-Z0-9]{2,})(?:\|[^>]*)?>$/;
+const CODEOWNER_RE = /^@[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)?$|^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+function bad(error: string): ParsedDigestCommand {
+  return { ok: false, error };
+}
+
+function parseId(word: string | undefined, usage: string): string | { error: string } {
+  if (!word)
+    return {
+      error: `Say which digest, for example \`${usage}\`. \`/mergequeue digest list\` shows the ids.`,
+    };
+  const id = word.toLowerCase();
+  if (!ID_RE.test(id))
+    return {
+      error: `\`${word.slice(0, 40)}\` is not a digest id (ids look like \`d7k2m9\`). \`/mergequeue digest list\` shows them.`,
+    };
+  return id;
+}
+
+function parseAdd(words: string[]): ParsedDigestCommand {
+  const kindWord = words[0]?.toLowerCase();
+  if (kindWord !== 'failing' && kindWord !== 'quarantined')
+    return bad(
+      `Say which digest: \`failing\` or \`quarantined\`, for example \`/mergequeue digest add failing acme/web 09:00 Europe/Paris weekdays\`.`,
+    );
+  const cmd: Extract<DigestCommand, { op: 'add' }> = { op: 'add', kind: kindWord };
+  for (const word of words.slice(1)) {
+    const lower = word.toLowerCase();
+    if (lower === 'daily' || lower === 'weekdays') {
+      if (cmd.days) return bad('Give `daily` or `weekdays` once.');
+      cmd.days = lower;
+      continue;
+    }
+    if (/^\d{1,2}[:.h]\d{2}$/.test(word) || /^\d{1,2}(am|pm)?$/i.test(word)) {
+      const minute = parseLocalTime(word.replace(/[.h]/, ':'));
+      if (minute === undefined || cmd.minuteOfDay !== undefined)
+        return bad(
+          `\`${word}\` is not a time of day. Write it as 24-hour HH:MM, for example \`09:00\` or \`17:30\`.`,
+        );
+      cmd.minuteOfDay = minute;
+      continue;
+    }
+    // A timezone looks like Area/City too; a name Intl knows is read as a timezone
+    // (write `github.com/Europe/London` for a repository that happens to be named like one).
+    const tz = word.includes('/') || /^utc$/i.test(word) ? canonicalTimeZone(word) : undefined;
+    if (tz && !cmd.tz && word.split('/').length <= 3 && !word.includes('.')) {
+      cmd.tz = tz;
+      continue;
+    }
+    const tzLike = /^[A-Z][A-Za-z_]+\/[A-Z][A-Za-z_+-]+/.test(word);
+    if (word.includes('/') && (cmd.repo || cmd.minuteOfDay !== undefined) && tzLike)
+      return bad(
+        `\`${word.slice(0, 60)}\` is not a timezone this app knows. Use an IANA name such as \`Europe/Paris\`, \`America/New_York\` or \`UTC\`.`,
+      );
+    if (word.includes('/') && !cmd.repo) {
+      const t = parseTarget(word);
+      if (t.ok && t.value.repo && t.value.branch === undefined) {
+        cmd.repo = t.value.repo;
+        continue;
+      }
+      return bad(
+        `\`${word.slice(0, 60)}\` is not a repository. Write it as \`owner/repo\` (or \`gitlab.com/owner/repo\`), without a branch.`,
+      );
+    }
+    return bad(
+      `I did not understand \`${word.slice(0, 60)}\`. The form is \`/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays]\`.`,
+    );
+  }
+  return { ok: true, command: cmd };
+}
+
+function parseSet(words: string[]): ParsedDigestCommand {
+  const id = parseId(words[0], 'digest set d7k2m9 top 20');
+  if (typeof id !== 'string') return bad(id.error);
+  const option = words[1]?.toLowerCase();
+  const value = words[2];
+  const extra = words.length > 3 ? words.slice(3).join(' ') : '';
+  if (extra) return bad(`Only one value is expected after \`${option}\`; remove \`${extra.slice(0, 40)}\`.`);
+  switch (option) {
+    case 'skip-empty': {
+      const v = value?.toLowerCase();
+      if (v !== 'on' && v !== 'off')
+        return bad('Write `digest set <id> skip-empty on` or `… skip-empty off`.');
+      return { ok: true, command: { op: 'set', id, option, value: v === 'on' } };
+    }
+    case 'top': {
+      const n = value && /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
+      if (!(n >= 1 && n <= MAX_TOP))
+        return bad(
+          `\`top\` takes a number of tests from 1 to ${MAX_TOP}, for example \`digest set ${id} top 20\`.`,
+        );
+      return { ok: true, command: { op: 'set', id, option, value: n } };
+    }
+    case 'time': {
+      const m = value ? parseLocalTime(value) : undefined;
+      if (m === undefined)
+        return bad(`\`time\` takes a 24-hour HH:MM time, for example \`digest set ${id} time 08:30\`.`);
+      return { ok: true, command: { op: 'set', id, option, value: m } };
+    }
+    case 'tz':
+    case 'timezone': {
+      const tz = value ? canonicalTimeZone(value) : undefined;
+      if (!tz)
+        return bad(
+          `\`${(value ?? '').slice(0, 60)}\` is not a timezone this app knows. Use an IANA name such as \`Europe/Paris\` or \`UTC\`.`,
+        );
+      return { ok: true, command: { op: 'set', id, option: 'tz', value: tz } };
+    }
+    case 'days': {
+      const v = value?.toLowerCase();
+      if (v !== 'daily' && v !== 'weekdays') return bad('`days` is `daily` or `weekdays`.');
+      return { ok: true, command: { op: 'set', id, option, value: v } };
+    }
+    default:
+      return bad(
+        'You can set `skip-empty on|off`, `top <n>`, `time HH:MM`, `tz Area/City` or `days daily|weekdays`, for example `digest set d7k2m9 top 20`.',
+      );
+  }
+}
+
+/** Normalises `<@U1|bob>` to `<@U1>` and `<!subteam^S1|@t>` to `<!subteam^S1>`; undefined when not a mention. */
+export function normaliseMention(word: string): string | undefined {
+  const u = USER_MENTION.exec(word);
+  if (u) return `<@${u[1]}>`;
+  const g = GROUP_MENTION.exec(word);
+  if (g) return `<!subteam^${g[1]}>`;
+  return undefined;
+}
+
+function parseOwners(words: string[]): ParsedDigestCommand {
+  if (words.length === 0) return { ok: true, command: { op: 'owners' } };
+  const owner = words[0]!;
+  if (!CODEOWNER_RE.test(owner) || owner.length > 200)
+    return bad(
+      `\`${owner.slice(0, 60)}\` is not a code owner as Trunk reports them (for example \`@acme/payments\`, \`@alice\` or \`alice@example.com\`).`,
+    );
+  const rest = words.slice(1);
+  if (rest.length === 0)
+    return bad(
+      `Say who to mention for \`${owner}\`, for example \`digest owners ${owner} @alice @payments-team\`, or \`none\`.`,
+    );
+  if (rest.length === 1 && rest[0]!.toLowerCase() === 'none')
+    return { ok: true, command: { op: 'owners', owner: owner.toLowerCase(), mentions: [] } };
+  const mentions: string[] = [];
+  for (const w of rest) {
+    const m = normaliseMention(w);
+    if (!m)
+      return bad(
+        `\`${w.slice(0, 60)}\` is not a Slack user or user group mention. Pick them with @ in the message box, so Slack sends \`<@U…>\` or \`<!subteam^S…>\`.`,
+      );
+    if (!mentions.includes(m)) mentions.push(m);
+  }
+  if (mentions.length > 10) return bad('Mention at most 10 users or groups per code owner.');
+  return { ok: true, command: { op: 'owners', owner: owner.toLowerCase(), mentions } };
+}
+
+/** Parses the words after `digest`. */
+export function parseDigestCommand(args: readonly string[]): ParsedDigestCommand {
+  const words = args.map((a) => a.trim()).filter(Boolean);
+  const sub = words[0]?.toLowerCase();
+  const rest = words.slice(1);
+  switch (sub) {
+    case undefined:
+    case 'help':
+      return { ok: true, command: { op: 'help' } };
+    case 'add':
+      return parseAdd(rest);
+    case 'list':
+    case 'ls':
+      return rest.length
+        ? bad('`digest list` takes nothing after it.')
+        : { ok: true, command: { op: 'list' } };
+    case 'remove':
+    case 'rm':
+    case 'delete':
+    case 'run': {
+      const id = parseId(rest[0], `digest ${sub} d7k2m9`);
+      if (typeof id !== 'string') return bad(id.error);
+      return { ok: true, command: { op: sub === 'run' ? 'run' : 'remove', id } };
+    }
+    case 'set':
+      return parseSet(rest);
+    case 'owners':
+    case 'owner':
+      return parseOwners(rest);
+    default:
+      return bad(`\`digest ${sub.slice(0, 30)}\` is not a digest command.\n${DIGEST_HELP}`);
+  }
+}
+
+export function describeSchedule(s: { minuteOfDay: number; tz: string; days: DaysRule }): string {
+  return `${s.days === 'daily' ? 'every day' : 'on weekdays'} at ${formatLocalTime(s.minuteOfDay)} ${s.tz}`;
+}
+
+export function reply(text: string): SlackReply {
+  return { text, response_type: 'ephemeral' };
+}

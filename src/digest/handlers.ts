@@ -1,0 +1,262 @@
+/**
+ * Handling `/mergequeue digest …`: checks who may do what, validates with Trunk, changes the stored
+ * subscriptions and answers with one ephemeral message. Parsing lives in command.ts.
+ */
+import type { SlackReply } from '../slack/reply.ts';
+import { isTrunkError } from '../trunk/errors.ts';
+import {
+  DEFAULT_DAYS,
+  DEFAULT_TIME,
+  DEFAULT_TOP,
+  DIGEST_HELP,
+  type DigestCommand,
+  describeSchedule,
+  MAX_PER_CHANNEL,
+  parseDigestCommand,
+  reply,
+} from './command.ts';
+import { repoLabel, slackDate } from './render.ts';
+import type { SubscriptionRepository } from './repository.ts';
+import { canonicalTimeZone, formatLocalTime, nextOccurrence } from './schedule.ts';
+import type { DigestDeps, RunOutcome, Subscription } from './types.ts';
+
+export interface DigestCommandContext {
+  workspaceId: string;
+  channelId: string;
+  userId: string;
+  /** The requesting user's Slack timezone (users.info `tz`), the default for new digests. */
+  userTz?: string;
+  isOperator: () => Promise<boolean>;
+}
+
+export interface HandlerEnv {
+  deps: DigestDeps;
+  subs: SubscriptionRepository;
+  now: () => number;
+  logger: DigestDeps['logger'];
+  runManual: (sub: Subscription) => Promise<RunOutcome>;
+}
+
+export function createCommandHandler(env: HandlerEnv) {
+  const { deps, subs, now, logger } = env;
+  async function audit(
+    c: DigestCommandContext,
+    action: string,
+    target: string,
+    outcome: 'ok' | 'refused',
+    detail: Record<string, unknown>,
+  ) {
+    try {
+      await deps.store.appendAudit({
+        workspaceId: c.workspaceId,
+        userId: c.userId,
+        action,
+        target,
+        outcome,
+        detail,
+      });
+    } catch (err) {
+      logger.warn({ err }, 'audit write failed');
+    }
+  }
+
+  async function refuseUnlessOperator(c: DigestCommandContext, action: string, what: string) {
+    if (await c.isOperator()) return undefined;
+    await audit(c, `digest.${action}`, '', 'refused', { reason: 'not an operator' });
+    return reply(
+      `Only operators can ${what}. Workspace admins and owners are operators; an operator can add you with \`/mergequeue config operators add @you\`.`,
+    );
+  }
+
+  async function findSub(c: DigestCommandContext, id: string): Promise<Subscription | SlackReply> {
+    const sub = await subs.get(c.workspaceId, id);
+    return (
+      sub ??
+      reply(`There is no digest \`${id}\` in this workspace. \`/mergequeue digest list\` shows the ids.`)
+    );
+  }
+
+  /** Checks with Trunk that the repository exists for this workspace's organization. */
+  async function checkRepo(
+    workspaceId: string,
+    sub: Pick<Subscription, 'repo'>,
+  ): Promise<string | undefined> {
+    const trunk = await deps.trunkFor(workspaceId);
+    if (!trunk)
+      return 'This workspace has no Trunk API token yet, so digests cannot be made. An admin can store one with `/mergequeue connect`.';
+    try {
+      await trunk.api.listQuarantinedTests(
+        { repo: sub.repo, org_url_slug: trunk.orgSlug, page_query: { page_size: 1, page_token: '' } },
+        { deadlineMs: 10_000 },
+      );
+      return undefined;
+    } catch (err) {
+      if (!isTrunkError(err)) throw err;
+      if (err.kind === 'not_found')
+        return `Trunk does not know the repository \`${repoLabel(sub)}\` in organization \`${trunk.orgSlug}\`. Check the name (\`owner/repo\`, with the host first if it is not on github.com); nothing was saved.`;
+      return `Could not check \`${repoLabel(sub)}\` with Trunk: ${err.userMessage} ${err.hint} Nothing was saved.`;
+    }
+  }
+
+  async function add(
+    c: DigestCommandContext,
+    cmd: Extract<DigestCommand, { op: 'add' }>,
+  ): Promise<SlackReply> {
+    const refused = await refuseUnlessOperator(c, 'add', 'add digests');
+    if (refused) return refused;
+    let repo = cmd.repo;
+    if (!repo) {
+      const channel = await deps.store.getChannelDefault(c.workspaceId, c.channelId);
+      const workspace = await deps.store.getWorkspace(c.workspaceId);
+      repo = channel?.repo ?? workspace?.defaultTarget?.repo ?? deps.defaultTarget?.repo;
+    }
+    if (!repo)
+      return reply(
+        'This channel has no repository yet. Name one, for example `/mergequeue digest add failing acme/web`, or set the channel’s with `/mergequeue config channel acme/web`.',
+      );
+    if ((await subs.countInChannel(c.workspaceId, c.channelId)) >= MAX_PER_CHANNEL)
+      return reply(
+        `This channel already has ${MAX_PER_CHANNEL} digests; remove one with \`/mergequeue digest remove <id>\` first.`,
+      );
+    const tz = cmd.tz ?? (c.userTz ? canonicalTimeZone(c.userTz) : undefined) ?? 'UTC';
+    const spec = { minuteOfDay: cmd.minuteOfDay ?? DEFAULT_TIME, tz, days: cmd.days ?? DEFAULT_DAYS };
+    const problem = await checkRepo(c.workspaceId, { repo });
+    if (problem) return reply(problem);
+    const t = now();
+    const sub = await subs.insert({
+      workspaceId: c.workspaceId,
+      channelId: c.channelId,
+      kind: cmd.kind,
+      repo,
+      ...spec,
+      skipEmpty: true,
+      topN: DEFAULT_TOP,
+      createdBy: c.userId,
+      createdAt: t,
+      nextDueAt: nextOccurrence(spec, t),
+    });
+    await audit(c, 'digest.add', repoLabel(sub), 'ok', {
+      id: sub.id,
+      kind: sub.kind,
+      schedule: describeSchedule(sub),
+      channel: c.channelId,
+    });
+    return reply(
+      `Added digest \`${sub.id}\`: ${sub.kind} tests of \`${repoLabel(sub)}\`, ${describeSchedule(sub)}, in <#${c.channelId}>. ` +
+        `The first is due ${slackDate(sub.nextDueAt)}. It is not posted when there is nothing to report (\`digest set ${sub.id} skip-empty off\` to change), lists the top ${sub.topN} tests (\`digest set ${sub.id} top 20\`); try it now with \`/mergequeue digest run ${sub.id}\`.`,
+    );
+  }
+
+  async function list(c: DigestCommandContext): Promise<SlackReply> {
+    const all = await subs.list(c.workspaceId);
+    if (all.length === 0)
+      return reply(
+        'No digests in this workspace yet. Add one with `/mergequeue digest add failing owner/repo 09:00`.',
+      );
+    const lines = all.map(
+      (s) =>
+        `• \`${s.id}\` ${s.kind} · \`${repoLabel(s)}\` · ${describeSchedule(s)} · <#${s.channelId}> · top ${s.topN} · skip-empty ${s.skipEmpty ? 'on' : 'off'} · next ${slackDate(s.nextDueAt)}`,
+    );
+    const mentions = await subs.mentions(c.workspaceId);
+    const owners = mentions.size
+      ? `\n${mentions.size} code owner mapping${mentions.size === 1 ? '' : 's'} (\`digest owners\`).`
+      : '';
+    return reply(`*Digests (${all.length})*\n${lines.join('\n').slice(0, 38_000)}${owners}`);
+  }
+
+  async function set(
+    c: DigestCommandContext,
+    cmd: Extract<DigestCommand, { op: 'set' }>,
+  ): Promise<SlackReply> {
+    const refused = await refuseUnlessOperator(c, 'set', 'change digests');
+    if (refused) return refused;
+    const found = await findSub(c, cmd.id);
+    if (!('id' in found)) return found;
+    const next = { ...found };
+    if (cmd.option === 'skip-empty') next.skipEmpty = cmd.value;
+    else if (cmd.option === 'top') next.topN = cmd.value;
+    else if (cmd.option === 'time') next.minuteOfDay = cmd.value;
+    else if (cmd.option === 'tz') next.tz = cmd.value;
+    else next.days = cmd.value;
+    if (cmd.option === 'time' || cmd.option === 'tz' || cmd.option === 'days')
+      next.nextDueAt = nextOccurrence({ minuteOfDay: next.minuteOfDay, tz: next.tz, days: next.days }, now());
+    await subs.update(next);
+    const shown =
+      typeof cmd.value === 'boolean'
+        ? cmd.value
+          ? 'on'
+          : 'off'
+        : cmd.option === 'time'
+          ? formatLocalTime(cmd.value as number)
+          : String(cmd.value);
+    await audit(c, 'digest.set', repoLabel(found), 'ok', { id: found.id, option: cmd.option, value: shown });
+    return reply(
+      `Digest \`${found.id}\`: ${cmd.option} is now ${shown}. It posts ${describeSchedule(next)}; next due ${slackDate(next.nextDueAt)}.`,
+    );
+  }
+
+  async function owners(
+    c: DigestCommandContext,
+    cmd: Extract<DigestCommand, { op: 'owners' }>,
+  ): Promise<SlackReply> {
+    if (cmd.owner === undefined) {
+      const map = await subs.mentions(c.workspaceId);
+      if (map.size === 0)
+        return reply(
+          'No code owners are mapped yet. Map one with `/mergequeue digest owners @acme/payments @alice @payments-team`.',
+        );
+      const lines = [...map].map(([o, m]) => `• \`${o}\` → ${m.join(' ')}`);
+      return reply(`*Code owners mentioned in digests*\n${lines.join('\n')}`);
+    }
+    const refused = await refuseUnlessOperator(c, 'owners', 'change who digests mention');
+    if (refused) return refused;
+    const mentions = cmd.mentions ?? [];
+    const changed = await subs.setMentions(c.workspaceId, cmd.owner, mentions, c.userId, now());
+    await audit(c, 'digest.owners', '', 'ok', { owner: cmd.owner, mentions });
+    if (mentions.length === 0)
+      return reply(
+        changed
+          ? `Digests no longer mention anyone for \`${cmd.owner}\`.`
+          : `\`${cmd.owner}\` was not mapped; nothing changed.`,
+      );
+    return reply(`Digests now mention ${mentions.join(' ')} for tests owned by \`${cmd.owner}\`.`);
+  }
+
+  async function handle(args: string[], c: DigestCommandContext): Promise<SlackReply> {
+    const parsed = parseDigestCommand(args);
+    if (!parsed.ok) return reply(parsed.error);
+    const cmd = parsed.command;
+    switch (cmd.op) {
+      case 'help':
+        return reply(DIGEST_HELP);
+      case 'add':
+        return add(c, cmd);
+      case 'list':
+        return list(c);
+      case 'set':
+        return set(c, cmd);
+      case 'owners':
+        return owners(c, cmd);
+      case 'remove': {
+        const refused = await refuseUnlessOperator(c, 'remove', 'remove digests');
+        if (refused) return refused;
+        const found = await findSub(c, cmd.id);
+        if (!('id' in found)) return found;
+        await subs.remove(c.workspaceId, cmd.id);
+        await audit(c, 'digest.remove', repoLabel(found), 'ok', { id: found.id });
+        return reply(
+          `Removed digest \`${found.id}\` (${found.kind} tests of \`${repoLabel(found)}\` in <#${found.channelId}>).`,
+        );
+      }
+      case 'run': {
+        const found = await findSub(c, cmd.id);
+        if (!('id' in found)) return found;
+        env.runManual(found).catch((err: unknown) => logger.error({ err }, 'manual digest failed'));
+        await audit(c, 'digest.run', repoLabel(found), 'ok', { id: found.id });
+        return reply(`Posting digest \`${found.id}\` in <#${found.channelId}> now.`);
+      }
+    }
+  }
+
+  return handle;
+}

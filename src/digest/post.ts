@@ -1,0 +1,115 @@
+/**
+ * Posting at Slack's pace: about one message per second per channel, and when Slack answers 429 we wait
+ * its Retry-After before that channel's next message. Whether the WebClient waits on 429 itself or
+ * rejects rate-limited calls, both end up here as one retry after the advertised delay.
+ */
+import type { Metrics } from '../observability/metrics.ts';
+import type { DigestMessage, SlackPoster } from './types.ts';
+
+export class ChannelPacer {
+  readonly #next = new Map<string, number>();
+  readonly #paceMs: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  constructor(paceMs: number, sleep: (ms: number) => Promise<void>) {
+    this.#paceMs = paceMs;
+    this.#sleep = sleep;
+  }
+
+  /** Waits for this channel's next slot and reserves it (callers in one process queue up fairly). */
+  async turn(channel: string): Promise<void> {
+    const now = performance.now();
+    const at = Math.max(now, this.#next.get(channel) ?? 0);
+    this.#next.set(channel, at + this.#paceMs);
+    if (this.#next.size > 10_000) this.#prune(now);
+    if (at > now) await this.#sleep(at - now);
+  }
+
+  /** Slack said wait: nothing more goes to this channel before then. */
+  backOff(channel: string, ms: number): void {
+    const until = performance.now() + ms;
+    this.#next.set(channel, Math.max(this.#next.get(channel) ?? 0, until));
+  }
+
+  #prune(now: number) {
+    for (const [k, t] of this.#next) if (t < now) this.#next.delete(k);
+  }
+}
+
+/** A Slack failure that a retry will not fix (revoked token, channel gone, bot not in channel…). */
+export class SlackPostError extends Error {
+  readonly code: string;
+  constructor(code: string) {
+    super(`Slack refused the message: ${code}`);
+    this.name = 'SlackPostError';
+    this.code = code;
+  }
+}
+
+interface WebApiErrorLike {
+  code?: string;
+  retryAfter?: number;
+  statusCode?: number;
+  data?: { error?: string };
+}
+
+const MAX_RATE_LIMIT_RETRIES = 5;
+
+/** Posts one message and returns its ts. */
+export async function postPaced(
+  slack: SlackPoster,
+  pacer: ChannelPacer,
+  metrics: Metrics,
+  target: { workspaceId: string; channel: string; threadTs?: string },
+  message: DigestMessage,
+): Promise<string> {
+  const key = `${target.workspaceId}:${target.channel}`;
+  for (let attempt = 0; ; attempt++) {
+    await pacer.turn(key);
+    try {
+      const res = await slack.chat.postMessage({
+        channel: target.channel,
+        text: message.text,
+        blocks: message.blocks,
+        unfurl_links: false,
+        unfurl_media: false,
+        ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+      });
+      if (!res.ts) throw new SlackPostError(res.error ?? 'no_ts_in_response');
+      return res.ts;
+    } catch (err) {
+      const e = err as WebApiErrorLike;
+      if (e.code === 'slack_webapi_rate_limited_error' && attempt < MAX_RATE_LIMIT_RETRIES) {
+        metrics.slackRateLimitWaits.inc({ method: 'chat.postMessage' });
+        pacer.backOff(key, Math.max(1, e.retryAfter ?? 1) * 1000);
+        continue;
+      }
+      if (err instanceof SlackPostError) throw err;
+      const code =
+        e.data?.error ??
+        (e.code === 'slack_webapi_http_error' ? `http_${e.statusCode}` : e.code) ??
+        'unknown_error';
+      metrics.slackApiErrors.inc({ method: 'chat.postMessage', error: code });
+      throw new SlackPostError(code);
+    }
+  }
+}
+
+/** Slack errors that mean the workspace cannot be posted to at all until someone acts. */
+export function slackHint(code: string): string {
+  switch (code) {
+    case 'token_revoked':
+    case 'invalid_auth':
+    case 'account_inactive':
+    case 'not_authed':
+      return 'the app was uninstalled or its token revoked';
+    case 'no_installation':
+      return 'the app is not installed in this workspace';
+    case 'not_in_channel':
+      return 'the app is not in this channel; invite it with /invite @mergequeue';
+    case 'channel_not_found':
+    case 'is_archived':
+      return 'the channel is gone or archived';
+    default:
+      return `Slack answered ${code}`;
+  }
+}

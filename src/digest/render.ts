@@ -1,0 +1,264 @@
+/**
+ * Block Kit for digests: one header-and-summary message, then the listed tests as thread replies in
+ * chunks that keep every message within Slack's limits (50 blocks, 3000 chars a section, 150 a header).
+ * Pure functions: plain data in, messages out.
+ */
+import type { KnownBlock } from '@slack/types';
+import type { Collection, FailingEntry, QuarantinedEntry } from './collect.ts';
+import { formatLocalTime } from './schedule.ts';
+import type { DigestMessage, Subscription } from './types.ts';
+
+/** Tests per thread reply; each is one section (plus owner headings for quarantined), far below 50 blocks. */
+export const ENTRIES_PER_REPLY = 10;
+const SECTION_MAX = 3000;
+const HEADER_MAX = 150;
+
+export interface RenderContext {
+  appUrl: string;
+  orgSlug: string;
+  /** Lower-cased code owner → Slack mentions (`<@U…>`, `<!subteam^S…>`). */
+  mentions: Map<string, string[]>;
+  scheduledAt: number;
+  late: boolean;
+  manual: boolean;
+}
+
+export function escapeText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function cut(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/** A mrkdwn link, or plain text when the URL is not a safe http(s) URL. */
+export function link(url: string | undefined, label: string): string {
+  const text = escapeText(cut(label, 200)).replace(/\|/g, '¦');
+  if (!url || url.length > 500 || !/^https?:\/\/[^\s<>|]+$/.test(url)) return text;
+  return `<${url}|${text}>`;
+}
+
+export function slackDate(ms: number): string {
+  const unix = Math.floor(ms / 1000);
+  const fallback = `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `<!date^${unix}^{date_short_pretty} {time}|${fallback}>`;
+}
+
+export function repoLabel(sub: Pick<Subscription, 'repo'>): string {
+  const r = sub.repo;
+  return r.host === 'github.com' ? `${r.owner}/${r.name}` : `${r.host}/${r.owner}/${r.name}`;
+}
+
+export function trunkTestsUrl(appUrl: string, orgSlug: string, sub: Pick<Subscription, 'repo'>): string {
+  const repo = encodeURIComponent(`${sub.repo.owner}/${sub.repo.name}`);
+  return `${appUrl}/${encodeURIComponent(orgSlug)}/flaky-tests?repo=${repo}`;
+}
+
+export function percent(fraction: number): string {
+  const p = fraction * 100;
+  return `${p > 0 && p < 1 ? p.toFixed(1) : Math.round(p)}%`;
+}
+
+function ownerText(owners: string[], mentions: Map<string, string[]>): string {
+  const shown = owners.slice(0, 5).map((o) => {
+    const m = mentions.get(o.toLowerCase());
+    const code = `\`${escapeText(cut(o, 80)).replace(/`/g, "'")}\``;
+    return m?.length ? `${m.join(' ')} (${code})` : code;
+  });
+  if (owners.length > 5) shown.push(`+${owners.length - 5} more`);
+  return shown.join(', ');
+}
+
+export function isEmpty(c: Collection): boolean {
+  return c.total === 0;
+}
+
+function changeText(c: Collection, newWord: string, goneWord: string): string {
+  if (!c.hasBaseline) return '';
+  return ` (*${c.newCount}* ${newWord}, *${c.goneCount}* ${goneWord} since the last digest)`;
+}
+
+function summaryText(sub: Subscription, c: Collection): string {
+  if (c.kind === 'failing') {
+    if (c.total === 0)
+      return `No tests failed in \`${repoLabel(sub)}\` in the 24 hours before this digest. :tada:`;
+    const q = c.quarantinedAmongFailing ? ` *${c.quarantinedAmongFailing}* of them are quarantined.` : '';
+    return `*${c.total}* distinct test${c.total === 1 ? '' : 's'} failed in the 24 hours before this digest${changeText(c, 'new', 'recovered')}.${q}`;
+  }
+  if (c.total === 0) return `No tests are quarantined in \`${repoLabel(sub)}\`. :tada:`;
+  return `*${c.total}* test${c.total === 1 ? ' is' : 's are'} quarantined${changeText(c, 'newly quarantined', 'released')}.`;
+}
+
+function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage {
+  const title = `${c.kind === 'failing' ? 'Failing tests' : 'Quarantined tests'} · ${repoLabel(sub)}`;
+  const when = `${sub.days === 'daily' ? 'Daily' : 'Weekday'} digest \`${sub.id}\` · ${formatLocalTime(sub.minuteOfDay)} ${sub.tz}`;
+  const context: string[] = [when];
+  if (ctx.manual) context.push('run on request');
+  if (ctx.late)
+    context.push(`:hourglass: late: due ${slackDate(ctx.scheduledAt)}, posted after the app was down`);
+  else if (!ctx.manual) context.push(slackDate(ctx.scheduledAt));
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: cut(title, HEADER_MAX), emoji: true } },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: cut(context.join(' · '), SECTION_MAX) }] },
+    { type: 'section', text: { type: 'mrkdwn', text: cut(summaryText(sub, c), SECTION_MAX) } },
+  ];
+  if (c.kind === 'quarantined' && c.byOwner.length > 0) {
+    const lines = c.byOwner.slice(0, 15).map((o) => {
+      const who =
+        o.owner === ''
+          ? '_no owner_'
+          : o.owner === '*other*'
+            ? '_other owners_'
+            : ownerText([o.owner], ctx.mentions);
+      return `• ${who}: ${o.count}${o.newCount ? ` (*${o.newCount} new*)` : ''}`;
+    });
+    if (c.byOwner.length > 15) lines.push(`…and ${c.byOwner.length - 15} more owners`);
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: cut(`*By owner*\n${lines.join('\n')}`, SECTION_MAX) },
+    });
+  }
+  if (c.kind === 'failing' && c.newTop.length > 0) {
+    const names = c.newTop.map((e) => link(e.url, e.name));
+    const more = c.newCount > names.length ? ` and ${c.newCount - names.length} more` : '';
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: cut(`*Newly failing:* ${names.join(', ')}${more}`, SECTION_MAX) },
+    });
+  }
+  if (c.gone.length > 0) {
+    const word = c.kind === 'failing' ? 'Recovered' : 'Released from quarantine';
+    const names = c.gone.slice(0, 10).map((g) => link(g.url, g.name));
+    const more = c.gone.length > 10 ? ` and ${c.gone.length - 10} more` : '';
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: cut(`*${word}:* ${names.join(', ')}${more}`, SECTION_MAX) },
+    });
+  }
+  const more =
+    c.top.length > 0
+      ? `The top ${c.top.length} ${c.kind === 'failing' ? 'by impact' : 'newest first'} are in the thread.`
+      : '';
+  blocks.push({
+    type: 'section',
+    text: {
+      type: 'mrkdwn',
+      text: `${more} ${link(trunkTestsUrl(ctx.appUrl, ctx.orgSlug, sub), 'Everything else in Trunk')}`.trim(),
+    },
+  });
+  const text = `${title}: ${c.total} ${c.kind === 'failing' ? 'failing' : 'quarantined'}${c.hasBaseline ? `, ${c.newCount} new` : ''}`;
+  return { text: cut(text, 300), blocks };
+}
+
+function failingLine(e: FailingEntry, rank: number, ctx: RenderContext): string {
+  const flags = [e.isNew ? ':new: new' : '', e.quarantined ? 'quarantined' : ''].filter(Boolean).join(' · ');
+  const facts = [
+    `${e.prsImpacted} PR${e.prsImpacted === 1 ? '' : 's'} impacted (7 d)`,
+    `failure rate ${percent(e.rate24h)} (24 h), ${percent(e.rate7d)} (7 d)`,
+  ];
+  const lines = [`*${rank}.* ${link(e.url, e.name)}${flags ? `  ${flags}` : ''}`, facts.join(' · ')];
+  const extra: string[] = [];
+  if (e.owners.length) extra.push(`Owners: ${ownerText(e.owners, ctx.mentions)}`);
+  extra.push(e.ticketUrl ? `Ticket: ${link(e.ticketUrl, 'open')}` : 'No ticket');
+  lines.push(extra.join(' · '));
+  return cut(lines.join('\n'), SECTION_MAX);
+}
+
+function quarantinedLine(e: QuarantinedEntry): string {
+  const since =
+    e.quarantinedAt && !Number.isNaN(Date.parse(e.quarantinedAt))
+      ? ` · since ${slackDate(Date.parse(e.quarantinedAt))}`
+      : '';
+  return cut(`${e.isNew ? ':new: ' : ''}${escapeText(cut(e.name, 200))}${since}`, SECTION_MAX);
+}
+
+function replies(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[] {
+  const out: DigestMessage[] = [];
+  if (c.kind === 'failing') {
+    for (let i = 0; i < c.top.length; i += ENTRIES_PER_REPLY) {
+      const chunk = c.top.slice(i, i + ENTRIES_PER_REPLY);
+      out.push({
+        text: `Failing tests ${i + 1}–${i + chunk.length} of ${c.total} in ${repoLabel(sub)}`,
+        blocks: chunk.map((e, j) => ({
+          type: 'section',
+          text: { type: 'mrkdwn', text: failingLine(e, i + j + 1, ctx) },
+        })),
+      });
+    }
+    return out;
+  }
+  // Quarantined: grouped by first owner, groups with newly quarantined tests first.
+  const groups = new Map<string, QuarantinedEntry[]>();
+  for (const e of c.top) {
+    const key = e.owners[0] ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), e]);
+  }
+  const ordered = [...groups.entries()].sort(
+    (a, b) =>
+      Number(b[1].some((e) => e.isNew)) - Number(a[1].some((e) => e.isNew)) || a[0].localeCompare(b[0]),
+  );
+  let blocks: KnownBlock[] = [];
+  let entries = 0;
+  const flush = () => {
+    if (blocks.length) out.push({ text: `Quarantined tests in ${repoLabel(sub)}, by owner`, blocks });
+    blocks = [];
+    entries = 0;
+  };
+  for (const [owner, list] of ordered) {
+    const head = `*${owner ? ownerText([owner], ctx.mentions) : '_no owner_'}*`;
+    let lines: string[] = [];
+    let size = head.length;
+    const section = () => {
+      if (lines.length)
+        blocks.push({
+          type: 'section',
+          text: { type: 'mrkdwn', text: cut(`${head}\n${lines.join('\n')}`, SECTION_MAX) },
+        });
+      lines = [];
+      size = head.length;
+    };
+    for (const e of list) {
+      if (entries >= ENTRIES_PER_REPLY) {
+        section();
+        flush();
+      }
+      const line = `• ${quarantinedLine(e)}`;
+      // A long list of one owner continues in another section rather than being cut.
+      if (size + line.length + 1 > SECTION_MAX) section();
+      lines.push(line);
+      size += line.length + 1;
+      entries++;
+    }
+    section();
+  }
+  flush();
+  return out;
+}
+
+/** The header message, then the thread replies. */
+export function renderDigest(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[] {
+  return [headerMessage(sub, c, ctx), ...replies(sub, c, ctx)];
+}
+
+/** One clear message in the channel when a digest cannot be made. */
+export function renderFailure(
+  sub: Subscription,
+  what: string,
+  hint: string,
+  scheduledAt: number,
+): DigestMessage {
+  const text = `The ${sub.kind} tests digest \`${sub.id}\` for ${repoLabel(sub)} could not be made: ${what}`;
+  return {
+    text: cut(text, 300),
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: cut(`:warning: ${escapeText(text)}\n${escapeText(hint)}`, SECTION_MAX),
+        },
+      },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `Due ${slackDate(scheduledAt)}` }] },
+    ],
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * Carries one claimed occurrence to the end: collect (once; the rendered messages are saved in the
+ * claim), then post the messages not yet recorded as posted, recording each as Slack accepts it.
+ * A replica that takes over an expired claim calls the same function and continues where the row says.
+ *
+ * The one window left: Slack accepted a message and this process died before recording it (a few ms
+ * between Slack's answer and the UPDATE). Slack's API has no idempotency key for chat.postMessage, so
+ * that message would be posted again by the replica taking over; everything else is posted once.
+ */
+import type { Logger } from '../observability/log.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { isTrunkError } from '../trunk/errors.ts';
+import type { ClaimRepository, RunPayload, RunRecord } from './claims.ts';
+import { baselineOf, collectFailing, collectQuarantined } from './collect.ts';
+import { type ChannelPacer, postPaced, SlackPostError, slackHint } from './post.ts';
+import { isEmpty, renderDigest, renderFailure } from './render.ts';
+import type { SubscriptionRepository } from './repository.ts';
+import type { DigestDeps, RunOutcome, Subscription } from './types.ts';
+
+export interface RunnerContext {
+  deps: DigestDeps;
+  subs: SubscriptionRepository;
+  claims: ClaimRepository;
+  pacer: ChannelPacer;
+  logger: Logger;
+  metrics: Metrics;
+  now: () => number;
+  leaseMs: number;
+  graceMs: number;
+  appUrl: string;
+  /** Set when the service stops: no new message is started, the claim is left for another replica. */
+  stopping: () => boolean;
+}
+
+class LostClaim extends Error {}
+
+export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Promise<RunOutcome> {
+  const me = ctx.deps.replicaId;
+  const key = { subscriptionId: rec.subscriptionId, scheduledAt: rec.scheduledAt };
+  const log = ctx.logger.child({
+    digest: sub.id,
+    workspace: sub.workspaceId,
+    scheduledAt: new Date(rec.scheduledAt).toISOString(),
+    attempt: rec.attempts,
+  });
+  let lost = false;
+  let beat: Promise<unknown> = Promise.resolve();
+  const heartbeat = setInterval(
+    () => {
+      beat = ctx.claims.heartbeat(key, me, ctx.now() + ctx.leaseMs).then(
+        (ok) => {
+          if (!ok) lost = true;
+        },
+        (err: unknown) => log.warn({ err }, 'digest lease renewal failed'),
+      );
+    },
+    Math.max(50, Math.floor(ctx.leaseMs / 3)),
+  );
+  heartbeat.unref();
+  const check = (ok: boolean) => {
+    if (!ok || lost) throw new LostClaim();
+  };
+  try {
+    let payload = rec.payload;
+    if (!payload) {
+      if (!rec.manual && rec.postedCount === 0 && ctx.now() - rec.scheduledAt > ctx.graceMs) {
+        await ctx.claims.finish(
+          key,
+          me,
+          'skipped',
+          'skipped_late',
+          ctx.now(),
+          'taken over after the grace period',
+        );
+        ctx.metrics.digests.inc({ outcome: 'skipped_late' });
+        log.warn('digest skipped: its claim was recovered after the grace period');
+        return { outcome: 'skipped_late' };
+      }
+      payload = await build(ctx, sub, rec);
+      check(await ctx.claims.savePayload(key, me, payload, ctx.now() + ctx.leaseMs));
+    }
+    if (payload.failure === undefined && payload.empty && sub.skipEmpty) {
+      check(await ctx.claims.finish(key, me, 'done', 'skipped_empty', ctx.now()));
+      if (payload.baseline) await ctx.subs.setBaseline(sub.id, payload.baseline, rec.scheduledAt);
+      ctx.metrics.digests.inc({ outcome: 'skipped_empty' });
+      log.info('digest had nothing to report; not posted');
+      return { outcome: 'skipped_empty' };
+    }
+    const slack = await Promise.resolve()
+      .then(() => ctx.deps.slackFor(sub.workspaceId))
+      .catch(() => {
+        throw new SlackPostError('no_installation');
+      });
+    let headerTs = rec.headerTs;
+    for (let i = rec.postedCount; i < payload.messages.length; i++) {
+      if (ctx.stopping() || lost) throw new LostClaim();
+      const target: { workspaceId: string; channel: string; threadTs?: string } = {
+        workspaceId: sub.workspaceId,
+        channel: sub.channelId,
+      };
+      if (i > 0 && headerTs) target.threadTs = headerTs;
+      const ts = await postPaced(slack, ctx.pacer, ctx.metrics, target, payload.messages[i]!);
+      if (i === 0) headerTs = ts;
+      check(await ctx.claims.recordPosted(key, me, headerTs ?? ts, i + 1, ctx.now() + ctx.leaseMs));
+    }
+    const failed = payload.failure !== undefined;
+    check(
+      await ctx.claims.finish(
+        key,
+        me,
+        failed ? 'failed' : 'done',
+        failed ? 'failed' : 'posted',
+        ctx.now(),
+        payload.failure,
+      ),
+    );
+    if (payload.baseline) await ctx.subs.setBaseline(sub.id, payload.baseline, rec.scheduledAt);
+    ctx.metrics.digests.inc({ outcome: failed ? 'failed' : 'posted' });
+    if (failed) log.warn({ reason: payload.failure }, 'digest could not be made; the channel was told');
+    else log.info({ messages: payload.messages.length }, 'digest posted');
+    return failed
+      ? { outcome: 'failed', detail: payload.failure ?? '', messages: payload.messages.length }
+      : { outcome: 'posted', messages: payload.messages.length };
+  } catch (err) {
+    if (err instanceof LostClaim) {
+      if (ctx.stopping() && !lost) {
+        // Shutting down: hand the claim over now instead of letting another replica wait out the lease
+        // (after the last renewal, so that one cannot land after the release).
+        clearInterval(heartbeat);
+        await beat;
+        await ctx.claims.heartbeat(key, me, ctx.now() - 1).catch(() => false);
+      }
+      log.warn('digest left unfinished (claim lost or service stopping); another replica continues it');
+      return { outcome: 'lost_claim' };
+    }
+    if (err instanceof SlackPostError) {
+      // Nothing more can reach this channel now; record it so no replica loops on it.
+      await ctx.claims
+        .finish(key, me, 'failed', 'failed', ctx.now(), `slack: ${err.code}`)
+        .catch(() => false);
+      ctx.metrics.digests.inc({ outcome: 'failed' });
+      log.warn({ slackError: err.code }, `digest not posted: ${slackHint(err.code)}`);
+      return { outcome: 'failed', detail: slackHint(err.code) };
+    }
+    // Database or unexpected trouble: leave the claim to expire so this or another replica retries.
+    log.error({ err }, 'digest run failed; its claim will be retried after the lease expires');
+    return { outcome: 'failed', detail: 'internal error' };
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** Collects and renders; a Trunk problem becomes one clear message for the channel instead. */
+async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Promise<RunPayload> {
+  const trunk = await ctx.deps.trunkFor(sub.workspaceId);
+  if (!trunk) {
+    const what = 'this workspace has no Trunk API token.';
+    return {
+      messages: [
+        renderFailure(sub, what, 'An admin can store one with `/mergequeue connect`.', rec.scheduledAt),
+      ],
+      empty: false,
+      failure: what,
+    };
+  }
+  const baseline = await ctx.subs.baseline(sub.id);
+  try {
+    const opts = { repo: sub.repo, topN: sub.topN, ...(baseline ? { baseline } : {}) };
+    const collection =
+      sub.kind === 'failing'
+        ? await collectFailing(trunk, rec.scheduledAt, opts)
+        : await collectQuarantined(trunk, opts);
+    const mentions = await ctx.subs.mentions(sub.workspaceId);
+    const messages = renderDigest(sub, collection, {
+      appUrl: ctx.appUrl,
+      orgSlug: trunk.orgSlug,
+      mentions,
+      scheduledAt: rec.scheduledAt,
+      late: rec.late,
+      manual: rec.manual,
+    });
+    const payload: RunPayload = { messages, empty: isEmpty(collection) };
+    // A manual run ("digest run") is for trying things out: the scheduled digests keep comparing with
+    // the previous scheduled one.
+    if (!rec.manual) payload.baseline = baselineOf(collection);
+    return payload;
+  } catch (err) {
+    if (!isTrunkError(err)) throw err;
+    ctx.logger.warn(
+      { digest: sub.id, workspace: sub.workspaceId, trunkError: err.kind, status: err.status },
+      'Trunk failed while collecting a digest',
+    );
+    return {
+      messages: [renderFailure(sub, err.userMessage, err.hint, rec.scheduledAt)],
+      empty: false,
+      failure: err.userMessage,
+    };
+  }
+}

@@ -1,0 +1,119 @@
+/** The digest service: commands, the scheduler, manual runs. Wires the modules of digest/ together. */
+import { randomBytes } from 'node:crypto';
+import type { SlackReply } from '../slack/reply.ts';
+import { ClaimRepository } from './claims.ts';
+import { reply } from './command.ts';
+import { createCommandHandler, type DigestCommandContext } from './handlers.ts';
+import { ChannelPacer } from './post.ts';
+import { SubscriptionRepository } from './repository.ts';
+import type { RunnerContext } from './runner.ts';
+import { Scheduler } from './scheduler.ts';
+import type { DigestDeps, RunOutcome } from './types.ts';
+
+export type { DigestCommandContext };
+
+export interface DigestService {
+  /** Starts the ticker (node-cron, every minute in UTC) and an immediate catch-up tick. */
+  start(): void;
+  /** Stops claiming; waits up to timeoutMs (default 10 s) for digests being posted. */
+  stop(timeoutMs?: number): Promise<void>;
+  handleCommand(args: string[], ctx: DigestCommandContext): Promise<SlackReply>;
+  /** Posts a digest now (as `digest run` does) and resolves when it is done. */
+  runNow(workspaceId: string, id: string): Promise<RunOutcome>;
+  /** One scheduler pass now (tests drive the clock and call this instead of waiting for the minute). */
+  tick(): Promise<void>;
+  /** Resolves when nothing is being ticked or posted by this replica. */
+  idle(): Promise<void>;
+  readonly subscriptions: SubscriptionRepository;
+  readonly claims: ClaimRepository;
+}
+
+/**
+ * TEST SEAMS, not configuration: process-level tests start the real app (`node src/main.ts`) several
+ * times and need a shifted clock, a faster ticker, a short lease and pace. Each applies only when the
+ * caller did not pass the option; none is part of the documented environment.
+ */
+function testSeams(env: NodeJS.ProcessEnv): Partial<DigestDeps> {
+  const seams: Partial<DigestDeps> = {};
+  const offset = Number(env['MQ_TEST_DIGEST_CLOCK_OFFSET_MS']);
+  if (env['MQ_TEST_DIGEST_CLOCK_OFFSET_MS'] && Number.isFinite(offset))
+    seams.clock = () => Date.now() + offset;
+  if (env['MQ_TEST_DIGEST_TICK_CRON']) seams.tickCron = env['MQ_TEST_DIGEST_TICK_CRON'];
+  const lease = Number(env['MQ_TEST_DIGEST_LEASE_MS']);
+  if (lease > 0) seams.leaseMs = lease;
+  const pace = Number(env['MQ_TEST_DIGEST_PACE_MS']);
+  if (env['MQ_TEST_DIGEST_PACE_MS'] && pace >= 0) seams.channelPaceMs = pace;
+  return seams;
+}
+
+export function createDigestService(input: DigestDeps): DigestService {
+  const deps: DigestDeps = {
+    ...testSeams(process.env),
+    ...stripUndefined(input),
+    // Claims are fenced by owner: a suffix keeps two replicas apart even when both report pid 1 (containers).
+    replicaId: `${input.replicaId}-${randomBytes(3).toString('hex')}`,
+  };
+  const now = deps.clock ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const subs = new SubscriptionRepository(deps.store.db);
+  const claims = new ClaimRepository(deps.store.db);
+  const logger = deps.logger.child({ component: 'digest', replica: deps.replicaId });
+  let abandon = false;
+  const ctx: RunnerContext = {
+    deps,
+    subs,
+    claims,
+    pacer: new ChannelPacer(deps.channelPaceMs ?? 1100, sleep),
+    logger,
+    metrics: deps.metrics,
+    now,
+    leaseMs: deps.leaseMs ?? 60_000,
+    graceMs: deps.graceHours * 3_600_000,
+    appUrl: (deps.trunkAppUrl ?? 'https://app.trunk.io').replace(/\/+$/, ''),
+    stopping: () => abandon,
+  };
+  const scheduler = new Scheduler(ctx, deps.concurrency ?? 50);
+
+  const handle = createCommandHandler({
+    deps,
+    subs,
+    now,
+    logger,
+    runManual: (sub) => scheduler.runManual(sub),
+  });
+
+  return {
+    subscriptions: subs,
+    claims,
+    start() {
+      abandon = false;
+      scheduler.start(deps.tickCron ?? '* * * * *');
+      logger.info('digest scheduler started');
+    },
+    async stop(timeoutMs = 10_000) {
+      await scheduler.stop(timeoutMs);
+      abandon = true;
+    },
+    async handleCommand(args, c) {
+      try {
+        return await handle(args, c);
+      } catch (err) {
+        logger.error({ err }, 'digest command failed');
+        return reply(
+          'Something went wrong handling that digest command; nothing may have changed. Try again in a minute.',
+        );
+      }
+    },
+    async runNow(workspaceId, id) {
+      const sub = await subs.get(workspaceId, id);
+      if (!sub) return { outcome: 'failed', detail: `no digest ${id}` };
+      return scheduler.runManual(sub);
+    },
+    tick: () => scheduler.tick(),
+    idle: () => scheduler.idle(),
+  };
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

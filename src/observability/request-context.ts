@@ -1,0 +1,25 @@
+/**
+ * The Slack request being handled, carried through async calls (AsyncLocalStorage) so every log line
+ * written while handling it carries its request id, without passing a logger through every layer.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+
+export interface RequestContext {
+  reqId: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** A short, unique-enough id for correlating one request's log lines. */
+export function newRequestId(): string {
+  return randomUUID().replaceAll('-', '').slice(0, 16);
+}
+
+export function runWithRequestContext<T>(ctx: RequestContext, fn: () => T): T {
+  return storage.run(ctx, fn);
+}
+
+export function currentRequestContext(): RequestContext | undefined {
+  return storage.getStore();
+}

@@ -1,0 +1,168 @@
+/**
+ * Small helpers every listener shares: which workspace a request belongs to, which queue a command means,
+ * whether the person may change it, and how an answer reaches Slack (respond, or a channel post that
+ * falls back to respond when the bot is not in the channel). Slack failures are logged and counted,
+ * never thrown at the person.
+ */
+import type { RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { checkOperator, type OperatorDecision } from '../queue/permissions.ts';
+import type { QueueContext } from '../queue/service.ts';
+import { type QueueRef, resolveTarget, type TargetSpec } from '../queue/target.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import type { SlackDeps } from './deps.ts';
+import type { SlackReply } from './reply.ts';
+
+export interface Who {
+  teamId?: string | undefined;
+  enterpriseId?: string | undefined;
+  isEnterpriseInstall?: boolean | undefined;
+}
+
+/** The team id, or the enterprise id for org-wide installs (how the store keys workspaces). */
+export function workspaceIdOf(who: Who): string {
+  if (who.isEnterpriseInstall && who.enterpriseId) return who.enterpriseId;
+  return who.teamId ?? who.enterpriseId ?? '';
+}
+
+/** Channel default first, then the workspace's, then DEFAULT_REPO. */
+export async function resolveRef(
+  deps: SlackDeps,
+  workspaceId: string,
+  channelId: string | undefined,
+  typed: TargetSpec | undefined,
+): Promise<QueueRef | undefined> {
+  if (typed?.repo && typed.branch !== undefined) return resolveTarget(typed);
+  const [channelDefault, ws] = await Promise.all([
+    channelId ? deps.store.getChannelDefault(workspaceId, channelId) : Promise.resolve(undefined),
+    deps.store.getWorkspace(workspaceId),
+  ]);
+  return resolveTarget(typed, channelDefault, ws?.defaultTarget, deps.config.defaultTarget);
+}
+
+export function mayOperate(
+  deps: SlackDeps,
+  client: WebClient,
+  workspaceId: string,
+  userId: string,
+): Promise<OperatorDecision> {
+  return checkOperator({
+    directory: deps.directory.forWorkspace(workspaceId, client),
+    store: deps.store,
+    workspaceId,
+    userId,
+  });
+}
+
+export function queueContext(
+  deps: SlackDeps,
+  trunk: TrunkApi,
+  workspaceId: string,
+  userId: string,
+): QueueContext {
+  return { trunk, store: deps.store, workspaceId, userId, now: deps.now };
+}
+
+/** Sends a reply through response_url; ephemeral unless the reply says otherwise. */
+export async function sendReply(
+  deps: SlackDeps,
+  respond: RespondFn,
+  reply: SlackReply,
+  extra: { replace_original?: boolean; delete_original?: boolean } = {},
+): Promise<boolean> {
+  try {
+    await respond({
+      text: reply.text,
+      ...(reply.blocks ? { blocks: reply.blocks } : {}),
+      response_type: reply.response_type ?? 'ephemeral',
+      ...(extra.replace_original === undefined ? {} : { replace_original: extra.replace_original }),
+      ...(extra.delete_original === undefined ? {} : { delete_original: extra.delete_original }),
+    });
+    return true;
+  } catch (err) {
+    deps.metrics.slackApiErrors.inc({ method: 'response_url', error: errorCode(err) });
+    deps.logger.warn({ err }, 'could not answer through response_url');
+    return false;
+  }
+}
+
+const NOT_POSTABLE = new Set(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action']);
+
+/**
+ * Posts to the channel as the bot (so the message has a ts that chat.update can edit). If the bot
+ * cannot post there (not invited to a private channel, a DM), answers in_channel through respond instead.
+ */
+export async function postToChannel(
+  deps: SlackDeps,
+  client: WebClient,
+  channel: string,
+  reply: SlackReply,
+  respond: RespondFn | undefined,
+): Promise<{ ts?: string; via: 'api' | 'response_url' | 'none' }> {
+  try {
+    const res = await client.chat.postMessage({
+      channel,
+      text: reply.text,
+      ...(reply.blocks ? { blocks: reply.blocks } : {}),
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    return res.ts ? { ts: res.ts, via: 'api' } : { via: 'api' };
+  } catch (err) {
+    const code = errorCode(err);
+    deps.metrics.slackApiErrors.inc({ method: 'chat.postMessage', error: code });
+    if (respond && NOT_POSTABLE.has(code)) {
+      const ok = await sendReply(deps, respond, { ...reply, response_type: 'in_channel' });
+      return { via: ok ? 'response_url' : 'none' };
+    }
+    deps.logger.warn({ err, channel }, 'could not post to the channel');
+    if (respond) {
+      const ok = await sendReply(deps, respond, { ...reply, response_type: 'in_channel' });
+      return { via: ok ? 'response_url' : 'none' };
+    }
+    return { via: 'none' };
+  }
+}
+
+/** Edits a message in place; falls back to replace_original through response_url. */
+export async function updateMessage(
+  deps: SlackDeps,
+  client: WebClient,
+  channel: string | undefined,
+  ts: string | undefined,
+  reply: SlackReply,
+  respond: RespondFn | undefined,
+): Promise<boolean> {
+  if (channel && ts) {
+    try {
+      await client.chat.update({
+        channel,
+        ts,
+        text: reply.text,
+        ...(reply.blocks ? { blocks: reply.blocks } : {}),
+      });
+      return true;
+    } catch (err) {
+      deps.metrics.slackApiErrors.inc({ method: 'chat.update', error: errorCode(err) });
+      deps.logger.warn({ err }, 'chat.update failed; replacing through response_url');
+    }
+  }
+  if (!respond) return false;
+  return sendReply(deps, respond, { ...reply, response_type: 'in_channel' }, { replace_original: true });
+}
+
+/** Slack's error code of a failed Web API call (`not_in_channel`, `ratelimited`, …). */
+export function errorCode(err: unknown): string {
+  const e = err as { data?: { error?: unknown }; code?: unknown };
+  if (typeof e?.data?.error === 'string') return e.data.error;
+  if (typeof e?.code === 'string') return e.code;
+  return 'unknown';
+}
+
+/**
+ * Called right after ack(): lets the event loop send pending acks and read new requests before this
+ * one's work (store reads, Trunk call, rendering) runs, so a burst of commands is acknowledged first.
+ */
+export function afterAck(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

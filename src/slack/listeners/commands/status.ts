@@ -1,0 +1,41 @@
+/**
+ * `/mergequeue status [target]`: the queue with its buttons, posted in the channel as the bot so that
+ * clicks can update that same message (chat.update). Falls back to respond in_channel when the bot
+ * cannot post there.
+ */
+
+import { readQueue } from '../../../queue/service.ts';
+import type { TargetSpec } from '../../../queue/target.ts';
+import type { Queue } from '../../../trunk/types.ts';
+import { renderError } from '../../blocks/errors.ts';
+import { renderStatus } from '../../blocks/status.ts';
+import { postToChannel, sendReply } from '../../interaction.ts';
+import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+
+export async function status(req: CommandRequest, target: TargetSpec | undefined): Promise<Outcome> {
+  const got = await queueAndTrunk(req, target);
+  if ('outcome' in got) return got.outcome;
+  const { ref, trunk } = got;
+  let queue: Queue;
+  try {
+    queue = await readQueue({ trunk: trunk.api }, ref);
+  } catch (err) {
+    await sendReply(req.deps, req.respond, renderError(err));
+    return 'failed';
+  }
+  const reply = renderStatus({
+    ref,
+    queue,
+    renderedAt: req.deps.now(),
+    appUrl: req.deps.config.trunk.appUrl,
+    ...(trunk.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
+  });
+  await postToChannel(
+    req.deps,
+    req.client,
+    req.channelId,
+    { ...reply, response_type: 'in_channel' },
+    req.respond,
+  );
+  return 'ok';
+}

@@ -1,0 +1,28 @@
+/** Every listener of the app, registered on one Bolt App. */
+import type { App } from '@slack/bolt';
+import type { SlackDeps } from '../deps.ts';
+import * as concurrencyButtons from './actions/concurrency.ts';
+import * as linkButtons from './actions/links.ts';
+import * as refreshButton from './actions/refresh.ts';
+import * as settingsButton from './actions/settings.ts';
+import * as stateButtons from './actions/state.ts';
+import * as mergequeue from './commands/mergequeue.ts';
+import * as uninstall from './events/uninstall.ts';
+import * as connectView from './views/connect.ts';
+import * as settingsView from './views/settings.ts';
+
+export function registerListeners(app: App, deps: SlackDeps): void {
+  for (const m of [
+    mergequeue,
+    stateButtons,
+    concurrencyButtons,
+    refreshButton,
+    settingsButton,
+    linkButtons,
+    settingsView,
+    connectView,
+    uninstall,
+  ]) {
+    m.register(app, deps);
+  }
+}

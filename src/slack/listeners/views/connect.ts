@@ -1,0 +1,91 @@
+/**
+ * Connect modal submission. Before anything is stored the token is tried with one read call (getQueue on
+ * the default queue): a rejected token, or a Trunk that cannot be reached, is reported in the modal.
+ * The token is never echoed back, logged or shown; saving again replaces it.
+ */
+import type { App } from '@slack/bolt';
+import { connectTrunk } from '../../../queue/service.ts';
+import { resolveTarget } from '../../../queue/target.ts';
+import { isTrunkError } from '../../../trunk/errors.ts';
+import { renderConnected } from '../../blocks/config.ts';
+import { CONNECT_BLOCKS, parseConnectSubmission } from '../../blocks/connect.ts';
+import { CALLBACKS } from '../../blocks/ids.ts';
+import type { SubmissionValues } from '../../blocks/settings.ts';
+import type { SlackDeps } from '../../deps.ts';
+import { mayOperate, workspaceIdOf } from '../../interaction.ts';
+import { unwrapMetadata } from '../../modals.ts';
+import { tellPrivately } from './settings.ts';
+
+/** The check must finish well inside the 3 s Slack gives a view submission. */
+const VERIFY_DEADLINE_MS = 2_000;
+
+export function register(app: App, deps: SlackDeps): void {
+  app.view(CALLBACKS.connect, async ({ ack, body, view, client, context }) => {
+    const parsed = parseConnectSubmission(view.state.values as SubmissionValues);
+    const meta = unwrapMetadata(view.private_metadata);
+    const fail = async (errors: Record<string, string>, outcome: string) => {
+      await ack({ response_action: 'errors', errors });
+      deps.metrics.interactions.inc({ name: CALLBACKS.connect, outcome });
+    };
+    if (!parsed.ok) return fail(parsed.errors, 'invalid');
+
+    const workspaceId = workspaceIdOf({
+      teamId: context.teamId ?? body.team?.id,
+      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
+      isEnterpriseInstall: context.isEnterpriseInstall,
+    });
+    const userId = body.user.id;
+    const ctx = { store: deps.store, workspaceId, userId, now: deps.now };
+    try {
+      const decision = await mayOperate(deps, client, workspaceId, userId);
+      if (!decision.allowed)
+        return fail({ [CONNECT_BLOCKS.token]: `You can't connect Trunk: ${decision.because}.` }, 'refused');
+
+      const ws = await deps.store.getWorkspace(workspaceId);
+      const ref = resolveTarget(parsed.input.defaultTarget, ws?.defaultTarget, deps.config.defaultTarget);
+      if (!ref)
+        return fail(
+          {
+            [CONNECT_BLOCKS.defaultRepo]:
+              'Name a queue (owner/repo or owner/repo:branch) to check the token against.',
+          },
+          'invalid',
+        );
+      try {
+        await deps.workspaces
+          .trunkWithToken(parsed.input.token)
+          .getQueue({ repo: ref.repo, targetBranch: ref.branch }, { deadlineMs: VERIFY_DEADLINE_MS });
+      } catch (err) {
+        // A queue that does not exist still proves the token works; anything else stops the save.
+        if (!isTrunkError(err) || err.kind !== 'not_found') {
+          const words = isTrunkError(err)
+            ? err.kind === 'auth'
+              ? 'Trunk rejected this token. Copy it again from Trunk → Settings → Organization → API token.'
+              : `${err.userMessage} The token was not saved; try again.`
+            : 'The token could not be checked. Try again.';
+          return fail({ [CONNECT_BLOCKS.token]: words }, 'failed');
+        }
+      }
+      const result = await connectTrunk(ctx, parsed.input);
+      deps.workspaces.invalidate(workspaceId);
+      if (!result.ok)
+        return fail({ [CONNECT_BLOCKS.token]: 'The token could not be saved. Try again.' }, 'failed');
+      await ack();
+      deps.metrics.interactions.inc({ name: CALLBACKS.connect, outcome: 'ok' });
+      if (meta)
+        await tellPrivately(
+          deps,
+          client,
+          meta.c,
+          userId,
+          renderConnected(parsed.input.orgSlug, parsed.input.defaultTarget),
+        );
+    } catch (err) {
+      deps.logger.error({ err }, 'connect submission failed');
+      return fail(
+        { [CONNECT_BLOCKS.token]: 'Something went wrong on our side; nothing was saved. Try again.' },
+        'failed',
+      );
+    }
+  });
+}

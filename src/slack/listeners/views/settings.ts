@@ -1,0 +1,108 @@
+/**
+ * Settings modal submission: invalid values are shown in the modal (response_action errors) and nothing
+ * is sent; otherwise the modal closes and only the changed fields go to Trunk (against the queue's
+ * current values). The result is announced in the channel, or told to the person privately.
+ */
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { recordRefusal, updateSettings } from '../../../queue/service.ts';
+import { formatQueueRef } from '../../../queue/target.ts';
+import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
+import { renderError, renderRefusal } from '../../blocks/errors.ts';
+import { CALLBACKS } from '../../blocks/ids.ts';
+import { parseSettingsSubmission, type SubmissionValues } from '../../blocks/settings.ts';
+import type { SlackDeps } from '../../deps.ts';
+import { errorCode, mayOperate, postToChannel, queueContext, workspaceIdOf } from '../../interaction.ts';
+import { unwrapMetadata } from '../../modals.ts';
+import type { SlackReply } from '../../reply.ts';
+
+export function register(app: App, deps: SlackDeps): void {
+  app.view(CALLBACKS.settings, async ({ ack, body, view, client, context }) => {
+    const meta = unwrapMetadata(view.private_metadata);
+    const parsed = parseSettingsSubmission(view.state.values as SubmissionValues, meta?.m);
+    if (!meta || !parsed.ok) {
+      await ack({
+        response_action: 'errors',
+        errors: parsed.ok
+          ? { mode: 'This form could not be read. Close it and run `/mergequeue settings` again.' }
+          : parsed.errors,
+      });
+      deps.metrics.interactions.inc({ name: CALLBACKS.settings, outcome: 'invalid' });
+      return;
+    }
+    await ack();
+    const workspaceId = workspaceIdOf({
+      teamId: context.teamId ?? body.team?.id,
+      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
+      isEnterpriseInstall: context.isEnterpriseInstall,
+    });
+    const userId = body.user.id;
+    const tell = (reply: SlackReply) => tellPrivately(deps, client, meta.c, userId, reply);
+    let outcome = 'failed';
+    try {
+      const trunk = await deps.workspaces.trunkFor(workspaceId);
+      if (!trunk) {
+        await tell({ text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.' });
+      } else {
+        const ctx = queueContext(deps, trunk.api, workspaceId, userId);
+        const target = formatQueueRef(parsed.ref);
+        const decision = await mayOperate(deps, client, workspaceId, userId);
+        if (!decision.allowed) {
+          await recordRefusal(ctx, 'settings', target, decision.because);
+          await tell(renderRefusal(`change the settings of ${target}`, decision.because));
+          outcome = 'refused';
+        } else {
+          const result = await updateSettings(ctx, parsed.ref, parsed.changes);
+          outcome = result.outcome;
+          if (result.outcome === 'ok') {
+            await postToChannel(
+              deps,
+              client,
+              meta.c,
+              renderAnnouncement({
+                action: 'settings',
+                ref: parsed.ref,
+                userId,
+                at: deps.now(),
+                before: result.before,
+                after: result.after,
+              }),
+              undefined,
+            );
+          } else if (result.outcome === 'noop') {
+            await tell(renderNoop(result.reason));
+          } else {
+            await tell(renderError(result.error));
+          }
+        }
+      }
+    } catch (err) {
+      deps.logger.error({ err }, 'settings submission failed');
+      await tell(renderError(err));
+    }
+    deps.metrics.interactions.inc({ name: CALLBACKS.settings, outcome });
+  });
+}
+
+/** An ephemeral message in the channel the modal came from; a DM if the bot cannot post there. */
+export async function tellPrivately(
+  deps: SlackDeps,
+  client: WebClient,
+  channel: string,
+  user: string,
+  reply: SlackReply,
+): Promise<void> {
+  const args = { text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) };
+  try {
+    await client.chat.postEphemeral({ channel, user, ...args });
+    return;
+  } catch (err) {
+    deps.metrics.slackApiErrors.inc({ method: 'chat.postEphemeral', error: errorCode(err) });
+  }
+  try {
+    await client.chat.postMessage({ channel: user, ...args });
+  } catch (err) {
+    deps.metrics.slackApiErrors.inc({ method: 'chat.postMessage', error: errorCode(err) });
+    deps.logger.warn({ err }, 'could not tell the user the result of a modal');
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Opening the settings and connect modals. A trigger_id lives 3 s, so the settings modal opens at once
+ * with a short "reading…" view and is filled in (views.update) when Trunk answers. private_metadata
+ * carries the channel the command came from, beside the form's own metadata.
+ */
+import type { ModalView } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import { readQueue } from '../queue/service.ts';
+import { formatQueueRef, type QueueRef } from '../queue/target.ts';
+import { buildConnectModal } from './blocks/connect.ts';
+import { buildSettingsModal } from './blocks/settings.ts';
+import type { SlackDeps } from './deps.ts';
+import { errorCode } from './interaction.ts';
+import type { WorkspaceTrunk } from './workspace.ts';
+
+/** What we wrap around a modal's own private_metadata. */
+export interface ModalMetadata {
+  /** Channel to announce in / answer in. */
+  c: string;
+  /** The modal builder's own metadata. */
+  m?: string;
+}
+
+export function wrapMetadata(channelId: string, inner: string | undefined): string {
+  const meta: ModalMetadata = { c: channelId };
+  if (inner) meta.m = inner;
+  return JSON.stringify(meta);
+}
+
+export function unwrapMetadata(raw: unknown): ModalMetadata | undefined {
+  if (typeof raw !== 'string' || raw.length > 3000) return undefined;
+  try {
+    const d = JSON.parse(raw) as Partial<ModalMetadata> | null;
+    if (!d || typeof d.c !== 'string' || !/^[A-Z0-9]{1,40}$/.test(d.c)) return undefined;
+    if (d.m !== undefined && typeof d.m !== 'string') return undefined;
+    return d.m === undefined ? { c: d.c } : { c: d.c, m: d.m };
+  } catch {
+    return undefined;
+  }
+}
+
+export function messageModal(title: string, text: string): ModalView {
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: title.slice(0, 24) },
+    close: { type: 'plain_text', text: 'Close' },
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 3000) } }],
+  };
+}
+
+/**
+ * Opens the settings modal for a queue: a placeholder first (the trigger expires), then the form with
+ * the queue's current values, or what went wrong.
+ */
+export async function openSettingsModal(
+  deps: SlackDeps,
+  client: WebClient,
+  triggerId: string,
+  channelId: string,
+  ref: QueueRef,
+  trunk: WorkspaceTrunk,
+): Promise<'ok' | 'failed'> {
+  let viewId: string | undefined;
+  try {
+    const opened = await client.views.open({
+      trigger_id: triggerId,
+      view: messageModal('Queue settings', `Reading the settings of *${formatQueueRef(ref)}* from Trunk…`),
+    });
+    viewId = opened.view?.id;
+  } catch (err) {
+    deps.metrics.slackApiErrors.inc({ method: 'views.open', error: errorCode(err) });
+    deps.logger.warn({ err }, 'could not open the settings modal');
+    return 'failed';
+  }
+  if (!viewId) return 'failed';
+  let view: ModalView;
+  let outcome: 'ok' | 'failed' = 'ok';
+  try {
+    const queue = await readQueue({ trunk: trunk.api }, ref);
+    const form = buildSettingsModal({ ref, queue });
+    view = { ...form, private_metadata: wrapMetadata(channelId, form.private_metadata) };
+  } catch (err) {
+    const e = err as { userMessage?: string; hint?: string };
+    view = messageModal(
+      'Queue settings',
+      e.userMessage
+        ? `:warning: ${e.userMessage} ${e.hint ?? ''}`
+        : ':warning: The settings could not be read.',
+    );
+    outcome = 'failed';
+  }
+  try {
+    await client.views.update({ view_id: viewId, view });
+  } catch (err) {
+    deps.metrics.slackApiErrors.inc({ method: 'views.update', error: errorCode(err) });
+    deps.logger.warn({ err }, 'could not fill in the settings modal');
+    return 'failed';
+  }
+  return outcome;
+}
+
+export async function openConnectModal(
+  deps: SlackDeps,
+  client: WebClient,
+  triggerId: string,
+  channelId: string,
+  workspaceId: string,
+): Promise<'ok' | 'failed'> {
+  const ws = await deps.store.getWorkspace(workspaceId);
+  const form = buildConnectModal({
+    ...(ws?.trunkOrgSlug ? { orgSlug: ws.trunkOrgSlug } : {}),
+    ...(ws?.defaultTarget ? { defaultTarget: ws.defaultTarget } : {}),
+    hasToken: ws?.hasTrunkCredentials ?? false,
+  });
+  try {
+    await client.views.open({
+      trigger_id: triggerId,
+      view: { ...form, private_metadata: wrapMetadata(channelId, form.private_metadata) },
+    });
+    return 'ok';
+  } catch (err) {
+    deps.metrics.slackApiErrors.inc({ method: 'views.open', error: errorCode(err) });
+    deps.logger.warn({ err }, 'could not open the connect modal');
+    return 'failed';
+  }
+}

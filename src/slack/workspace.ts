@@ -1,0 +1,146 @@
+/**
+ * Per-workspace access to Trunk and Slack. Trunk credentials come from the store (set with
+ * `/mergequeue connect`), else from TRUNK_API_TOKEN / TRUNK_ORG_SLUG in single-workspace mode. Clients are
+ * cached per token, so replacing a token takes effect at once; they share one undici Agent.
+ */
+import type { Logger as SlackLogger } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
+import type { Dispatcher } from 'undici';
+import type { Config } from '../config.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { instrumentedSlackFetch } from '../observability/slack-metrics.ts';
+import type { Store } from '../store/types.ts';
+import { sharedTrunkAgent } from '../trunk/agent.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import { apiTokenAuth } from '../trunk/auth.ts';
+import { createTrunkClient } from '../trunk/client.ts';
+
+/** What callers get for a workspace: its Trunk client and organization slug. */
+export interface WorkspaceTrunk {
+  api: TrunkApi;
+  orgSlug: string;
+}
+
+type Credentials = { token: string; orgSlug: string };
+
+/** Resolves a workspace's bot token (OAuth: the installation, refreshed when rotating). */
+export type BotTokenResolver = (workspaceId: string) => Promise<string | undefined>;
+
+export interface WorkspacesOptions {
+  config: Config;
+  store: Store;
+  metrics: Metrics;
+  slackLogger: SlackLogger;
+  botToken: BotTokenResolver;
+  dispatcher?: Dispatcher;
+  /**
+   * Deadline of Trunk calls made while someone waits in Slack (commands, clicks). The ack is already
+   * sent, but a person is watching: a friendly "Trunk did not answer" beats a long silence.
+   */
+  interactiveDeadlineMs?: number;
+}
+
+export interface Workspaces {
+  /** Trunk for a command or click (short deadline); undefined when the workspace has no credentials. */
+  trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
+  /** Trunk for background work such as digests (the client's default 30 s deadline). */
+  backgroundTrunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
+  /** A client for verifying a token before it is stored (connect modal). */
+  trunkWithToken(token: string): TrunkApi;
+  /** A Slack WebClient with the workspace's bot token, pointed at SLACK_API_URL. */
+  slackFor(workspaceId: string): Promise<WebClient>;
+  /** Forget cached credentials of a workspace (after connect or uninstall in this process). */
+  invalidate(workspaceId: string): void;
+  /** Slack client options every WebClient of the app uses. */
+  readonly slackClientOptions: ConstructorParameters<typeof WebClient>[1];
+}
+
+export const INTERACTIVE_DEADLINE_MS = 2_500;
+/**
+ * Decrypted credentials are kept this long per workspace, so a burst of commands does not read and
+ * decrypt the same row each time. Another replica sees a replaced token within this time.
+ */
+export const CREDENTIALS_TTL_MS = 2_000;
+
+export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
+  const { config, store, metrics } = opts;
+  const dispatcher = opts.dispatcher ?? sharedTrunkAgent();
+  const interactiveDeadline = opts.interactiveDeadlineMs ?? INTERACTIVE_DEADLINE_MS;
+  const trunkClients = new Map<string, TrunkApi>();
+  const slackClients = new Map<string, WebClient>();
+
+  const slackClientOptions: ConstructorParameters<typeof WebClient>[1] = {
+    slackApiUrl: config.slack.apiUrl,
+    logger: opts.slackLogger,
+    // A person is waiting: a couple of quick retries, never the library's half-hour schedule.
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
+    timeout: 10_000,
+    // [production] counts Slack API errors and 429 waits (digests and other background posts).
+    fetch: instrumentedSlackFetch(metrics),
+  };
+
+  const client = (token: string, deadline: number): TrunkApi => {
+    const key = `${deadline}:${token}`;
+    let c = trunkClients.get(key);
+    if (!c) {
+      c = createTrunkClient({
+        baseUrl: config.trunk.apiUrl,
+        auth: apiTokenAuth(token),
+        dispatcher,
+        defaultDeadlineMs: deadline,
+        onAttempt: (e) => {
+          metrics.trunkCalls.inc({ operation: e.operation, status: String(e.status) });
+          metrics.trunkLatency.observe({ operation: e.operation }, e.durationMs / 1000);
+        },
+      });
+      // Bounded: a token replaced many times must not grow the cache without end.
+      if (trunkClients.size > 1_000) trunkClients.clear();
+      trunkClients.set(key, c);
+    }
+    return c;
+  };
+
+  const cache = new Map<string, { value: Promise<Credentials | undefined>; expires: number }>();
+  const load = async (workspaceId: string): Promise<Credentials | undefined> => {
+    const stored = await store.getTrunkCredentials(workspaceId);
+    if (stored) return stored;
+    if (config.slack.mode !== 'oauth' && config.trunk.token)
+      return { token: config.trunk.token, orgSlug: config.trunk.orgSlug ?? '' };
+    return undefined;
+  };
+  const credentials = (workspaceId: string): Promise<Credentials | undefined> => {
+    const now = Date.now();
+    const hit = cache.get(workspaceId);
+    if (hit && hit.expires > now) return hit.value;
+    const value = load(workspaceId);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(workspaceId, { value, expires: now + CREDENTIALS_TTL_MS });
+    value.catch(() => cache.delete(workspaceId));
+    return value;
+  };
+
+  const trunkAt = async (workspaceId: string, deadline: number) => {
+    const creds = await credentials(workspaceId);
+    if (!creds) return undefined;
+    return { api: client(creds.token, deadline), orgSlug: creds.orgSlug };
+  };
+
+  return {
+    slackClientOptions,
+    invalidate: (workspaceId) => void cache.delete(workspaceId),
+    trunkFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline),
+    backgroundTrunkFor: (workspaceId) => trunkAt(workspaceId, 30_000),
+    trunkWithToken: (token) => client(token, interactiveDeadline),
+    async slackFor(workspaceId) {
+      const token = await opts.botToken(workspaceId);
+      if (!token) throw new Error(`no Slack installation for workspace ${workspaceId}`);
+      let c = slackClients.get(token);
+      if (!c) {
+        c = new WebClient(token, slackClientOptions);
+        if (slackClients.size > 1_000) slackClients.clear();
+        slackClients.set(token, c);
+      }
+      return c;
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * A digest service wired as the app wires it — real store, real Trunk client, real Slack WebClient — against
+ * the Trunk and Slack fakes on loopback, with a clock the test moves.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebClient } from '@slack/web-api';
+import { createDigestService, type DigestService } from '../../src/digest/index.ts';
+import type { DigestDeps, WorkspaceTrunk } from '../../src/digest/types.ts';
+import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
+import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { silentLogger } from '../../src/observability/log.ts';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
+import { openStore } from '../../src/store/open.ts';
+import type { Store } from '../../src/store/types.ts';
+import { apiTokenAuth } from '../../src/trunk/auth.ts';
+import { createTrunkClient } from '../../src/trunk/client.ts';
+
+export const WS = 'T0DIGEST01';
+export const OTHER_WS = 'T0DIGEST02';
+export const CHANNEL = 'C0DIGEST01';
+
+export interface Rig {
+  store: Store;
+  trunk: TrunkFake;
+  slack: SlackFake;
+  clock: { now: number };
+  metrics: Metrics;
+  /** Trunk tokens per workspace (change one to simulate a revoked token). */
+  tokens: Map<string, string>;
+  service(overrides?: Partial<DigestDeps>): DigestService;
+  close(): Promise<void>;
+}
+
+export async function startRig(opts: { database?: { kind: 'postgres'; url: string } } = {}): Promise<Rig> {
+  const dir = mkdtempSync(join(tmpdir(), 'mq-digest-'));
+  const store = await openStore({
+    database: opts.database ?? { kind: 'sqlite', path: join(dir, 'mq.db') },
+    encryptionKeys: [],
+  });
+  const trunk = await startTrunkFake({ tokens: ['token-one', 'token-two'] });
+  const slack = await startSlackFake();
+  const clock = { now: Date.parse('2026-11-02T08:00:00Z') };
+  const metrics = createMetrics({ defaultMetrics: false });
+  const tokens = new Map([
+    [WS, 'token-one'],
+    [OTHER_WS, 'token-two'],
+  ]);
+  const clients = new Map<string, WorkspaceTrunk>();
+  const services: DigestService[] = [];
+  const trunkFor = (ws: string): WorkspaceTrunk | undefined => {
+    const token = tokens.get(ws);
+    if (!token) return undefined;
+    const key = `${ws}:${token}`;
+    let c = clients.get(key);
+    if (!c) {
+      c = {
+        api: createTrunkClient({
+          baseUrl: trunk.url,
+          auth: apiTokenAuth(token),
+          retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 },
+        }),
+        orgSlug: 'acme',
+      };
+      clients.set(key, c);
+    }
+    return c;
+  };
+  const slackClients = new Map<string, WebClient>();
+  const slackFor = (ws: string) => {
+    let c = slackClients.get(ws);
+    if (!c) {
+      c = new WebClient(`xoxb-${ws.toLowerCase()}`, {
+        slackApiUrl: slack.url,
+        retryConfig: { retries: 0 },
+        rejectRateLimitedCalls: true,
+      });
+      slackClients.set(ws, c);
+    }
+    return c;
+  };
+  let n = 0;
+  return {
+    store,
+    trunk,
+    slack,
+    clock,
+    metrics,
+    tokens,
+    service(overrides = {}) {
+      const s = createDigestService({
+        store,
+        trunkFor,
+        slackFor,
+        logger: silentLogger(),
+        metrics,
+        clock: () => clock.now,
+        graceHours: 6,
+        replicaId: `test-${++n}`,
+        trunkAppUrl: 'https://app.trunk.example',
+        channelPaceMs: 0,
+        ...overrides,
+      });
+      services.push(s);
+      return s;
+    },
+    async close() {
+      for (const s of services) await s.stop(0);
+      await store.close();
+      await trunk.close();
+      await slack.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function ctx(
+  over: Partial<{
+    userId: string;
+    channelId: string;
+    userTz: string;
+    operator: boolean;
+    workspaceId: string;
+  }> = {},
+) {
+  return {
+    workspaceId: over.workspaceId ?? WS,
+    channelId: over.channelId ?? CHANNEL,
+    userId: over.userId ?? 'UOPER00001',
+    userTz: over.userTz ?? 'America/New_York',
+    isOperator: async () => over.operator ?? true,
+  };
+}
+
+/** The digest id in an "Added digest `d…`" reply. */
+export function addedId(text: string): string {
+  const m = /Added digest `(d[a-z0-9]{5})`/.exec(text);
+  if (!m) throw new Error(`not an "added" reply: ${text}`);
+  return m[1]!;
+}
+
+export function textOfBlocks(blocks: unknown[] | undefined): string {
+  return JSON.stringify(blocks ?? []);
+}

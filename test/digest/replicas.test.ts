@@ -1,0 +1,198 @@
+/**
+ * Exactly once across processes: real app processes (`node src/main.ts`, via the app harness) sharing one
+ * PostgreSQL database, the Trunk and Slack fakes on loopback, and a shifted clock (test seam
+ * MQ_TEST_DIGEST_CLOCK_OFFSET_MS) so an occurrence falls due seconds after start.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimRepository } from '../../src/digest/claims.ts';
+import { SubscriptionRepository } from '../../src/digest/repository.ts';
+import { type FakeMessage, type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
+import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../src/fakes/trunk/index.ts';
+import { openStore } from '../../src/store/open.ts';
+import type { Store } from '../../src/store/types.ts';
+import {
+  defaultUsers,
+  type Harness,
+  startHarness,
+  TEAM,
+  TRUNK_TOKEN,
+  USERS,
+} from '../helpers/app-harness.ts';
+import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+
+const enabled = await pgTestsEnabled('digest replicas (PostgreSQL)');
+const MINUTE = 60_000;
+
+let db: PgTestDatabase;
+let store: Store;
+let slack: SlackFake;
+let trunk: TrunkFake;
+const key = randomBytes(32).toString('base64');
+const running: Harness[] = [];
+
+beforeAll(async () => {
+  if (!enabled) return;
+  db = await createPgTestDatabase();
+  store = await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] });
+  slack = await startSlackFake({ users: defaultUsers() });
+  trunk = await startTrunkFake({ tokens: [TRUNK_TOKEN] });
+}, 60_000);
+
+afterAll(async () => {
+  for (const h of running) await h.close().catch(() => undefined);
+  await store?.close();
+  await slack?.close();
+  await trunk?.close();
+  await db?.drop();
+}, 60_000);
+
+function failingTests(n: number, due: number, prefix: string): Partial<WireFailingTest>[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${prefix}-${i}`,
+    name: `${prefix} ${i}`,
+    pull_requests_impacted_last_7d: n - i,
+    status: { reason: 'failed', timestamp: new Date(due - (i + 1) * MINUTE).toISOString() },
+  }));
+}
+
+/** A whole minute at least `leadMs` ahead, and the clock offset that makes it `inMs` away for the children. */
+function dueSoon(leadMs: number, inMs: number) {
+  const due = Math.ceil((Date.now() + leadMs) / MINUTE) * MINUTE;
+  return { due, offset: due - Date.now() - inMs };
+}
+
+function app(offset: number, extra: Record<string, string> = {}): Promise<Harness> {
+  return startHarness({
+    process: true,
+    slack,
+    trunk,
+    env: {
+      DATABASE_URL: db.url,
+      ENCRYPTION_KEY: key,
+      SCHEDULER_ENABLED: 'true',
+      LOG_LEVEL: 'info',
+      DEFAULT_REPO: 'acme/web:main',
+      MQ_TEST_DIGEST_CLOCK_OFFSET_MS: String(offset),
+      MQ_TEST_DIGEST_TICK_CRON: '* * * * * *',
+      MQ_TEST_DIGEST_LEASE_MS: '3000',
+      ...extra,
+    },
+  }).then((h) => {
+    running.push(h);
+    return h;
+  });
+}
+
+function byChannel(prefix: string): Map<string, FakeMessage[]> {
+  const out = new Map<string, FakeMessage[]>();
+  for (const m of slack.messages) {
+    if (m.via !== 'api' || !m.channel.startsWith(prefix)) continue;
+    out.set(m.channel, [...(out.get(m.channel) ?? []), m]);
+  }
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.skipIf(!enabled)('digests across replicas on one PostgreSQL', () => {
+  it('three app processes, 40 digests due at once: each posted exactly once', async () => {
+    const { due, offset } = dueSoon(2 * MINUTE, 12_000);
+    const minuteOfDay = new Date(due).getUTCHours() * 60 + new Date(due).getUTCMinutes();
+    const hhmm = `${String(Math.floor(minuteOfDay / 60)).padStart(2, '0')}:${String(minuteOfDay % 60).padStart(2, '0')}`;
+    trunk.setFailingTests('acme/web', failingTests(15, due, 'fan'));
+    const apps = await Promise.all([app(offset), app(offset), app(offset)]);
+
+    // One through the real slash command…
+    const sent = await apps[0]!.sendCommand(`digest add failing acme/web ${hhmm} UTC daily`, {
+      user: USERS.admin,
+      channel: 'CFAN000',
+    });
+    expect(sent.status).toBe(200);
+    const answer = await apps[0]!.reply(sent.responseUrl);
+    expect(String(answer['text'])).toMatch(/^Added digest `d[a-z0-9]{5}`/);
+    // …and the rest straight into the database.
+    const subs = new SubscriptionRepository(store.db);
+    for (let i = 1; i < 40; i++) {
+      await subs.insert({
+        workspaceId: TEAM,
+        channelId: `CFAN${String(i).padStart(3, '0')}`,
+        kind: 'failing',
+        repo: { host: 'github.com', owner: 'acme', name: 'web' },
+        minuteOfDay,
+        tz: 'UTC',
+        days: 'daily',
+        skipEmpty: true,
+        topN: 10,
+        createdBy: USERS.admin,
+        createdAt: due - 60 * MINUTE,
+        nextDueAt: due,
+      });
+    }
+    await slack.waitFor(() => [...byChannel('CFAN').values()].flat().length >= 80, 60_000);
+    await sleep(3_000); // any duplicate would arrive meanwhile
+    const channels = byChannel('CFAN');
+    expect(channels.size).toBe(40);
+    for (const [channel, msgs] of channels) {
+      expect(msgs, channel).toHaveLength(2);
+      expect(msgs[1]!.threadTs, channel).toBe(msgs[0]!.ts);
+    }
+    const claims = new ClaimRepository(store.db);
+    const owners = new Set<string>();
+    for (const sub of await subs.list(TEAM)) {
+      const runs = await claims.listFor(sub.id);
+      expect(runs.map((r) => [r.scheduledAt, r.outcome, r.postedCount])).toEqual([[due, 'posted', 2]]);
+      owners.add(runs[0]!.owner);
+      await subs.remove(TEAM, sub.id);
+    }
+    console.log(`fan-out: 40 digests claimed by ${owners.size} of 3 replicas`);
+    for (const h of apps) await h.close();
+    running.length = 0;
+  }, 120_000);
+
+  it('a process killed with SIGKILL mid-digest: another finishes it, nothing posted twice', async () => {
+    const { due, offset } = dueSoon(2 * MINUTE, 4_000);
+    trunk.setFailingTests('acme/web', failingTests(60, due, 'kill'));
+    const subs = new SubscriptionRepository(store.db);
+    const sub = await subs.insert({
+      workspaceId: TEAM,
+      channelId: 'CKILL01',
+      kind: 'failing',
+      repo: { host: 'github.com', owner: 'acme', name: 'web' },
+      minuteOfDay: new Date(due).getUTCHours() * 60 + new Date(due).getUTCMinutes(),
+      tz: 'UTC',
+      days: 'daily',
+      skipEmpty: true,
+      topN: 50,
+      createdBy: USERS.admin,
+      createdAt: due - 60 * MINUTE,
+      nextDueAt: due,
+    });
+    const victim = await app(offset, { MQ_TEST_DIGEST_PACE_MS: '1500' });
+    const channel = () => slack.channelMessages('CKILL01').filter((m) => m.via === 'api');
+    await slack.waitFor(() => channel().length >= 2, 30_000);
+    await sleep(500); // between two paced messages: the record of the second is written
+    victim.child!.kill('SIGKILL');
+    await new Promise((r) => victim.child!.once('exit', r));
+    const before = channel().length;
+    expect(before).toBeGreaterThanOrEqual(2);
+    expect(before).toBeLessThan(6);
+    const claims = new ClaimRepository(store.db);
+    expect((await claims.get({ subscriptionId: sub.id, scheduledAt: due }))?.status).toBe('running');
+
+    await app(offset);
+    await slack.waitFor(() => channel().length >= 6, 30_000);
+    await sleep(3_000);
+    const posted = channel();
+    expect(posted).toHaveLength(6);
+    expect(new Set(posted.map((m) => m.text)).size).toBe(6);
+    expect(posted.filter((m) => !m.threadTs)).toHaveLength(1);
+    for (const m of posted.slice(1)) expect(m.threadTs).toBe(posted[0]!.ts);
+    expect(await claims.get({ subscriptionId: sub.id, scheduledAt: due })).toMatchObject({
+      status: 'done',
+      outcome: 'posted',
+      postedCount: 6,
+      attempts: 2,
+    });
+  }, 120_000);
+});

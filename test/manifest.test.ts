@@ -1,0 +1,75 @@
+/**
+ * manifest.yml is a complete, valid Slack app manifest (Slack's official JSON Schema, draft-07) that
+ * matches what the app actually does: its command, routes, events and the scopes it asks for.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { BOT_SCOPES, EVENTS_PATH, REDIRECT_PATH } from '../src/app.ts';
+import { COMMAND } from '../src/slack/listeners/commands/mergequeue.ts';
+import { ROOT } from './helpers/app-harness.ts';
+
+/** The parts of a manifest this test reads. */
+interface Manifest {
+  features: { slash_commands: Array<{ command: string; url: string }> };
+  oauth_config: { redirect_urls: string[]; scopes: { bot: string[]; user?: string[] } };
+  settings: {
+    event_subscriptions: { request_url: string; bot_events: string[] };
+    interactivity: { is_enabled: boolean; request_url: string };
+    socket_mode_enabled: boolean;
+  };
+}
+
+const manifest = parse(readFileSync(join(ROOT, 'manifest.yml'), 'utf8')) as Manifest;
+// Slack's official manifest schema (slackapi/manifest-schema, MIT licence), copied from ../shared/spec so
+// the test runs without that folder.
+const schemaPath = join(ROOT, 'test', 'fixtures', 'slack-manifest.schema.json');
+
+describe('manifest.yml', () => {
+  it("validates against Slack's manifest schema", () => {
+    const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as Record<string, unknown>;
+    expect(schema['$schema']).toContain('draft-07');
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    (addFormats as unknown as (a: Ajv) => void)(ajv);
+    const validate = ajv.compile(schema);
+    const ok = validate(manifest);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it('the schema check catches a broken manifest (the test can fail)', () => {
+    const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as Record<string, unknown>;
+    const validate = new Ajv({ strict: false }).compile(schema);
+    const broken = structuredClone(manifest);
+    broken.features.slash_commands[0]!.command = 'mergequeue';
+    (broken.settings as Record<string, unknown>)['interactivity'] = { request_url: 'ftp://x' };
+    expect(validate(broken)).toBe(false);
+  });
+
+  it('declares the command the app listens to, pointing at /slack/events', () => {
+    const commands = manifest.features.slash_commands;
+    expect(commands.map((c) => c.command)).toEqual(['/mergequeue']);
+    expect(COMMAND.test(commands[0]!.command)).toBe(true);
+    expect(new URL(commands[0]!.url).pathname).toBe(EVENTS_PATH);
+    expect(new URL(manifest.settings.interactivity.request_url).pathname).toBe(EVENTS_PATH);
+    expect(new URL(manifest.settings.event_subscriptions.request_url).pathname).toBe(EVENTS_PATH);
+    expect(new URL(manifest.oauth_config.redirect_urls[0]!).pathname).toBe(REDIRECT_PATH);
+  });
+
+  it('asks for exactly the bot scopes the app requests at install, and no user scopes', () => {
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...BOT_SCOPES].sort());
+    expect(manifest.oauth_config.scopes.user).toBeUndefined();
+  });
+
+  it('subscribes to the uninstall events the app handles, and is HTTP mode by default', () => {
+    expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual([
+      'app_uninstalled',
+      'tokens_revoked',
+    ]);
+    expect(manifest.settings.interactivity.is_enabled).toBe(true);
+    expect(manifest.settings.socket_mode_enabled).toBe(false);
+  });
+});
