@@ -3,7 +3,6 @@
  * its Retry-After before that channel's next message. Whether the WebClient waits on 429 itself or
  * rejects rate-limited calls, both end up here as one retry after the advertised delay.
  */
-import type { Metrics } from '../observability/metrics.ts';
 import type { DigestMessage, SlackPoster } from './types.ts';
 
 export class ChannelPacer {
@@ -54,11 +53,10 @@ interface WebApiErrorLike {
 
 const MAX_RATE_LIMIT_RETRIES = 5;
 
-/** Posts one message and returns its ts. */
+/** Posts one message and returns its ts. Errors and 429 waits are counted by the WebClient's instrumented fetch. */
 export async function postPaced(
   slack: SlackPoster,
   pacer: ChannelPacer,
-  metrics: Metrics,
   target: { workspaceId: string; channel: string; threadTs?: string },
   message: DigestMessage,
 ): Promise<string> {
@@ -79,7 +77,6 @@ export async function postPaced(
     } catch (err) {
       const e = err as WebApiErrorLike;
       if (e.code === 'slack_webapi_rate_limited_error' && attempt < MAX_RATE_LIMIT_RETRIES) {
-        metrics.slackRateLimitWaits.inc({ method: 'chat.postMessage' });
         pacer.backOff(key, Math.max(1, e.retryAfter ?? 1) * 1000);
         continue;
       }
@@ -88,7 +85,6 @@ export async function postPaced(
         e.data?.error ??
         (e.code === 'slack_webapi_http_error' ? `http_${e.statusCode}` : e.code) ??
         'unknown_error';
-      metrics.slackApiErrors.inc({ method: 'chat.postMessage', error: code });
       throw new SlackPostError(code);
     }
   }

@@ -99,7 +99,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
         channel: sub.channelId,
       };
       if (i > 0 && headerTs) target.threadTs = headerTs;
-      const ts = await postPaced(slack, ctx.pacer, ctx.metrics, target, payload.messages[i]!);
+      const ts = await postPaced(slack, ctx.pacer, target, payload.messages[i]!);
       if (i === 0) headerTs = ts;
       check(await ctx.claims.recordPosted(key, me, headerTs ?? ts, i + 1, ctx.now() + ctx.leaseMs));
     }

@@ -110,7 +110,6 @@ export async function postToChannel(
     return res.ts ? { ts: res.ts, via: 'api' } : { via: 'api' };
   } catch (err) {
     const code = errorCode(err);
-    deps.metrics.slackApiErrors.inc({ method: 'chat.postMessage', error: code });
     if (respond && NOT_POSTABLE.has(code)) {
       const ok = await sendReply(deps, respond, { ...reply, response_type: 'in_channel' });
       return { via: ok ? 'response_url' : 'none' };
@@ -143,7 +142,6 @@ export async function updateMessage(
       });
       return true;
     } catch (err) {
-      deps.metrics.slackApiErrors.inc({ method: 'chat.update', error: errorCode(err) });
       deps.logger.warn({ err }, 'chat.update failed; replacing through response_url');
     }
   }

@@ -10,7 +10,6 @@ import { formatQueueRef, type QueueRef } from '../queue/target.ts';
 import { buildConnectModal } from './blocks/connect.ts';
 import { buildSettingsModal } from './blocks/settings.ts';
 import type { SlackDeps } from './deps.ts';
-import { errorCode } from './interaction.ts';
 import type { WorkspaceTrunk } from './workspace.ts';
 
 /** What we wrap around a modal's own private_metadata. */
@@ -68,7 +67,6 @@ export async function openSettingsModal(
     });
     viewId = opened.view?.id;
   } catch (err) {
-    deps.metrics.slackApiErrors.inc({ method: 'views.open', error: errorCode(err) });
     deps.logger.warn({ err }, 'could not open the settings modal');
     return 'failed';
   }
@@ -92,7 +90,6 @@ export async function openSettingsModal(
   try {
     await client.views.update({ view_id: viewId, view });
   } catch (err) {
-    deps.metrics.slackApiErrors.inc({ method: 'views.update', error: errorCode(err) });
     deps.logger.warn({ err }, 'could not fill in the settings modal');
     return 'failed';
   }
@@ -119,7 +116,6 @@ export async function openConnectModal(
     });
     return 'ok';
   } catch (err) {
-    deps.metrics.slackApiErrors.inc({ method: 'views.open', error: errorCode(err) });
     deps.logger.warn({ err }, 'could not open the connect modal');
     return 'failed';
   }

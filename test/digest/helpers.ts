@@ -12,6 +12,7 @@ import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts'
 import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
+import { instrumentedSlackFetch } from '../../src/observability/slack-metrics.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
@@ -75,6 +76,8 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
         slackApiUrl: slack.url,
         retryConfig: { retries: 0 },
         rejectRateLimitedCalls: true,
+        // As in production (slack/workspace.ts): Slack errors and 429 waits are counted at the fetch.
+        fetch: instrumentedSlackFetch(metrics),
       });
       slackClients.set(ws, c);
     }

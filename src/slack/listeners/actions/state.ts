@@ -54,7 +54,7 @@ async function handle(
     });
     if (result.outcome === 'ok') {
       const at = deps.now();
-      await redraw(c, result.after, { userId: c.userId, verb: b.verb, at });
+      await redraw(c, result.view, { userId: c.userId, verb: b.verb, at });
       await postToChannel(
         deps,
         c.client,

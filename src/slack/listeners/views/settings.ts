@@ -12,7 +12,7 @@ import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { CALLBACKS } from '../../blocks/ids.ts';
 import { parseSettingsSubmission, type SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { errorCode, mayOperate, postToChannel, queueContext, workspaceIdOf } from '../../interaction.ts';
+import { mayOperate, postToChannel, queueContext, workspaceIdOf } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import type { SlackReply } from '../../reply.ts';
 
@@ -96,13 +96,12 @@ export async function tellPrivately(
   try {
     await client.chat.postEphemeral({ channel, user, ...args });
     return;
-  } catch (err) {
-    deps.metrics.slackApiErrors.inc({ method: 'chat.postEphemeral', error: errorCode(err) });
+  } catch {
+    // Counted by the instrumented fetch (observability/slack-metrics.ts); fall back to a DM.
   }
   try {
     await client.chat.postMessage({ channel: user, ...args });
   } catch (err) {
-    deps.metrics.slackApiErrors.inc({ method: 'chat.postMessage', error: errorCode(err) });
     deps.logger.warn({ err }, 'could not tell the user the result of a modal');
   }
 }
