@@ -30,8 +30,7 @@ import {
 import {
   type ListFailingTestsRequest,
   type ListQuarantinedTestsRequest,
-  QUEUE_BOOL_SETTINGS,
-  QUEUE_INT_SETTINGS,
+  UPDATE_QUEUE_SETTINGS,
   type UpdateQueueRequest,
 } from './types.ts';
 import {
@@ -86,18 +85,7 @@ const PATHS: Record<TrunkOperation, string> = {
   listQuarantinedTests: '/v1/flaky-tests/list-quarantined-tests',
 };
 
-/** updateQueue fields other than the address, in the order they are sent. */
-const UPDATE_SETTINGS = [
-  'state',
-  ...QUEUE_INT_SETTINGS,
-  ...QUEUE_BOOL_SETTINGS,
-  'mode',
-  'directMergeMode',
-  'optimizationMode',
-  'mergeMethod',
-  'requiredStatuses',
-  'deleteRequiredStatuses',
-] as const satisfies ReadonlyArray<keyof UpdateQueueRequest>;
+const UPDATE_SETTINGS = UPDATE_QUEUE_SETTINGS satisfies ReadonlyArray<keyof UpdateQueueRequest>;
 
 export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
   const baseUrl = normaliseBaseUrl(options.baseUrl);

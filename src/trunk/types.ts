@@ -54,6 +54,19 @@ export const QUEUE_BOOL_SETTINGS = [
 ] as const;
 export type QueueBoolSetting = (typeof QUEUE_BOOL_SETTINGS)[number];
 
+/** updateQueue fields other than the queue's address, in the order the client sends them. */
+export const UPDATE_QUEUE_SETTINGS = [
+  'state',
+  ...QUEUE_INT_SETTINGS,
+  ...QUEUE_BOOL_SETTINGS,
+  'mode',
+  'directMergeMode',
+  'optimizationMode',
+  'mergeMethod',
+  'requiredStatuses',
+  'deleteRequiredStatuses',
+] as const;
+
 /** Priorities: lower number = higher priority. */
 export const PRIORITIES = { urgent: 0, high: 10, medium: 100, low: 200, none: 255 } as const;
 

@@ -22,6 +22,7 @@ import {
   QUEUE_MODES,
   QUEUE_STATES_SETTABLE,
   type QueueAddress,
+  UPDATE_QUEUE_SETTINGS,
   type UpdateQueueRequest,
 } from './types.ts';
 
@@ -99,19 +100,7 @@ export function validateGetQueue(req: unknown): void {
   queueAddress('getQueue', req);
 }
 
-const UPDATE_FIELDS = new Set<string>([
-  'repo',
-  'targetBranch',
-  'state',
-  ...QUEUE_INT_SETTINGS,
-  ...QUEUE_BOOL_SETTINGS,
-  'mode',
-  'directMergeMode',
-  'optimizationMode',
-  'mergeMethod',
-  'requiredStatuses',
-  'deleteRequiredStatuses',
-]);
+const UPDATE_FIELDS = new Set<string>(['repo', 'targetBranch', ...UPDATE_QUEUE_SETTINGS]);
 
 export function validateUpdateQueue(req: unknown): asserts req is UpdateQueueRequest {
   const op = 'updateQueue';

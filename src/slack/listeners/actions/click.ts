@@ -4,14 +4,22 @@
  */
 import type { BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { QueueContext } from '../../../queue/service.ts';
+import { type ChangeResult, type QueueContext, recordRefusal } from '../../../queue/service.ts';
 import { formatQueueRef } from '../../../queue/target.ts';
 import type { Queue } from '../../../trunk/types.ts';
-import { renderInvalidButton, renderNotConnected } from '../../blocks/errors.ts';
+import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
+import { renderError, renderInvalidButton, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { queueContext, sendReply, updateMessage, workspaceIdOf } from '../../interaction.ts';
+import {
+  mayOperate,
+  postToChannel,
+  queueContext,
+  sendReply,
+  updateMessage,
+  workspaceIdOf,
+} from '../../interaction.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
 
 export interface Click {
@@ -89,4 +97,57 @@ export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): P
     ...(lastAction ? { lastAction } : {}),
   });
   await updateMessage(c.deps, c.client, c.channelId, c.messageTs, reply, c.respond);
+}
+
+export interface ClickChange {
+  /** Audit action name for a refusal, e.g. `pause` or `concurrency`. */
+  auditAction: string;
+  /** What was refused, in words: "pause acme/web:main". */
+  refusedWhat: string;
+  /** Past-tense phrase for the message's last-action line: "paused", "set concurrency to 3 on". */
+  verb: string;
+  run: (c: Click) => Promise<ChangeResult>;
+}
+
+/**
+ * The part every queue-changing button shares: the clicker must be an operator (checked on every click,
+ * refusals audited), then the change runs against the queue's current state; the message is redrawn in
+ * place and the change announced in the channel, or the person is told why nothing changed.
+ */
+export async function applyClickChange(
+  c: Click,
+  change: ClickChange,
+): Promise<'ok' | 'noop' | 'refused' | 'failed'> {
+  const { deps } = c;
+  const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId);
+  if (!decision.allowed) {
+    await recordRefusal(c.ctx, change.auditAction, formatQueueRef(c.value.ref), decision.because);
+    await sendReply(deps, c.respond, renderRefusal(change.refusedWhat, decision.because), {
+      replace_original: false,
+    });
+    return 'refused';
+  }
+  const result = await change.run(c);
+  if (result.outcome === 'ok') {
+    const at = deps.now();
+    await redraw(c, result.view, { userId: c.userId, verb: change.verb, at });
+    const announcement = renderAnnouncement({
+      action: result.action,
+      ref: c.value.ref,
+      userId: c.userId,
+      at,
+      before: result.before,
+      after: result.after,
+    });
+    await postToChannel(deps, c.client, c.channelId ?? '', announcement, c.respond);
+    return 'ok';
+  }
+  if (result.outcome === 'noop') {
+    // Show the queue as it is now, so the buttons match reality; a repeated click leaves it alone.
+    if (result.before) await redraw(c, result.before);
+    await sendReply(deps, c.respond, renderNoop(result.reason), { replace_original: false });
+    return 'noop';
+  }
+  await sendReply(deps, c.respond, renderError(result.error), { replace_original: false });
+  return 'failed';
 }

@@ -4,15 +4,14 @@
  * announces the change in the channel and audits. Refusals are ephemeral and change nothing.
  */
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import { changeState, recordRefusal } from '../../../queue/service.ts';
+import { changeState } from '../../../queue/service.ts';
 import { formatQueueRef } from '../../../queue/target.ts';
 import type { SettableQueueState } from '../../../trunk/types.ts';
-import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
-import { renderError, renderRefusal } from '../../blocks/errors.ts';
+import { renderError } from '../../blocks/errors.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { afterAck, mayOperate, postToChannel, sendReply } from '../../interaction.ts';
-import { clickKeyOf, readClick, redraw } from './click.ts';
+import { afterAck, sendReply } from '../../interaction.ts';
+import { applyClickChange, clickKeyOf, readClick } from './click.ts';
 
 const BUTTONS: Array<{ id: string; desired: SettableQueueState; words: string; verb: string }> = [
   { id: ACTIONS.pause, desired: 'paused', words: 'pause', verb: 'paused' },
@@ -39,46 +38,13 @@ async function handle(
   try {
     const c = await readClick(deps, args);
     if (!c) return 'invalid';
-    const target = formatQueueRef(c.value.ref);
-    const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId);
-    if (!decision.allowed) {
-      await recordRefusal(c.ctx, b.words, target, decision.because);
-      await sendReply(deps, c.respond, renderRefusal(`${b.words} ${target}`, decision.because), {
-        replace_original: false,
-      });
-      return 'refused';
-    }
-    const result = await changeState(c.ctx, c.value.ref, b.desired, {
-      expected: c.value.state,
-      clickKey: clickKeyOf(c),
+    return await applyClickChange(c, {
+      auditAction: b.words,
+      refusedWhat: `${b.words} ${formatQueueRef(c.value.ref)}`,
+      verb: b.verb,
+      run: (c) =>
+        changeState(c.ctx, c.value.ref, b.desired, { expected: c.value.state, clickKey: clickKeyOf(c) }),
     });
-    if (result.outcome === 'ok') {
-      const at = deps.now();
-      await redraw(c, result.view, { userId: c.userId, verb: b.verb, at });
-      await postToChannel(
-        deps,
-        c.client,
-        c.channelId ?? '',
-        renderAnnouncement({
-          action: result.action,
-          ref: c.value.ref,
-          userId: c.userId,
-          at,
-          before: result.before,
-          after: result.after,
-        }),
-        c.respond,
-      );
-      return 'ok';
-    }
-    if (result.outcome === 'noop') {
-      // Show the queue as it is now, so the buttons match reality; a repeated click leaves it alone.
-      if (result.before) await redraw(c, result.before);
-      await sendReply(deps, c.respond, renderNoop(result.reason), { replace_original: false });
-      return 'noop';
-    }
-    await sendReply(deps, c.respond, renderError(result.error), { replace_original: false });
-    return 'failed';
   } catch (err) {
     deps.logger.error({ err, action: b.id }, 'button failed');
     await sendReply(deps, args.respond, renderError(err), { replace_original: false });
