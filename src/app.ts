@@ -190,6 +190,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     store,
     metrics,
     slackLogger,
+    logger,
     ...(overrides.interactiveDeadlineMs ? { interactiveDeadlineMs: overrides.interactiveDeadlineMs } : {}),
     botToken: async (workspaceId) => {
       if (config.slack.mode === 'single') return config.slack.botToken;

@@ -152,6 +152,9 @@ export async function* readAhead<T>(
       next = pages.next();
       // If the consumer stops early, this request's outcome is dropped, not left unhandled.
       next.catch(() => undefined);
+      // undici writes a request on a reused keep-alive socket from a setImmediate (it first reads any
+      // FIN/RST already pending on the idle socket); let that write leave before this page is worked on.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       yield r.value;
     }
   } finally {

@@ -82,7 +82,9 @@ function summaryText(sub: Subscription, c: Collection): string {
   if (c.kind === 'failing') {
     if (c.total === 0)
       return `No tests failed in \`${repoLabel(sub)}\` in the 24 hours before this digest. :tada:`;
-    const q = c.quarantinedAmongFailing ? ` *${c.quarantinedAmongFailing}* of them are quarantined.` : '';
+    const q = c.quarantinedAmongFailing
+      ? ` *${c.quarantinedAmongFailing}* of them ${c.quarantinedAmongFailing === 1 ? 'is' : 'are'} quarantined.`
+      : '';
     return `*${c.total}* distinct test${c.total === 1 ? '' : 's'} failed in the 24 hours before this digest${changeText(c, 'new', 'recovered')}.${q}`;
   }
   if (c.total === 0) return `No tests are quarantined in \`${repoLabel(sub)}\`. :tada:`;

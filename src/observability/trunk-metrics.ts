@@ -1,4 +1,8 @@
-/** Feeds the Trunk client's per-attempt hook into the trunkCalls counter and latency histogram. */
+/**
+ * Feeds the Trunk client's per-attempt hook into the trunkCalls counter and latency histogram, and logs
+ * failed attempts (401s, 5xx, timeouts) at warn so an operator sees Trunk trouble without scraping metrics.
+ */
+import type { Logger } from './log.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface TrunkAttempt {
@@ -9,9 +13,19 @@ export interface TrunkAttempt {
 
 export function recordTrunkAttempt(
   metrics: Pick<Metrics, 'trunkCalls' | 'trunkLatency'>,
-): (attempt: TrunkAttempt) => void {
-  return ({ operation, status, durationMs }) => {
+  logger?: Logger,
+): (attempt: TrunkAttempt & { attempt?: number }) => void {
+  return ({ operation, status, durationMs, attempt }) => {
     metrics.trunkCalls.inc({ operation, status: String(status) });
     metrics.trunkLatency.observe({ operation }, durationMs / 1000);
+    // 404 and 400 are answers about what a person typed, not trouble with Trunk.
+    if (
+      logger &&
+      (typeof status !== 'number' || status === 401 || status === 403 || status === 429 || status >= 500)
+    )
+      logger.warn(
+        { operation, status, attempt, durationMs: Math.round(durationMs) },
+        'Trunk call attempt failed',
+      );
   };
 }

@@ -202,6 +202,11 @@ export function parseQueueInt(word: string): number | undefined {
 function parseConcurrency(rest: string[]): ParseCommandResult {
   const [value, where, ...extra] = rest;
   if (value === undefined) return usageError('concurrency', 'Say how many PRs to test at once.');
+  if (/^-\d+$/.test(value))
+    return usageError(
+      'concurrency',
+      `Concurrency must be at least ${QUEUE_INT_MIN}; got ${clip(value, 40)}.`,
+    );
   if (!/^[+]?\d+$/.test(value))
     return usageError('concurrency', `\`${clip(value, 40)}\` is not a whole number.`);
   const n = parseQueueInt(value.replace(/^\+/, '').replace(/^0+(?=\d)/, ''));

@@ -7,8 +7,10 @@ import type { Logger as SlackLogger } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../config.ts';
+import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { instrumentedSlackFetch } from '../observability/slack-metrics.ts';
+import { recordTrunkAttempt } from '../observability/trunk-metrics.ts';
 import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
 import type { TrunkApi } from '../trunk/api.ts';
@@ -31,21 +33,24 @@ export interface WorkspacesOptions {
   store: Store;
   metrics: Metrics;
   slackLogger: SlackLogger;
+  /** For warnings about failed Trunk attempts (see observability/trunk-metrics.ts). */
+  logger?: Logger;
   botToken: BotTokenResolver;
   dispatcher?: Dispatcher;
   /**
-   * Deadline of Trunk calls made while someone waits in Slack (commands, clicks). The ack is already
-   * sent, but a person is watching: a friendly "Trunk did not answer" beats a long silence.
+   * Deadline of Trunk calls made for commands and clicks. They run after the ack (the response_url stays
+   * valid for 30 minutes), so they get what Trunk's own clients use: giving up early would tell a person
+   * "Trunk did not answer" about a change Trunk may still apply.
    */
   interactiveDeadlineMs?: number;
 }
 
 export interface Workspaces {
-  /** Trunk for a command or click (short deadline); undefined when the workspace has no credentials. */
+  /** Trunk for a command or click (after the ack); undefined when the workspace has no credentials. */
   trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
   /** Trunk for background work such as digests (the client's default 30 s deadline). */
   backgroundTrunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
-  /** A client for verifying a token before it is stored (connect modal). */
+  /** A client for verifying a token before it is stored (connect modal: pass a deadline that fits before the ack). */
   trunkWithToken(token: string): TrunkApi;
   /** A Slack WebClient with the workspace's bot token, pointed at SLACK_API_URL. */
   slackFor(workspaceId: string): Promise<WebClient>;
@@ -55,7 +60,7 @@ export interface Workspaces {
   readonly slackClientOptions: ConstructorParameters<typeof WebClient>[1];
 }
 
-export const INTERACTIVE_DEADLINE_MS = 2_500;
+export const INTERACTIVE_DEADLINE_MS = 30_000;
 /**
  * Decrypted credentials are kept this long per workspace, so a burst of commands does not read and
  * decrypt the same row each time. Another replica sees a replaced token within this time.
@@ -88,10 +93,7 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
         auth: apiTokenAuth(token),
         dispatcher,
         defaultDeadlineMs: deadline,
-        onAttempt: (e) => {
-          metrics.trunkCalls.inc({ operation: e.operation, status: String(e.status) });
-          metrics.trunkLatency.observe({ operation: e.operation }, e.durationMs / 1000);
-        },
+        onAttempt: recordTrunkAttempt(metrics, opts.logger),
       });
       // Bounded: a token replaced many times must not grow the cache without end.
       if (trunkClients.size > 1_000) trunkClients.clear();

@@ -16,7 +16,7 @@ export interface TrunkAgentOptions {
 
 export function createTrunkAgent(opts: TrunkAgentOptions = {}): Agent {
   return new Agent({
-    connections: opts.connections ?? 16,
+    connections: opts.connections ?? 256,
     keepAliveTimeout: opts.keepAliveTimeoutMs ?? 30_000,
     keepAliveMaxTimeout: 10 * 60_000,
     connect: { timeout: 10_000 },

@@ -11,7 +11,7 @@ import type { CallOptions, PaginateOptions, TrunkApi, TrunkOperation } from './a
 import type { TrunkAuth } from './auth.ts';
 import { type HttpResult, postOnce } from './http.ts';
 import { paginate, pagingLimits } from './pagination.ts';
-import { failureError, parseBody, type SafeParser, timeoutError } from './responses.ts';
+import { failureError, parseBody, type SafeParser, subjectOf, timeoutError } from './responses.ts';
 import {
   type AttemptOutcome,
   DEFAULT_RETRY_POLICY,
@@ -154,7 +154,15 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
               retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
             };
       const decision = decideRetry({ outcome, attempt, remainingMs: deadlineAt - now(), policy, random });
-      if (!decision.retry) throw failureError(operation, result, outcome, attempt, secrets);
+      if (!decision.retry)
+        throw failureError(
+          operation,
+          result,
+          outcome,
+          attempt,
+          secrets,
+          subjectOf(operation, body as Record<string, unknown>),
+        );
       await sleep(decision.delayMs, signal);
     }
   }

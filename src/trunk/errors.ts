@@ -17,6 +17,8 @@ export interface TrunkErrorInit {
   status?: number;
   /** Trunk's plain-text body or our own description; safe to show (no secrets). */
   detail?: string;
+  /** What the request was about, in words ("the merge queue for acme/web:main"), for messages. */
+  subject?: string;
   cause?: unknown;
 }
 
@@ -27,6 +29,7 @@ export abstract class TrunkError extends Error {
   readonly operation: TrunkOperation;
   readonly status: number | undefined;
   readonly detail: string | undefined;
+  readonly subject: string | undefined;
 
   constructor(message: string, init: TrunkErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -34,6 +37,7 @@ export abstract class TrunkError extends Error {
     this.operation = init.operation;
     this.status = init.status;
     this.detail = init.detail;
+    this.subject = init.subject;
   }
 
   /** One sentence for a person: what happened. */
@@ -59,6 +63,9 @@ export class TrunkNotFoundError extends TrunkError {
   readonly kind = 'not_found' as const;
   readonly retryable = false;
   get userMessage() {
+    // Trunk's text usually restates "… not found"; add it only when it says something else.
+    const extra = this.detail && !/not found/i.test(this.detail) ? ` (${this.detail})` : '';
+    if (this.subject) return `Trunk found no ${this.subject}${extra}.`;
     return this.detail ? `Trunk could not find that: ${this.detail}` : 'Trunk could not find that.';
   }
   get hint() {
@@ -124,7 +131,10 @@ export class TrunkUnavailableError extends TrunkError {
     return this.timedOut ? 'Trunk did not answer in time.' : 'Trunk is not reachable right now.';
   }
   get hint() {
-    return 'Nothing was changed by this attempt that we know of. Try again in a minute; if it persists, check https://status.trunk.io.';
+    // A write that timed out or failed mid-flight may still have been applied by Trunk: never claim otherwise.
+    if (this.operation === 'updateQueue')
+      return 'Trunk may have applied the change anyway: check `/mergequeue status` before trying again. If it persists, see https://status.trunk.io.';
+    return 'Nothing was changed. Try again in a minute; if it persists, check https://status.trunk.io.';
   }
 }
 

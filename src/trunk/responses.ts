@@ -98,6 +98,7 @@ export function failureError(
   outcome: AttemptOutcome,
   attempts: number,
   secrets: readonly string[],
+  subject?: string,
 ): TrunkError {
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   if (result.kind === 'network') {
@@ -111,7 +112,7 @@ export function failureError(
   const status = result.status;
   const detail = safeDetail(result.text, secrets);
   const suffix = detail ? `: ${detail}` : '';
-  const init = { operation, status, detail };
+  const init = { operation, status, detail, ...(subject ? { subject } : {}) };
   if (status === 401 || status === 403) {
     return new TrunkAuthError(`Trunk ${operation} rejected the API token (HTTP ${status})${suffix}`, init);
   }
@@ -147,4 +148,24 @@ function networkCode(error: unknown): string {
     if (typeof name === 'string') return name;
   }
   return 'unknown';
+}
+
+/** What a request was about, from its wire body, so a "not found" can say what was not found. */
+export function subjectOf(operation: TrunkOperation, body: Record<string, unknown>): string | undefined {
+  const repo = body['repo'] as { host?: string; owner?: string; name?: string } | undefined;
+  if (!repo?.owner || !repo.name) return undefined;
+  const repoName = `${repo.host && repo.host !== 'github.com' ? `${repo.host}/` : ''}${repo.owner}/${repo.name}`;
+  const queue = `${repoName}:${String(body['targetBranch'] ?? '')}`;
+  switch (operation) {
+    case 'getQueue':
+    case 'updateQueue':
+      return `merge queue for ${queue}`;
+    case 'getSubmittedPullRequest':
+      return `PR #${String((body['pr'] as { number?: number } | undefined)?.number ?? '?')} in the merge queue for ${queue}`;
+    case 'getMergeQueueTestingDetails':
+      return `test run ${String(body['testRunId'] ?? '')} in the merge queue for ${queue}`;
+    case 'listFailingTests':
+    case 'listQuarantinedTests':
+      return `repository ${repoName} in organization ${String(body['org_url_slug'] ?? '')}`;
+  }
 }

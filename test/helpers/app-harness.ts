@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApp, type RunningApp } from '../../src/app.ts';
+import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import {
   type FakeMessage,
@@ -55,6 +55,8 @@ export interface HarnessOptions {
   trunk?: TrunkFake;
   /** Start the app as `node src/main.ts` in a child process instead of in this process. */
   process?: boolean;
+  /** In-process only: extra createApp overrides (e.g. a shorter Trunk deadline). */
+  app?: AppOverrides;
 }
 
 export interface Sent {
@@ -181,7 +183,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   } else {
     const config = loadConfig(env);
     const logger = silentOr(env['LOG_LEVEL']);
-    app = await createApp(config, { host: '127.0.0.1', ...(logger ? { logger } : {}) });
+    app = await createApp(config, { host: '127.0.0.1', ...(logger ? { logger } : {}), ...opts.app });
     await app.start();
     url = app.url;
   }

@@ -33,12 +33,12 @@ export function renderFlaky(s: FlakySummary, o: LinkOptions = {}): SlackReply {
   } else {
     blocks.push(
       section(
-        `*${plural(s.total, 'test')}* failed since ${slackDate(s.windowStart)}${counted}; ${s.quarantinedAmongScanned} of those read are quarantined.`,
+        `*${plural(s.total, 'test')}* failed since ${slackDate(s.windowStart)}${counted}; ${s.quarantinedAmongScanned} of those read ${s.quarantinedAmongScanned === 1 ? 'is' : 'are'} quarantined.`,
       ),
     );
     const lines = s.top.map((t, i) => {
       const extra = [
-        `${t.prsImpacted7d} PRs hit in 7 d`,
+        `${plural(t.prsImpacted7d, 'PR')} hit in 7 d`,
         `fails ${percent(t.failureRate24h)} (24 h)`,
         t.quarantined ? 'quarantined' : '',
         t.ticketUrl ? link(t.ticketUrl, 'ticket') : '',
@@ -53,7 +53,11 @@ export function renderFlaky(s: FlakySummary, o: LinkOptions = {}): SlackReply {
       `${link(trunkFlakyUrl(o.appUrl, o.orgSlug, s.repo), 'All flaky tests in Trunk')} · ranked by PRs impacted, then failure rate`,
     ),
   );
-  return { text: `${s.total} tests failed in ${repo} in the last 24 h`, blocks, response_type: 'ephemeral' };
+  return {
+    text: `${plural(s.total, 'test')} failed in ${repo} in the last 24 h`,
+    blocks,
+    response_type: 'ephemeral',
+  };
 }
 
 /** link() escapes its label; names are only cut here. */
@@ -82,5 +86,9 @@ export function renderQuarantined(s: QuarantinedSummary, o: LinkOptions = {}): S
     blocks.push(section(`*Most recent*\n${lines.join('\n')}`));
   }
   blocks.push(context(link(trunkFlakyUrl(o.appUrl, o.orgSlug, s.repo), 'Open in Trunk')));
-  return { text: `${s.total} tests quarantined in ${esc(repo)}`, blocks, response_type: 'ephemeral' };
+  return {
+    text: `${plural(s.total, 'test')} quarantined in ${esc(repo)}`,
+    blocks,
+    response_type: 'ephemeral',
+  };
 }

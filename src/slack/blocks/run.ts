@@ -3,7 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../queue/target.ts';
 import type { TestRun } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
-import { code, esc, escTrim, link, prUrl, queueLabel, trunkDate } from './format.ts';
+import { code, esc, escTrim, link, plural, prUrl, queueLabel, trunkDate } from './format.ts';
 import { context, fields, header, sectionsOfLines } from './kit.ts';
 
 export interface RunInput {
@@ -104,7 +104,7 @@ export function renderRun(input: RunInput): SlackReply {
 
   return {
     text: escTrim(
-      `Test run ${input.testRunId} on ${queueLabel(ref)}: ${status}, ${prs.length} PRs tested`,
+      `Test run ${input.testRunId} on ${queueLabel(ref)}: ${status}, ${plural(prs.length, 'PR')} tested`,
       3000,
     ),
     blocks,

@@ -13,6 +13,7 @@ import {
   link,
   mention,
   parseTime,
+  plural,
   prUrl,
   queueLabel,
   slackDate,
@@ -164,7 +165,7 @@ export function renderStatus(input: StatusInput): SlackReply {
 
   // Fallback text is read as mrkdwn in notifications: escape what Trunk sent.
   const text = esc(
-    `Merge queue ${label}: ${state.replaceAll('_', ' ')}, concurrency ${queue.concurrency}${prsKnown ? `, ${prs.length} PRs enqueued` : ''}`,
+    `Merge queue ${label}: ${state.replaceAll('_', ' ')}, concurrency ${queue.concurrency}${prsKnown ? `, ${plural(prs.length, 'PR')} enqueued` : ''}`,
   );
   return { text, blocks };
 }

@@ -53,7 +53,7 @@ describe('renderStatus', () => {
       `since <!date^${Date.parse('2026-01-02T03:04:05Z') / 1000}^{date_short_pretty} {time}|`,
     );
     expect(text).toContain('https://app.trunk.io/acme/merge-queue/acme/web?branch=main');
-    expect(r.text).toContain('running, concurrency 3, 1 PRs');
+    expect(r.text).toContain('running, concurrency 3, 1 PR enqueued');
   });
 
   it('offers the buttons that fit the state, with confirmations on Pause and Drain', () => {

@@ -8,7 +8,8 @@ import { CHANNEL, type Harness, startHarness, TEAM, textOf, USERS } from '../../
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness();
+  // A short Trunk deadline, so the timeout test below need not wait the production 30 s.
+  h = await startHarness({ app: { interactiveDeadlineMs: 2_500 } });
 });
 afterAll(async () => h?.close());
 
@@ -235,7 +236,7 @@ describe('bad input changes nothing and says what to type', () => {
     ['concurrency 0', /between 1 and 4294967295/],
     ['concurrency 4294967296', /between 1 and 4294967295/],
     ['concurrency lots', /not a whole number/],
-    ['concurrency -1', /not a whole number/],
+    ['concurrency -1', /at least 1/],
     ['pr abc', /not a PR number/],
     ['status acme/web/extra/parts', /not a valid target/],
     ['status :bad..branch', /not a valid/],
@@ -256,13 +257,13 @@ describe('Trunk faults get a friendly ephemeral answer', () => {
   it('unknown repository: 404', async () => {
     const { reply, text } = await ask('status nobody/nothing:main');
     expect(reply['response_type']).toBe('ephemeral');
-    expect(text).toContain('Trunk could not find');
+    expect(text).toContain('Trunk found no merge queue for nobody/nothing:main.');
     expect(text).not.toMatch(/at .*\.ts:\d+/);
   });
 
   it('unknown PR: 404', async () => {
     const { text } = await ask('pr 999999');
-    expect(text).toContain('Trunk could not find');
+    expect(text).toContain('Trunk found no PR #999999 in the merge queue for acme/web:main.');
   });
 
   it('expired token: 401 says to reconnect, without the token', async () => {

@@ -3,6 +3,7 @@ import { recordRefusal } from '../../../queue/service.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import { mayOperate, sendReply } from '../../interaction.ts';
 import { openConnectModal } from '../../modals.ts';
+import { NO_ENCRYPTION_KEY } from '../views/connect.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function connect(req: CommandRequest): Promise<Outcome> {
@@ -21,6 +22,10 @@ export async function connect(req: CommandRequest): Promise<Outcome> {
       renderRefusal('connect this workspace to Trunk', decision.because),
     );
     return 'refused';
+  }
+  if (req.deps.config.encryptionKeys.length === 0) {
+    await sendReply(req.deps, req.respond, { text: NO_ENCRYPTION_KEY, response_type: 'ephemeral' });
+    return 'failed';
   }
   const opened = await openConnectModal(req.deps, req.client, req.triggerId, req.channelId, req.workspaceId);
   if (opened === 'failed')

@@ -1,11 +1,12 @@
 /**
- * Connect modal submission. Before anything is stored the token is tried with one read call (getQueue on
- * the default queue): a rejected token, or a Trunk that cannot be reached, is reported in the modal.
+ * Connect modal submission. Before anything is stored the token is tried with one read call (see
+ * verifyToken): a rejected token, or a Trunk that cannot be reached, is reported in the modal.
  * The token is never echoed back, logged or shown; saving again replaces it.
  */
 import type { App } from '@slack/bolt';
 import { connectTrunk } from '../../../queue/service.ts';
-import { resolveTarget } from '../../../queue/target.ts';
+import { DEFAULT_HOST, type QueueRef, resolveTarget } from '../../../queue/target.ts';
+import type { TrunkApi } from '../../../trunk/api.ts';
 import { isTrunkError } from '../../../trunk/errors.ts';
 import { renderConnected } from '../../blocks/config.ts';
 import { CONNECT_BLOCKS, parseConnectSubmission } from '../../blocks/connect.ts';
@@ -18,6 +19,30 @@ import { tellPrivately } from './settings.ts';
 
 /** The check must finish well inside the 3 s Slack gives a view submission. */
 const VERIFY_DEADLINE_MS = 2_000;
+
+export const NO_ENCRYPTION_KEY =
+  'This app cannot store a Trunk token yet: whoever runs it must set ENCRYPTION_KEY (openssl rand -base64 32) and restart, or set TRUNK_API_TOKEN and TRUNK_ORG_SLUG in its environment.';
+
+/**
+ * One read call with the new token: getQueue on the default queue when there is one, otherwise the
+ * quarantined-tests list of a repository named after the organization (any answer but 401/403 proves
+ * the token, since Trunk authenticates before it looks anything up).
+ */
+async function verifyToken(api: TrunkApi, ref: QueueRef | undefined, orgSlug: string): Promise<void> {
+  const opts = { deadlineMs: VERIFY_DEADLINE_MS };
+  if (ref) {
+    await api.getQueue({ repo: ref.repo, targetBranch: ref.branch }, opts);
+    return;
+  }
+  await api.listQuarantinedTests(
+    {
+      repo: { host: DEFAULT_HOST, owner: orgSlug, name: 'mergequeue-token-check' },
+      org_url_slug: orgSlug,
+      page_query: { page_size: 1, page_token: '' },
+    },
+    opts,
+  );
+}
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.connect, async ({ ack, body, view, client, context }) => {
@@ -41,22 +66,15 @@ export function register(app: App, deps: SlackDeps): void {
       if (!decision.allowed)
         return fail({ [CONNECT_BLOCKS.token]: `You can't connect Trunk: ${decision.because}.` }, 'refused');
 
+      if (deps.config.encryptionKeys.length === 0)
+        return fail({ [CONNECT_BLOCKS.token]: NO_ENCRYPTION_KEY }, 'failed');
+
       const ws = await deps.store.getWorkspace(workspaceId);
       const ref = resolveTarget(parsed.input.defaultTarget, ws?.defaultTarget, deps.config.defaultTarget);
-      if (!ref)
-        return fail(
-          {
-            [CONNECT_BLOCKS.defaultRepo]:
-              'Name a queue (owner/repo or owner/repo:branch) to check the token against.',
-          },
-          'invalid',
-        );
       try {
-        await deps.workspaces
-          .trunkWithToken(parsed.input.token)
-          .getQueue({ repo: ref.repo, targetBranch: ref.branch }, { deadlineMs: VERIFY_DEADLINE_MS });
+        await verifyToken(deps.workspaces.trunkWithToken(parsed.input.token), ref, parsed.input.orgSlug);
       } catch (err) {
-        // A queue that does not exist still proves the token works; anything else stops the save.
+        // Trunk checks the token before it looks for the repository: "not found" still proves the token works.
         if (!isTrunkError(err) || err.kind !== 'not_found') {
           const words = isTrunkError(err)
             ? err.kind === 'auth'
