@@ -34,6 +34,7 @@ import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
 import { registerListeners } from './slack/listeners/index.ts';
+import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
@@ -165,6 +166,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     receiver = httpReceiver;
     // [production] new Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
+    rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
   }
 
   const bolt = new App({

@@ -57,6 +57,15 @@ describe('request signatures', () => {
     await nothingHappened();
   });
 
+  it('a timestamp 10 minutes in the future (correctly signed) gets 401', async () => {
+    const sent = await h.sendCommand('pause', {
+      user: USERS.admin,
+      timestampSeconds: Math.floor(Date.now() / 1000) + 600,
+    });
+    expect(sent.status).toBe(401);
+    await nothingHappened();
+  });
+
   it('a body changed after signing gets 401', async () => {
     const responseUrl = h.slack.responseUrl({ channel: CHANNEL, user: USERS.member });
     const signedBody = slashCommandBody({
