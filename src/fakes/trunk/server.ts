@@ -139,64 +139,74 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
 
   const plan = deps.faults.plan(op);
   if (plan.label) entry.fault = plan.label;
-  if (plan.delayMs > 0) {
+  // Injected latency counts from the request's arrival, like a slow server's: a read's answer is prepared
+  // while it waits, so "20 ms a page" means the page starts arriving 20 ms after it was asked for. A write
+  // (updateQueue) is applied only when the delay is over, as a slow server would apply it.
+  const prepared = op === 'updateQueue' ? undefined : answer(deps, op, req, raw, entry, plan, parseError);
+  const wait = started + plan.delayMs - performance.now();
+  if (wait > 0) {
     try {
-      await sleep(plan.delayMs, undefined, { signal: deps.closing });
+      await sleep(wait, undefined, { signal: deps.closing });
     } catch {
       finish(0);
       res.destroy();
       return;
     }
   }
-  if (plan.drop) {
+  const reply = prepared ?? answer(deps, op, req, raw, entry, plan, parseError);
+  if (reply.kind === 'drop') {
     finish(0);
     req.socket.destroy();
     return;
   }
-  if (plan.fail) {
-    finish(plan.fail.status);
-    sendFailure(res, plan.fail);
-    return;
-  }
+  finish(reply.status);
+  res.writeHead(reply.status, { 'content-type': reply.contentType, ...reply.headers });
+  res.end(reply.body);
+}
 
-  if (!op) {
-    finish(404);
-    return text(res, 404, `Not Found: no route ${req.method} ${path}`);
-  }
-  if (req.method !== 'POST') {
-    finish(405);
-    return text(res, 405, `Method Not Allowed: ${path} accepts POST`, { allow: 'POST' });
-  }
+type Reply =
+  | { kind: 'drop' }
+  | { kind: 'send'; status: number; contentType: string; headers: Record<string, string>; body: string };
+
+const plainText = 'text/plain; charset=utf-8';
+
+function textReply(status: number, body: string, headers: Record<string, string> = {}): Reply {
+  return { kind: 'send', status, contentType: plainText, headers, body };
+}
+
+/** What the fake answers to one request (faults, routing, auth, validation, the operation itself). */
+function answer(
+  deps: ServerDeps,
+  op: FakeOperation | undefined,
+  req: IncomingMessage,
+  raw: string | undefined,
+  entry: RecordedRequest,
+  plan: ReturnType<ServerDeps['faults']['plan']>,
+  parseError: string,
+): Reply {
+  if (plan.drop) return { kind: 'drop' };
+  if (plan.fail) return failureReply(plan.fail);
+  const path = entry.path;
+  if (!op) return textReply(404, `Not Found: no route ${req.method} ${path}`);
+  if (req.method !== 'POST')
+    return textReply(405, `Method Not Allowed: ${path} accepts POST`, { allow: 'POST' });
   const token = req.headers['x-api-token'];
   if (typeof token !== 'string' || token === '') {
-    finish(401);
     const hint = req.headers.authorization ? ' (API v1 reads the x-api-token header, not Authorization)' : '';
-    return text(res, 401, `Unauthorized: missing x-api-token header${hint}`);
+    return textReply(401, `Unauthorized: missing x-api-token header${hint}`);
   }
-  if (!deps.tokens().has(token)) {
-    finish(401);
-    return text(res, 401, 'Unauthorized: invalid API token');
-  }
-  if (raw === undefined) {
-    finish(413);
-    return text(res, 413, 'Payload Too Large: request body over 1 MiB');
-  }
-  if (entry.body === undefined) {
-    finish(400);
-    return text(
-      res,
+  if (!deps.tokens().has(token)) return textReply(401, 'Unauthorized: invalid API token');
+  if (raw === undefined) return textReply(413, 'Payload Too Large: request body over 1 MiB');
+  if (entry.body === undefined)
+    return textReply(
       400,
       raw === ''
         ? 'invalid request: empty body, expected a JSON object'
         : `invalid request: body is not valid JSON (${parseError})`,
     );
-  }
 
   const outcome = handle(op, entry.body, deps.state);
-  if (outcome.status !== 200) {
-    finish(outcome.status);
-    return text(res, outcome.status, outcome.text);
-  }
+  if (outcome.status !== 200) return textReply(outcome.status, outcome.text);
   const { quirks } = deps.faults;
   let json = outcome.json;
   if (quirks.extraFields || quirks.uppercaseEnums || quirks.nullRequiredStatuses)
@@ -207,18 +217,23 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
     entry.fault = plan.malformed
       ? entry.fault
       : `malformed ${typeof malformed === 'string' ? malformed : 'raw'}`;
-    finish(200);
-    res.writeHead(200, { 'content-type': broken.contentType });
-    res.end(broken.text);
-    return;
+    return { kind: 'send', status: 200, contentType: broken.contentType, headers: {}, body: broken.text };
   }
-  finish(200);
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(json));
+  return {
+    kind: 'send',
+    status: 200,
+    contentType: 'application/json',
+    headers: {},
+    body: JSON.stringify(json),
+  };
 }
 
-function sendFailure(res: ServerResponse, spec: FailSpec): void {
+function failureReply(spec: FailSpec): Reply {
   const headers: Record<string, string> = {};
   if (spec.retryAfter !== undefined) headers['retry-after'] = String(spec.retryAfter);
-  text(res, spec.status, spec.body ?? DEFAULT_FAIL_TEXT[spec.status] ?? `Error ${spec.status}`, headers);
+  return textReply(
+    spec.status,
+    spec.body ?? DEFAULT_FAIL_TEXT[spec.status] ?? `Error ${spec.status}`,
+    headers,
+  );
 }
