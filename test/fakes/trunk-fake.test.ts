@@ -922,7 +922,7 @@ describe('more setup and quirks', () => {
 });
 
 describe('conformance with the OpenAPI document', () => {
-  const specUrl = new URL('../../../shared/spec/trunk-openapi-v1.json', import.meta.url);
+  const specUrl = new URL('../fixtures/trunk-openapi-v1.json', import.meta.url);
 
   it('every 200 body validates against its OpenAPI response schema', async (ctx) => {
     if (!existsSync(specUrl)) {

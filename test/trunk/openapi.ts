@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-const SPEC_PATH = '/work/shared/spec/trunk-openapi-v1.json';
+/** Trunk's public OpenAPI document, copied from ../shared/spec so the tests run wherever the repo is cloned. */
+const SPEC_PATH = new URL('../fixtures/trunk-openapi-v1.json', import.meta.url);
 
 interface OpenApiDoc {
   servers?: Array<{ url: string }>;
