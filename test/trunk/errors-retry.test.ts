@@ -92,9 +92,7 @@ describe('error classes: each status maps to one class, tried once when not retr
     const err = await rejectionOf(client.getQueue(addr));
     expect(err).toBeInstanceOf(TrunkNotFoundError);
     expect((err as TrunkNotFoundError).detail).toBe('Merge queue not found for acme/web:main');
-    expect((err as TrunkNotFoundError).userMessage).toBe(
-      'Trunk found no merge queue for acme/web:main.',
-    );
+    expect((err as TrunkNotFoundError).userMessage).toBe('Trunk found no merge queue for acme/web:main.');
     expect(server.requests).toHaveLength(1);
   });
 
