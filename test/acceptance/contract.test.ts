@@ -700,9 +700,13 @@ describe('upstream faults give a useful message, not a stack trace', () => {
     expect(h.status).toBe(200);
   });
 
-  it.todo(
-    '404 answers name what was not found (`pr 999` says PR #999 is not in acme/web:main; today: "Trunk could not find that: Not Found" with a `status` example)',
-  );
+  it('404 answers name what was not found (`pr 999` names PR #999 and the queue)', async () => {
+    const s = await command('pr 999', MEMBER);
+    expectAckedFast(s, 'pr 999');
+    const a = await waitForAnswer(slack, s.corr, s.ack, (t) => /#999/.test(t));
+    expectClean(a, 'pr 999');
+    expect(a.map((x) => x.text).join('\n')).toMatch(/PR #999\b.*acme\/web:main/);
+  });
 });
 
 describe('more commands', () => {

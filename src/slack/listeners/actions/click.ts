@@ -2,7 +2,7 @@
  * What every status-button click shares: read the click (untrusted), re-check it against this
  * workspace's configuration and the clicker's permission, and redraw the message in place.
  */
-import type { BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { type ChangeResult, type QueueContext, recordRefusal } from '../../../queue/service.ts';
 import { formatQueueRef } from '../../../queue/target.ts';
@@ -13,6 +13,7 @@ import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
 import {
+  afterAck,
   mayOperate,
   postToChannel,
   queueContext,
@@ -150,4 +151,29 @@ export async function applyClickChange(
   }
   await sendReply(deps, c.respond, renderError(result.error), { replace_original: false });
   return 'failed';
+}
+
+/**
+ * Registers a status-message button: acks at once, reads the (untrusted) click, runs the handler after
+ * the ack, answers any failure with a readable ephemeral message, and counts the outcome.
+ */
+export function registerButton(
+  app: App,
+  deps: SlackDeps,
+  actionId: string,
+  handle: (c: Click) => Promise<string>,
+): void {
+  app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, respond, context }) => {
+    await ack();
+    await afterAck();
+    let outcome = 'failed';
+    try {
+      const c = await readClick(deps, { body, action, client, respond, context });
+      outcome = c ? await handle(c) : 'invalid';
+    } catch (err) {
+      deps.logger.error({ err, action: actionId }, 'button failed');
+      await sendReply(deps, respond, renderError(err), { replace_original: false });
+    }
+    deps.metrics.interactions.inc({ name: actionId, outcome });
+  });
 }
