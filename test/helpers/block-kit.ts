@@ -1,6 +1,6 @@
 /**
  * Validates what the app sends to Slack: the community Block Kit JSON Schema (TightknitAI/slack-block-kit-validator,
- * MIT licence; copied beside this file from ../shared/spec so tests run without that folder) plus the limits the
+ * MIT licence; copied to test/fixtures from ../shared/spec so tests run without that folder) plus the limits the
  * schema does not enforce or that DESIGN.md states: 50 blocks a message, 100 a modal, section text 3000, header 150,
  * button text 75, button value 2000, action_id/block_id 255, unique block ids.
  */
@@ -11,12 +11,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const candidates = [
-  join(here, 'slack-block-kit.schema.json'),
-  join(here, '../../../shared/spec/slack-block-kit.schema.json'),
-];
-const schemaPath = candidates.find((p) => existsSync(p));
-if (!schemaPath) throw new Error(`Block Kit schema not found (looked in ${candidates.join(', ')})`);
+const schemaPath = join(here, '../fixtures/slack-block-kit.schema.json');
+if (!existsSync(schemaPath)) throw new Error(`Block Kit schema not found at ${schemaPath}`);
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as { $id: string };
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
