@@ -10,6 +10,7 @@ import {
   artifactPath,
   type Browser,
   browserAvailable,
+  clearArtifacts,
   launchBrowser,
   ROOT,
   type SandboxProcess,
@@ -39,6 +40,7 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
   const lastMessageWith = (text: string | RegExp): Locator => channel().filter({ hasText: text }).last();
 
   beforeAll(async () => {
+    clearArtifacts();
     [sandbox, browser] = await Promise.all([startSandboxProcess(), launchBrowser()]);
     // Nothing may leave the machine: every request must go to the sandbox itself.
     await browser.context.route('**/*', (route) => {

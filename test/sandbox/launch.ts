@@ -109,6 +109,12 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
+/** Screenshots of the previous run are removed so the folder shows this run only. */
+export function clearArtifacts(): void {
+  rmSync(ARTIFACTS, { recursive: true, force: true });
+  mkdirSync(ARTIFACTS, { recursive: true });
+}
+
 export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
