@@ -119,6 +119,8 @@ export interface Harness {
   replies(responseUrl: string): Array<Record<string, unknown>>;
   /** Resolves when the in-process app has no listener work in flight (between tests). */
   idle(timeoutMs?: number): Promise<void>;
+  /** Between tests: wait until idle, then forget recorded Slack calls, Trunk faults and Trunk requests. */
+  reset(): Promise<void>;
   /** Trunk requests recorded so far of an operation. */
   trunkCalls(operation?: string): TrunkFake['requests'];
   close(): Promise<void>;
@@ -298,6 +300,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         if (Date.now() > deadline) throw new Error('app still busy');
         await new Promise((r) => setTimeout(r, 10));
       }
+    },
+    async reset() {
+      await this.idle();
+      slack.clear();
+      trunk.resetFaults();
+      trunk.clearRequests();
     },
     replies: (responseUrl) => slack.postsTo(responseUrl).map((p) => p.body),
     trunkCalls: (operation) =>

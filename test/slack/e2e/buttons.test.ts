@@ -22,10 +22,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 beforeEach(async () => {
-  await h.idle();
-  h.slack.clear();
-  h.trunk.resetFaults();
-  h.trunk.clearRequests();
+  await h.reset();
   h.trunk.addQueue('acme/web', 'main', { state: 'running', concurrency: 2 });
 });
 

@@ -14,10 +14,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 beforeEach(async () => {
-  await h.idle();
-  h.slack.clear();
-  h.trunk.resetFaults();
-  h.trunk.clearRequests();
+  await h.reset();
   h.trunk.setTokens(['test-token']);
   h.trunk.addQueue('acme/web', 'main', { state: 'running', concurrency: 2 }, [
     { prNumber: 101, prTitle: 'Add login page', prAuthor: 'ada' },

@@ -23,10 +23,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 beforeEach(async () => {
-  await h.idle();
-  h.slack.clear();
-  h.trunk.resetFaults();
-  h.trunk.clearRequests();
+  await h.reset();
   h.trunk.setTokens(['test-token', 'new-trunk-token-1', 'new-trunk-token-2']);
   h.trunk.addQueue('acme/web', 'main', {
     state: 'running',
