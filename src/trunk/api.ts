@@ -8,9 +8,14 @@ import type {
   GetSubmittedPullRequestRequest,
   GetTestRunRequest,
   ListFailingTestsRequest,
+  ListPullRequestsRequest,
   ListQuarantinedTestsRequest,
+  PullRequestChange,
+  PullRequestRequest,
+  PullRequestsPage,
   QuarantinedTestsPage,
   Queue,
+  SubmitPullRequestRequest,
   SubmittedPullRequest,
   TestRun,
   UpdateQueueRequest,
@@ -49,6 +54,24 @@ export interface TrunkApi {
     req: Omit<ListQuarantinedTestsRequest, 'page_query'>,
     opts?: PaginateOptions,
   ): AsyncGenerator<QuarantinedTestsPage, void, undefined>;
+  /**
+   * Puts a PR in the queue. Not idempotent: a lost answer (timeout, 5xx, network) is settled by reading
+   * the PR first; it is sent a second time only when the PR is not in the queue.
+   */
+  submitPullRequest(req: SubmitPullRequestRequest, opts?: CallOptions): Promise<PullRequestChange>;
+  /** Takes a PR out of the queue; a lost answer is settled by reading the PR, like submit. */
+  cancelPullRequest(req: PullRequestRequest, opts?: CallOptions): Promise<PullRequestChange>;
+  /**
+   * Restarts a PR's tests. Sent once (429 aside): the PR's state cannot tell a restart that happened from
+   * one that did not, so a lost answer is reported, never repeated.
+   */
+  restartTestsOnPullRequest(req: PullRequestRequest, opts?: CallOptions): Promise<PullRequestChange>;
+  listPullRequests(req: ListPullRequestsRequest, opts?: CallOptions): Promise<PullRequestsPage>;
+  /** Every page in order, following nextCursor until it is absent (or repeats, which is an error). */
+  pullRequestPages(
+    req: Omit<ListPullRequestsRequest, 'cursor' | 'take'>,
+    opts?: PaginateOptions,
+  ): AsyncGenerator<PullRequestsPage, void, undefined>;
 }
 
 /** Name of each operation, for logs and metrics labels. */
@@ -58,4 +81,15 @@ export type TrunkOperation =
   | 'getSubmittedPullRequest'
   | 'getMergeQueueTestingDetails'
   | 'listFailingTests'
-  | 'listQuarantinedTests';
+  | 'listQuarantinedTests'
+  | 'submitPullRequest'
+  | 'cancelPullRequest'
+  | 'restartTestsOnPullRequest'
+  | 'listPullRequests';
+
+/** Operations that change something at Trunk and are not safe to repeat blindly. */
+export const PULL_REQUEST_WRITES: ReadonlySet<TrunkOperation> = new Set<TrunkOperation>([
+  'submitPullRequest',
+  'cancelPullRequest',
+  'restartTestsOnPullRequest',
+]);

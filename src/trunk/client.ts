@@ -1,5 +1,5 @@
 /**
- * The Trunk API v1 client: six typed operations plus paging, implementing TrunkApi (api.ts).
+ * The Trunk API v1 client: ten typed operations plus paging, implementing TrunkApi (api.ts).
  * Each call: validate locally (validate.ts) → build the body from known fields only → POST with retries
  * inside one deadline (http.ts, retry.ts) → map failures to the TrunkError taxonomy and parse the answer
  * tolerantly (responses.ts, schemas.ts). Error text never carries the token: bodies are scrubbed and capped.
@@ -11,16 +11,19 @@ import type { CallOptions, PaginateOptions, TrunkApi, TrunkOperation } from './a
 import type { TrunkAuth } from './auth.ts';
 import { type HttpResult, postOnce } from './http.ts';
 import { paginate, pagingLimits } from './pagination.ts';
+import { isInQueue, sendSettled } from './pr-writes.ts';
 import { failureError, parseBody, type SafeParser, subjectOf, timeoutError } from './responses.ts';
 import {
   type AttemptOutcome,
   DEFAULT_RETRY_POLICY,
   decideRetry,
+  isRefusedUnapplied,
   parseRetryAfter,
   type RetryPolicy,
 } from './retry.ts';
 import {
   failingTestsPageSchema,
+  pullRequestsPageSchema,
   quarantinedTestsPageSchema,
   queueSchema,
   queueSettingsSchema,
@@ -29,17 +32,25 @@ import {
 } from './schemas.ts';
 import {
   type ListFailingTestsRequest,
+  type ListPullRequestsRequest,
   type ListQuarantinedTestsRequest,
+  type PullRequestRequest,
   UPDATE_QUEUE_SETTINGS,
   type UpdateQueueRequest,
 } from './types.ts';
 import {
+  priorityOnWire,
+  validateCancelPullRequest,
   validateFailingWindow,
   validateGetQueue,
   validateGetSubmittedPullRequest,
   validateGetTestRun,
   validateListFailingTests,
+  validateListPullRequests,
   validateListQuarantinedTests,
+  validatePullRequestFilter,
+  validateRestartTests,
+  validateSubmitPullRequest,
   validateUpdateQueue,
 } from './validate.ts';
 
@@ -83,6 +94,10 @@ const PATHS: Record<TrunkOperation, string> = {
   getMergeQueueTestingDetails: '/v1/getMergeQueueTestingDetails',
   listFailingTests: '/v1/flaky-tests/list-failing-tests',
   listQuarantinedTests: '/v1/flaky-tests/list-quarantined-tests',
+  submitPullRequest: '/v1/submitPullRequest',
+  cancelPullRequest: '/v1/cancelPullRequest',
+  restartTestsOnPullRequest: '/v1/restartTestsOnPullRequest',
+  listPullRequests: '/v1/listPullRequests',
 };
 
 const UPDATE_SETTINGS = UPDATE_QUEUE_SETTINGS satisfies ReadonlyArray<keyof UpdateQueueRequest>;
@@ -104,6 +119,12 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   checkDeadline(defaultDeadlineMs);
 
+  function deadlineOf(opts: CallOptions): number {
+    const ms = opts.deadlineMs ?? defaultDeadlineMs;
+    checkDeadline(ms);
+    return ms;
+  }
+
   function report(event: AttemptEvent): void {
     try {
       options.onAttempt?.(event);
@@ -112,11 +133,16 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
     }
   }
 
+  /**
+   * `parse` null: the answer carries nothing we use (the PR writes answer `{}`), so any 2xx is success.
+   * `retryable`: which failures may be sent again; default: those that are safe for reads.
+   */
   async function call<T>(
     operation: TrunkOperation,
     body: unknown,
-    parse: SafeParser<T>,
+    parse: SafeParser<T> | null,
     opts: CallOptions = {},
+    retryable?: (outcome: AttemptOutcome) => boolean,
   ): Promise<T> {
     const deadlineMs = opts.deadlineMs ?? defaultDeadlineMs;
     checkDeadline(deadlineMs);
@@ -145,7 +171,7 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
       report({ operation, attempt, status: attemptStatus(result), durationMs: now() - started });
 
       if (result.kind === 'response' && result.status >= 200 && result.status < 300) {
-        return parseBody(operation, result, parse);
+        return parse ? parseBody(operation, result, parse) : (undefined as T);
       }
       if (result.kind === 'timeout') throw timeoutError(operation, deadlineMs, attempt);
 
@@ -157,7 +183,14 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
               status: result.status,
               retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
             };
-      const decision = decideRetry({ outcome, attempt, remainingMs: deadlineAt - now(), policy, random });
+      const decision = decideRetry({
+        outcome,
+        attempt,
+        remainingMs: deadlineAt - now(),
+        policy,
+        random,
+        retryable,
+      });
       if (!decision.retry)
         throw failureError(
           operation,
@@ -191,6 +224,31 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
       page_query: { page_size: req.page_query.page_size, page_token: req.page_query.page_token },
     };
     return call('listQuarantinedTests', body, quarantinedTestsPageSchema, opts);
+  }
+
+  function prBody(req: PullRequestRequest): Record<string, unknown> {
+    return { ...addressing(req), pr: { number: req.pr.number } };
+  }
+
+  /** One PR write, never repeated after a failure that may have come after Trunk applied it. */
+  function sendWrite(operation: TrunkOperation, body: unknown, opts: CallOptions, deadlineMs: number) {
+    return call<void>(operation, body, null, { ...opts, deadlineMs }, isRefusedUnapplied);
+  }
+
+  /** Read the PR to settle a lost submit or cancel. */
+  function readPr(req: PullRequestRequest, opts: CallOptions, deadlineMs: number) {
+    const body = prBody(req);
+    return call('getSubmittedPullRequest', body, submittedPullRequestSchema, { ...opts, deadlineMs });
+  }
+
+  async function listPullRequests(req: ListPullRequestsRequest, opts?: CallOptions) {
+    validateListPullRequests(req);
+    const body: Record<string, unknown> = addressing(req);
+    if (req.state !== undefined) body.state = req.state;
+    if (req.since !== undefined) body.since = req.since;
+    if (req.cursor !== undefined) body.cursor = req.cursor;
+    if (req.take !== undefined) body.take = req.take;
+    return call('listPullRequests', body, pullRequestsPageSchema, opts);
   }
 
   return {
@@ -240,6 +298,58 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
       const callOpts = { deadlineMs: opts.deadlineMs, signal: opts.signal };
       yield* paginate('listQuarantinedTests', maxPages, (page_token) =>
         listQuarantinedTests({ ...req, page_query: { page_size: pageSize, page_token } }, callOpts),
+      );
+    },
+
+    async submitPullRequest(req, opts = {}) {
+      validateSubmitPullRequest(req);
+      const body = prBody(req);
+      const priority = priorityOnWire(req.priority);
+      if (priority !== undefined) body.priority = priority;
+      if (req.noBatch !== undefined) body.noBatch = req.noBatch;
+      return sendSettled(
+        {
+          send: (ms) => sendWrite('submitPullRequest', body, opts, ms),
+          read: (ms) => readPr(req, opts, ms),
+          applied: isInQueue,
+          now,
+        },
+        deadlineOf(opts),
+      );
+    },
+
+    async cancelPullRequest(req, opts = {}) {
+      validateCancelPullRequest(req);
+      const body = prBody(req);
+      return sendSettled(
+        {
+          send: (ms) => sendWrite('cancelPullRequest', body, opts, ms),
+          read: (ms) => readPr(req, opts, ms),
+          applied: (pr) => !isInQueue(pr),
+          now,
+        },
+        deadlineOf(opts),
+      );
+    },
+
+    async restartTestsOnPullRequest(req, opts = {}) {
+      validateRestartTests(req);
+      await sendWrite('restartTestsOnPullRequest', prBody(req), opts, deadlineOf(opts));
+      return { confirmedBy: 'answer', sent: 1 };
+    },
+
+    listPullRequests,
+
+    async *pullRequestPages(req, opts: PaginateOptions = {}) {
+      const { pageSize, maxPages } = pagingLimits('listPullRequests', opts);
+      validatePullRequestFilter(req);
+      const callOpts = { deadlineMs: opts.deadlineMs, signal: opts.signal };
+      yield* paginate(
+        'listPullRequests',
+        maxPages,
+        (cursor) =>
+          listPullRequests({ ...req, take: pageSize, ...(cursor === '' ? {} : { cursor }) }, callOpts),
+        { next: (page) => page.nextCursor, field: 'nextCursor' },
       );
     },
   };

@@ -2,7 +2,7 @@
  * One error taxonomy for every Trunk failure. Each error carries a sentence a person can read in Slack
  * (`userMessage`) and what to do about it (`hint`), and never the token.
  */
-import type { TrunkOperation } from './api.ts';
+import { PULL_REQUEST_WRITES, type TrunkOperation } from './api.ts';
 
 export type TrunkErrorKind =
   | 'auth'
@@ -134,6 +134,8 @@ export class TrunkUnavailableError extends TrunkError {
     // A write that timed out or failed mid-flight may still have been applied by Trunk: never claim otherwise.
     if (this.operation === 'updateQueue')
       return 'Trunk may have applied the change anyway: check `/mergequeue status` before trying again. If it persists, see https://status.trunk.io.';
+    if (PULL_REQUEST_WRITES.has(this.operation))
+      return 'Trunk may have done it anyway: check `/mergequeue pr <number>` before trying again. If it persists, see https://status.trunk.io.';
     return 'Nothing was changed. Try again in a minute; if it persists, check https://status.trunk.io.';
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Page-by-token iteration shared by both flaky-test lists. Tokens are opaque: we only pass back what the
- * service gave us. The first page has an empty token, "" as next token means the end. A token seen twice
+ * Page-by-token iteration shared by the flaky-test lists and listPullRequests. Tokens are opaque: we only
+ * pass back what the service gave us. The first page has an empty token, "" as next token means the end. A token seen twice
  * (the service looping) or more pages than `maxPages` ends the iteration with an error instead of
  * running forever.
  */
@@ -49,29 +49,42 @@ export function pagingLimits(
   return { pageSize, maxPages };
 }
 
-export async function* paginate<P extends { page: Page }>(
+/** Where a page keeps its next token: the flaky-test lists' `page.next_page_token` unless told. */
+export interface NextToken<P> {
+  next(page: P): string;
+  /** The field's name, for errors. */
+  field: string;
+}
+
+const flakyNextToken: NextToken<{ page: Page }> = {
+  next: (p) => p.page.next_page_token,
+  field: 'page.next_page_token',
+};
+
+export async function* paginate<P>(
   operation: TrunkOperation,
   maxPages: number,
   fetchPage: (pageToken: string) => Promise<P>,
+  nextToken: NextToken<P> = flakyNextToken as unknown as NextToken<P>,
 ): AsyncGenerator<P, void, undefined> {
   const seen = new Set<string>();
   let token = '';
   for (let n = 1; ; n++) {
     const result = await fetchPage(token);
     yield result;
-    const next = result.page.next_page_token;
+    const next = nextToken.next(result);
     if (next === '') return;
     seen.add(token);
     if (seen.has(next)) {
       throw new TrunkInvalidResponseError(
         `Trunk ${operation} returned page token ${JSON.stringify(next.slice(0, 80))} twice; stopped paging to avoid a loop.`,
-        { operation, field: 'page.next_page_token', detail: `repeated page token after ${n} pages` },
+        { operation, field: nextToken.field, detail: `repeated page token after ${n} pages` },
       );
     }
     if (n >= maxPages) {
       throw new TrunkInvalidResponseError(
         `Trunk ${operation} has more than ${maxPages} pages; stopped at the limit.`,
-        { operation, field: 'page.next_page_token', detail: `more than maxPages (${maxPages}) pages` },
+        { operation, field: nextToken.field, detail: `more than maxPages (${maxPages}) pages` },
       );
     }
     token = next;

@@ -159,8 +159,12 @@ export function subjectOf(operation: TrunkOperation, body: Record<string, unknow
   switch (operation) {
     case 'getQueue':
     case 'updateQueue':
+    case 'listPullRequests':
       return `merge queue for ${queue}`;
     case 'getSubmittedPullRequest':
+    case 'submitPullRequest':
+    case 'cancelPullRequest':
+    case 'restartTestsOnPullRequest':
       return `PR #${String((body['pr'] as { number?: number } | undefined)?.number ?? '?')} in the merge queue for ${queue}`;
     case 'getMergeQueueTestingDetails':
       return `test run ${String(body['testRunId'] ?? '')} in the merge queue for ${queue}`;

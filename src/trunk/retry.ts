@@ -33,6 +33,15 @@ export function isRetryable(outcome: AttemptOutcome): boolean {
   return s === 429 || s === 408 || (s >= 500 && s <= 599);
 }
 
+/**
+ * For writes that are not idempotent (submit, cancel, restart): only a 429 says Trunk refused the request
+ * before doing anything. A 5xx, 408 or network failure may come after the change was applied, so the
+ * request is not repeated blindly (the client reads the PR first; see pr-writes.ts).
+ */
+export function isRefusedUnapplied(outcome: AttemptOutcome): boolean {
+  return outcome.kind === 'status' && outcome.status === 429;
+}
+
 /** Full jitter: uniform in [0, min(maxDelay, base * 2^retryIndex)]. `retryIndex` is 0 for the first retry. */
 export function backoffMs(retryIndex: number, policy: RetryPolicy, random: () => number): number {
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retryIndex);
@@ -75,9 +84,12 @@ export function decideRetry(input: {
   remainingMs: number;
   policy: RetryPolicy;
   random: () => number;
+  /** Which outcomes may be tried again; default isRetryable (safe for reads and absolute writes). */
+  retryable?: (outcome: AttemptOutcome) => boolean;
 }): RetryDecision {
   const { outcome, attempt, remainingMs, policy, random } = input;
-  if (!isRetryable(outcome)) return { retry: false, delayMs: 0, reason: 'not_retryable' };
+  if (!(input.retryable ?? isRetryable)(outcome))
+    return { retry: false, delayMs: 0, reason: 'not_retryable' };
   if (attempt >= policy.maxAttempts) return { retry: false, delayMs: 0, reason: 'attempts_exhausted' };
   const retryAfter = outcome.kind === 'status' ? outcome.retryAfterMs : undefined;
   const delayMs = retryAfter ?? backoffMs(attempt - 1, policy, random);

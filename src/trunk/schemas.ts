@@ -15,6 +15,7 @@ import type {
   FailingTest,
   FailingTestsPage,
   Page,
+  PullRequestsPage,
   QuarantinedTest,
   QuarantinedTestsPage,
   Queue,
@@ -123,6 +124,14 @@ export const submittedPullRequestSchema: z.ZodType<SubmittedPullRequest> = z.com
       .transform((v) => v ?? undefined),
     usedDefaultPriorityName: z.string().optional(),
   }),
+);
+
+/**
+ * listPullRequests' answer. Rows have exactly an enqueued PR's fields, so they are read by the same
+ * schema; a left-out or null `nextCursor` (the last page) reads "".
+ */
+export const pullRequestsPageSchema: z.ZodType<PullRequestsPage> = z.compile(
+  z.object({ pullRequests: list(enqueuedPullRequest), nextCursor: lenientString }),
 );
 
 export const testRunSchema: z.ZodType<TestRun> = z.compile(

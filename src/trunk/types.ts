@@ -182,6 +182,79 @@ export interface GetSubmittedPullRequestRequest extends QueueAddress {
   pr: { number: number };
 }
 
+/** Every pull-request state of the contract, in the order a PR usually passes through them. */
+export const PULL_REQUEST_STATES = [
+  'not_ready',
+  'pending',
+  'testing',
+  'tests_passed',
+  'merged',
+  'failed',
+  'cancelled',
+  'pending_failure',
+] as const satisfies readonly PullRequestState[];
+
+/** States of a PR that is in the queue; the others (merged, failed, cancelled) are concluded. */
+export const PULL_REQUEST_STATES_IN_QUEUE: ReadonlySet<string> = new Set<PullRequestState>([
+  'not_ready',
+  'pending',
+  'testing',
+  'tests_passed',
+  'pending_failure',
+]);
+
+export type PriorityName = keyof typeof PRIORITIES;
+
+/** One PR of one queue: the address of submitPullRequest, cancelPullRequest and restartTestsOnPullRequest. */
+export interface PullRequestRequest extends QueueAddress {
+  pr: { number: number };
+}
+
+export interface SubmitPullRequestRequest extends PullRequestRequest {
+  /**
+   * A name (urgent 0, high 10, medium 100, low 200, none 255; any case) or a whole number 0..4294967295;
+   * lower is sooner. Absent: the queue's default. Typed open because it comes from what people type; any
+   * other value is refused before sending.
+   */
+  priority?: PriorityName | (string & {}) | number;
+  /** Test this PR on its own even when the queue batches. */
+  noBatch?: boolean;
+}
+
+/**
+ * How a submit, cancel or restart ended. Trunk's answer carries nothing but "OK", so this says how the
+ * client knows the change happened.
+ */
+export interface PullRequestChange {
+  /**
+   * `answer`: Trunk said OK. `read_back`: Trunk's answer was lost (timeout, 5xx, network) and reading
+   * the PR showed the change had been applied, so it was not sent again.
+   */
+  confirmedBy: 'answer' | 'read_back';
+  /** How many times the request went out: 2 only when the first was lost and the PR showed it not applied. */
+  sent: number;
+  /** The PR as read back after a lost answer (absent when Trunk answered the first time). */
+  pullRequest?: SubmittedPullRequest;
+}
+
+export interface ListPullRequestsRequest extends QueueAddress {
+  /** Only PRs in this state; absent: every state. */
+  state?: PullRequestState;
+  /** ISO 8601 date-time with a zone: only PRs that concluded (merged, failed, cancelled) since then. */
+  since?: string;
+  /** `nextCursor` of the previous page; absent for the first page. */
+  cursor?: string;
+  /** PRs per page, 1..100; Trunk's default is 50. */
+  take?: number;
+}
+
+/** One page of listPullRequests. Rows have the fields of an enqueued PR (`state` included when sent). */
+export interface PullRequestsPage {
+  pullRequests: EnqueuedPullRequest[];
+  /** "" when there are no more pages (Trunk leaves it out). */
+  nextCursor: string;
+}
+
 export type TestRunStatus = 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
 export type RequiredStatusesSource = 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
 

@@ -11,10 +11,14 @@ import {
   type GetSubmittedPullRequestRequest,
   type GetTestRunRequest,
   type ListFailingTestsRequest,
+  type ListPullRequestsRequest,
   type ListQuarantinedTestsRequest,
   MERGE_METHODS,
   OPTIMIZATION_MODES,
   type PageQuery,
+  PRIORITIES,
+  PULL_REQUEST_STATES,
+  type PullRequestRequest,
   QUEUE_BOOL_SETTINGS,
   QUEUE_INT_MAX,
   QUEUE_INT_MIN,
@@ -22,6 +26,7 @@ import {
   QUEUE_MODES,
   QUEUE_STATES_SETTABLE,
   type QueueAddress,
+  type SubmitPullRequestRequest,
   UPDATE_QUEUE_SETTINGS,
   type UpdateQueueRequest,
 } from './types.ts';
@@ -140,14 +145,74 @@ export function validateUpdateQueue(req: unknown): asserts req is UpdateQueueReq
   }
 }
 
-export function validateGetSubmittedPullRequest(req: unknown): asserts req is GetSubmittedPullRequestRequest {
-  const op = 'getSubmittedPullRequest';
-  queueAddress(op, req);
+/** A queue address plus `pr.number`, shared by every operation on one PR. */
+function pullRequestAddress(operation: TrunkOperation, req: unknown): asserts req is PullRequestRequest {
+  queueAddress(operation, req);
   const pr = (req as unknown as Record<string, unknown>).pr;
-  if (!isObject(pr)) fail(op, 'pr', 'must be an object with a number');
+  if (!isObject(pr)) fail(operation, 'pr', 'must be an object with a number');
   const n = pr.number;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > PR_NUMBER_MAX) {
-    fail(op, 'pr.number', 'must be a positive whole number (the PR number, e.g. 1234)');
+    fail(operation, 'pr.number', 'must be a positive whole number (the PR number, e.g. 1234)');
+  }
+}
+
+export function validateGetSubmittedPullRequest(req: unknown): asserts req is GetSubmittedPullRequestRequest {
+  pullRequestAddress('getSubmittedPullRequest', req);
+}
+
+const PRIORITY_NAMES = Object.keys(PRIORITIES);
+
+/** The priority as the wire takes it: a known name in lowercase, or the number; undefined when absent. */
+export function priorityOnWire(priority: unknown): string | number | undefined {
+  return typeof priority === 'string' ? priority.toLowerCase() : (priority as number | undefined);
+}
+
+export function validateSubmitPullRequest(req: unknown): asserts req is SubmitPullRequestRequest {
+  const op = 'submitPullRequest';
+  pullRequestAddress(op, req);
+  const r = req as unknown as Record<string, unknown>;
+  const p = r.priority;
+  const priorityRule = `must be one of ${PRIORITY_NAMES.join(', ')} or a whole number from 0 to ${PR_NUMBER_MAX} (lower is sooner)`;
+  if (typeof p === 'string' && !PRIORITY_NAMES.includes(p.toLowerCase())) fail(op, 'priority', priorityRule);
+  if (typeof p === 'number' && (!Number.isInteger(p) || p < 0 || p > PR_NUMBER_MAX)) {
+    fail(op, 'priority', priorityRule);
+  }
+  if (p !== undefined && typeof p !== 'string' && typeof p !== 'number') fail(op, 'priority', priorityRule);
+  if (r.noBatch !== undefined && typeof r.noBatch !== 'boolean') fail(op, 'noBatch', 'must be true or false');
+}
+
+export function validateCancelPullRequest(req: unknown): asserts req is PullRequestRequest {
+  pullRequestAddress('cancelPullRequest', req);
+}
+
+export function validateRestartTests(req: unknown): asserts req is PullRequestRequest {
+  pullRequestAddress('restartTestsOnPullRequest', req);
+}
+
+/** Everything but the cursor and page size, so a bad filter fails before the first page. */
+export function validatePullRequestFilter(req: unknown): void {
+  const op = 'listPullRequests';
+  queueAddress(op, req);
+  const r = req as unknown as Record<string, unknown>;
+  if (r.state !== undefined) oneOf(op, 'state', r.state, PULL_REQUEST_STATES);
+  if (r.since !== undefined) dateTime(op, 'since', r.since);
+}
+
+export function validateListPullRequests(req: unknown): asserts req is ListPullRequestsRequest {
+  const op = 'listPullRequests';
+  validatePullRequestFilter(req);
+  const r = req as unknown as Record<string, unknown>;
+  if (r.cursor !== undefined) {
+    if (typeof r.cursor !== 'string' || r.cursor === '') {
+      fail(op, 'cursor', 'must be the nextCursor of the previous page (leave it out for the first page)');
+    }
+  }
+  const take = r.take;
+  if (
+    take !== undefined &&
+    (typeof take !== 'number' || !Number.isInteger(take) || take < PAGE_SIZE_MIN || take > PAGE_SIZE_MAX)
+  ) {
+    fail(op, 'take', `must be a whole number from ${PAGE_SIZE_MIN} to ${PAGE_SIZE_MAX}`);
   }
 }
 

@@ -15,6 +15,13 @@ export interface FailSpec {
   body?: string;
 }
 
+/**
+ * How the answer of a request that was applied is lost: the socket destroyed ('drop'), no answer ever
+ * ('hang', until the client gives up), or a failure status (a gateway's 502/504 after the service did the
+ * work). This is "Trunk accepted the submit but the response timed out".
+ */
+export type LostAnswer = 'drop' | 'hang' | FailSpec;
+
 /** Kinds of random fault for `setFaultRate`. */
 export type FaultKind = '5xx' | '429' | 'drop' | 'malformed' | 'latency';
 export const FAULT_KINDS: readonly FaultKind[] = ['5xx', '429', 'drop', 'malformed', 'latency'];
@@ -70,6 +77,8 @@ export interface FaultPlan {
   fail?: FailSpec;
   drop?: boolean;
   malformed?: MalformedKind;
+  /** Apply the request, then lose its answer this way. */
+  loseAnswer?: LostAnswer;
   /** Name of the injected fault, recorded with the request. */
   label?: string;
 }
@@ -94,6 +103,7 @@ export class Faults {
   private latencyPer: Partial<Record<FakeOperation, number>> = {};
   private readonly failures: Scripted<FailSpec | 'drop'>[] = [];
   private readonly malformed: Scripted<MalformedKind>[] = [];
+  private readonly lostAnswers: Scripted<LostAnswer>[] = [];
   private rate = 0;
   private kinds: readonly FaultKind[] = FAULT_KINDS;
   private rng: Rng = createRng(1);
@@ -118,6 +128,10 @@ export class Faults {
     if (n > 0) this.failures.push({ remaining: n, value: spec, operation });
   }
 
+  loseAnswerNext(n: number, how: LostAnswer, operation?: FakeOperation): void {
+    if (n > 0) this.lostAnswers.push({ remaining: n, value: how, operation });
+  }
+
   malformedNext(n: number, kind: MalformedKind, operation?: FakeOperation): void {
     if (n > 0) this.malformed.push({ remaining: n, value: kind, operation });
   }
@@ -140,6 +154,7 @@ export class Faults {
     this.latencyPer = {};
     this.failures.length = 0;
     this.malformed.length = 0;
+    this.lostAnswers.length = 0;
     this.rate = 0;
     this.quirks = {};
   }
@@ -150,6 +165,13 @@ export class Faults {
     const scripted = take(this.failures, op);
     if (scripted === 'drop') return { ...plan, drop: true, label: 'drop' };
     if (scripted) return { ...plan, fail: scripted, label: `status ${scripted.status}` };
+    const lost = take(this.lostAnswers, op);
+    if (lost)
+      return {
+        ...plan,
+        loseAnswer: lost,
+        label: `applied, answer lost (${typeof lost === 'string' ? lost : `status ${lost.status}`})`,
+      };
     const ops = this.rateOpts.operations;
     if (this.rate > 0 && (!ops || (op !== undefined && ops.includes(op))) && this.rng() < this.rate) {
       const fault = this.randomFault();
@@ -231,7 +253,12 @@ export function applyQuirks(value: unknown, quirks: Quirks, depth = 0): unknown 
 }
 
 /** Required fields removed or retyped by `missing-field` / `wrong-type`, per operation. */
-const BREAK_FIELD: Record<FakeOperation, string> = {
+const BREAK_FIELD: Record<FakeOperation, string | undefined> = {
+  // The PR writes answer `{}`: there is nothing to remove.
+  submitPullRequest: undefined,
+  cancelPullRequest: undefined,
+  restartTestsOnPullRequest: undefined,
+  listPullRequests: 'pullRequests',
   getQueue: 'concurrency',
   updateQueue: 'state',
   getSubmittedPullRequest: 'prNumber',
@@ -264,11 +291,12 @@ export function malformedBody(
       };
     case 'missing-field': {
       const copy = { ...body };
-      delete copy[BREAK_FIELD[op]];
+      const field = BREAK_FIELD[op];
+      if (field !== undefined) delete copy[field];
       return { text: JSON.stringify(copy), contentType: json };
     }
     case 'wrong-type': {
-      const field = BREAK_FIELD[op];
+      const field = BREAK_FIELD[op] ?? 'ok';
       const current = body[field];
       const wrong =
         typeof current === 'string' ? 42 : typeof current === 'number' ? 'forty-two' : 'not-an-object';

@@ -3,7 +3,7 @@
  * lazily per page from a seed, and pagination with opaque tokens (random ids mapped server-side, so a
  * client cannot compute offsets and must follow the tokens it is given).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Page, Repo } from '../../trunk/types.ts';
 import {
   context,
@@ -124,19 +124,20 @@ export class PageTokens {
         this.byKey.clear();
         this.byToken.clear();
       }
-      token = randomBytes(12).toString('base64url');
+      // A UUID, as listPullRequests' cursor must be (format uuid); as opaque as any other token.
+      token = randomUUID();
       this.byKey.set(key, token);
       this.byToken.set(token, { scope, offset });
     }
     return token;
   }
 
-  resolve(scope: string, token: string): TokenResult {
+  resolve(scope: string, token: string, name = 'page_token'): TokenResult {
     if (token === '') return { ok: true, offset: 0 };
     const entry = this.byToken.get(token);
-    if (!entry) return { ok: false, error: `page_token "${truncate(token)}" is not valid` };
+    if (!entry) return { ok: false, error: `${name} "${truncate(token)}" is not valid` };
     if (entry.scope !== scope)
-      return { ok: false, error: 'page_token belongs to a different query (repo or time range changed)' };
+      return { ok: false, error: `${name} belongs to a different query (repo or filters changed)` };
     return { ok: true, offset: entry.offset };
   }
 }

@@ -1,10 +1,17 @@
 /**
- * The six operations: validated body in, status and body out. No HTTP here (server.ts does that).
+ * The operations: validated body in, status and body out. No HTTP here (server.ts does that). The PR-level
+ * ones live in pull-requests.ts.
  */
 import type { Page, Repo, UpdateQueueRequest } from '../../trunk/types.ts';
 import type { FakeOperation } from './faults.ts';
 import { type FailingList, type PageTokens, pageOf, type RowSource } from './flaky.ts';
 import type { WireQuarantinedTest } from './generate.ts';
+import {
+  cancelPullRequest,
+  listPullRequests,
+  restartTestsOnPullRequest,
+  submitPullRequest,
+} from './pull-requests.ts';
 import { applyUpdate, findSubmittedPr, type QueueStore, queueLabel, queueView, repoKey } from './state.ts';
 import {
   type Checked,
@@ -29,6 +36,8 @@ export interface HandlerState {
   tokens: PageTokens;
   /** When set, other org_url_slug values get 404. */
   orgSlug?: string;
+  /** The fake's clock, for the times PR changes are stamped with; default Date.now. */
+  now?: () => number;
   /** Quirk: hand out the current page's token as the next one (a buggy server the client must survive). */
   loopingPageTokens?: () => boolean;
 }
@@ -46,6 +55,14 @@ function slug(repo: Repo): string {
 
 export function handle(op: FakeOperation, body: unknown, s: HandlerState): Outcome {
   switch (op) {
+    case 'submitPullRequest':
+      return submitPullRequest(body, s);
+    case 'cancelPullRequest':
+      return cancelPullRequest(body, s);
+    case 'restartTestsOnPullRequest':
+      return restartTestsOnPullRequest(body, s);
+    case 'listPullRequests':
+      return listPullRequests(body, s);
     case 'getQueue': {
       const c = checkGetQueue(body);
       if (!ok(c)) return bad(c.error);

@@ -12,6 +12,7 @@ import {
   type FaultKind,
   type FaultRateOptions,
   Faults,
+  type LostAnswer,
   type MalformedKind,
   type Quirks,
 } from './faults.ts';
@@ -47,6 +48,7 @@ export type {
   FakeOperation,
   FaultKind,
   FaultRateOptions,
+  LostAnswer,
   MalformedKind,
   Quirks,
 } from './faults.ts';
@@ -144,6 +146,12 @@ export interface TrunkFake {
   dropNext(n: number, operation?: FakeOperation): void;
   /** A fraction 0..1 of requests get a random fault of `kinds` (default all), from a seeded RNG. */
   setFaultRate(rate: number, kinds?: readonly FaultKind[], opts?: FaultRateOptions): void;
+  /**
+   * The next n requests (to `operation`, or any) are applied, then their answer is lost `how`: 'drop'
+   * (socket destroyed), 'hang' (never answered) or a failure status. "Trunk accepted the submit but the
+   * response timed out".
+   */
+  loseAnswerNext(n: number, how: LostAnswer, operation?: FakeOperation): void;
   /** The next n successful responses (to `operation`, or any) have a broken body of `kind`. */
   malformedNext(n: number, kind: MalformedKind, operation?: FakeOperation): void;
   /** Replaces the quirks (pass {} to turn them off). */
@@ -176,6 +184,7 @@ class TrunkFakeImpl implements TrunkFake {
       flaky: this.flaky,
       tokens: new PageTokens(),
       orgSlug: opts.orgSlug,
+      now: this.now,
       loopingPageTokens: () => this.faults.quirks.loopingPageTokens === true,
     };
     this.server = createFakeServer({
@@ -360,6 +369,10 @@ class TrunkFakeImpl implements TrunkFake {
 
   malformedNext(n: number, kind: MalformedKind, operation?: FakeOperation): void {
     this.faults.malformedNext(n, kind, operation);
+  }
+
+  loseAnswerNext(n: number, how: LostAnswer, operation?: FakeOperation): void {
+    this.faults.loseAnswerNext(n, how, operation);
   }
 
   setQuirks(quirks: Quirks): void {

@@ -21,7 +21,19 @@ export const ROUTES: Record<string, FakeOperation> = {
   '/v1/getMergeQueueTestingDetails': 'getMergeQueueTestingDetails',
   '/v1/flaky-tests/list-failing-tests': 'listFailingTests',
   '/v1/flaky-tests/list-quarantined-tests': 'listQuarantinedTests',
+  '/v1/submitPullRequest': 'submitPullRequest',
+  '/v1/cancelPullRequest': 'cancelPullRequest',
+  '/v1/restartTestsOnPullRequest': 'restartTestsOnPullRequest',
+  '/v1/listPullRequests': 'listPullRequests',
 };
+
+/** Operations that change state: applied when their injected latency is over, as a slow server would. */
+const WRITES: ReadonlySet<FakeOperation | undefined> = new Set<FakeOperation>([
+  'updateQueue',
+  'submitPullRequest',
+  'cancelPullRequest',
+  'restartTestsOnPullRequest',
+]);
 
 export interface RecordedRequest {
   /** The operation, or 'unknown' for paths that are not one of the six. */
@@ -142,7 +154,7 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
   // Injected latency counts from the request's arrival, like a slow server's: a read's answer is prepared
   // while it waits, so "20 ms a page" means the page starts arriving 20 ms after it was asked for. A write
   // (updateQueue) is applied only when the delay is over, as a slow server would apply it.
-  const prepared = op === 'updateQueue' ? undefined : answer(deps, op, req, raw, entry, plan, parseError);
+  const prepared = WRITES.has(op) ? undefined : answer(deps, op, req, raw, entry, plan, parseError);
   const wait = started + plan.delayMs - performance.now();
   if (wait > 0) {
     try {
@@ -159,6 +171,11 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
     req.socket.destroy();
     return;
   }
+  if (reply.kind === 'hang') {
+    // Applied, never answered: the client gives up (its timeout) or close() cuts the socket.
+    finish(0);
+    return;
+  }
   finish(reply.status);
   res.writeHead(reply.status, { 'content-type': reply.contentType, ...reply.headers });
   res.end(reply.body);
@@ -166,6 +183,7 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
 
 type Reply =
   | { kind: 'drop' }
+  | { kind: 'hang' }
   | { kind: 'send'; status: number; contentType: string; headers: Record<string, string>; body: string };
 
 const plainText = 'text/plain; charset=utf-8';
@@ -206,6 +224,8 @@ function answer(
     );
 
   const outcome = handle(op, entry.body, deps.state);
+  const lost = plan.loseAnswer;
+  if (lost !== undefined) return lost === 'drop' || lost === 'hang' ? { kind: lost } : failureReply(lost);
   if (outcome.status !== 200) return textReply(outcome.status, outcome.text);
   const { quirks } = deps.faults;
   let json = outcome.json;

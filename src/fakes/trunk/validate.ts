@@ -6,6 +6,9 @@ import {
   DIRECT_MERGE_MODES,
   MERGE_METHODS,
   OPTIMIZATION_MODES,
+  PRIORITIES,
+  PULL_REQUEST_STATES,
+  type PullRequestState,
   QUEUE_BOOL_SETTINGS,
   QUEUE_INT_MAX,
   QUEUE_INT_MIN,
@@ -229,5 +232,79 @@ export function checkListQuarantined(body: unknown): Checked<ListBody> {
   return run(body, (b) => {
     noUnknown(b, ['repo', 'org_url_slug', 'page_query']);
     return listCommon(b);
+  });
+}
+
+export interface PrRefBody extends QueueAddressBody {
+  prNumber: number;
+}
+
+function prRef(b: Obj): PrRefBody {
+  const r = repo(b);
+  const pr = need(b, 'pr');
+  if (!isObj(pr)) throw new Invalid(`"pr" must be an object with a number, got ${typeName(pr)}`);
+  noUnknown(pr, ['number'], '"pr"');
+  const prNumber = int(need(pr, 'number', 'pr.number'), 'pr.number', 0, QUEUE_INT_MAX);
+  return { repo: r, targetBranch: str(need(b, 'targetBranch'), 'targetBranch'), prNumber };
+}
+
+/** cancelPullRequest and restartTestsOnPullRequest. */
+export function checkPrRef(body: unknown): Checked<PrRefBody> {
+  return run(body, (b) => {
+    noUnknown(b, ['repo', 'targetBranch', 'pr']);
+    return prRef(b);
+  });
+}
+
+export interface SubmitBody extends PrRefBody {
+  /** Absent or null: the queue's default. */
+  priority?: { value: number; name: string };
+  noBatch: boolean;
+}
+
+const PRIORITY_NAMES = Object.keys(PRIORITIES) as Array<keyof typeof PRIORITIES>;
+
+export function checkSubmitPr(body: unknown): Checked<SubmitBody> {
+  return run(body, (b) => {
+    noUnknown(b, ['repo', 'targetBranch', 'pr', 'priority', 'noBatch']);
+    const out: SubmitBody = { ...prRef(b), noBatch: false };
+    const p = b['priority'];
+    if (typeof p === 'string') {
+      const name = PRIORITY_NAMES.find((n) => n === p.toLowerCase());
+      if (!name)
+        throw new Invalid(
+          `"priority" must be one of ${PRIORITY_NAMES.join(', ')} or an integer, got ${describe(p)}`,
+        );
+      out.priority = { value: PRIORITIES[name], name };
+    } else if (p !== undefined && p !== null) {
+      const value = int(p, 'priority', 0, QUEUE_INT_MAX);
+      // A number that is one of the named levels reads as that name; any other keeps its number.
+      out.priority = { value, name: PRIORITY_NAMES.find((n) => PRIORITIES[n] === value) ?? String(value) };
+    }
+    if (b['noBatch'] !== undefined) out.noBatch = bool(b['noBatch'], 'noBatch');
+    return out;
+  });
+}
+
+export interface ListPrsBody extends QueueAddressBody {
+  state?: PullRequestState;
+  /** ms since epoch */
+  since?: number;
+  cursor: string;
+  take: number;
+}
+
+export function checkListPrs(body: unknown): Checked<ListPrsBody> {
+  return run(body, (b) => {
+    noUnknown(b, ['repo', 'targetBranch', 'state', 'since', 'cursor', 'take']);
+    const out: ListPrsBody = {
+      repo: repo(b),
+      targetBranch: str(need(b, 'targetBranch'), 'targetBranch'),
+      cursor: b['cursor'] === undefined ? '' : str(b['cursor'], 'cursor'),
+      take: b['take'] === undefined ? 50 : int(b['take'], 'take', 1, 100),
+    };
+    if (b['state'] !== undefined) out.state = oneOf(b['state'], 'state', PULL_REQUEST_STATES);
+    if (b['since'] !== undefined) out.since = dateTime(b['since'], 'since');
+    return out;
   });
 }
