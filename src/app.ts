@@ -117,7 +117,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   };
 
   const customRoutes: CustomRoute[] = [
-    ...createHttpRoutes({ metrics, store, lifecycle }),
+    ...createHttpRoutes({ metrics, store, lifecycle, logger }),
     ...(overrides.customRoutes ?? []),
   ];
 
