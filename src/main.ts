@@ -5,15 +5,10 @@
  */
 import { pathToFileURL } from 'node:url';
 import { createApp, type RunningApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, SLACK_VARIABLES } from './config.ts';
 import { createLogger } from './observability/log.ts';
 import { trackUnhandledRejections } from './observability/unhandled.ts';
 import { startSandbox } from './sandbox/index.ts';
-
-const SLACK_VARIABLES = `Set the Slack variables to connect a real workspace:
-  one workspace:   SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (plus TRUNK_API_TOKEN and TRUNK_ORG_SLUG)
-  many workspaces: SLACK_SIGNING_SECRET, SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and ENCRYPTION_KEY
-  Socket Mode:     SLACK_APP_TOKEN instead of SLACK_SIGNING_SECRET (no public URL needed)`;
 
 interface Stoppable {
   /** The app resolves with its shutdown result ({ clean: false } when work had to be abandoned). */
