@@ -30,6 +30,7 @@ import { boltLogger } from './observability/bolt-logger.ts';
 import { requestContextMiddleware } from './observability/bolt-middleware.ts';
 import { createLogger, type Logger } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
@@ -97,7 +98,8 @@ export class SandboxModeError extends Error {
 export async function createApp(baseConfig: Config, overrides: AppOverrides = {}): Promise<RunningApp> {
   const config = applySlackOverrides(baseConfig, overrides.slack);
   if (config.slack.mode === 'sandbox') throw new SandboxModeError();
-  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const logger =
+    overrides.logger ?? createLogger(config.logLevel, undefined, {}, { secrets: configuredSecrets(config) });
   const metrics = overrides.metrics ?? createMetrics();
   const now = overrides.now ?? Date.now;
   const ownStore = !overrides.store;

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { createApp, type RunningApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, SLACK_VARIABLES } from './config.ts';
 import { createLogger } from './observability/log.ts';
+import { configuredSecrets } from './observability/secret-values.ts';
 import { trackUnhandledRejections } from './observability/unhandled.ts';
 import { startSandbox } from './sandbox/index.ts';
 
@@ -26,7 +27,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, {}, { secrets: configuredSecrets(config) });
 
   let running: Stoppable;
   if (config.slack.mode === 'sandbox') {
