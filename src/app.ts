@@ -35,6 +35,7 @@ import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
 import { registerListeners } from './slack/listeners/index.ts';
+import { rejectReplays } from './slack/replay-guard.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
@@ -166,6 +167,14 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       ...(oauth ? { ...oauthOptions, installerOptions } : {}),
     });
     receiver = httpReceiver;
+    // A signed request seen before (within its five minutes) is refused before Bolt runs a listener.
+    rejectReplays(httpReceiver, {
+      signingSecret: config.slack.signingSecret!,
+      store,
+      registry: metrics.registry,
+      logger,
+      endpoints: [EVENTS_PATH],
+    });
     // [production] new Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
