@@ -38,6 +38,7 @@ import { registerListeners } from './slack/listeners/index.ts';
 import { rejectReplays } from './slack/replay-guard.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
+import { startAuditRetention } from './store/audit-retention.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
@@ -288,6 +289,14 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       }
       started = true;
       if (config.digest.schedulerEnabled) digestService?.start();
+      const retention = startAuditRetention({
+        store,
+        retentionDays: config.auditRetentionDays,
+        logger,
+        now,
+      });
+      lifecycle.onStopIntake('audit-retention', retention.stop);
+      await retention.firstRun;
     },
     lifecycle,
     stop() {

@@ -44,6 +44,8 @@ export interface Config {
   encryptionKeys: Buffer[];
   digest: { graceHours: number; schedulerEnabled: boolean };
   shutdownTimeoutMs: number;
+  /** Audit rows older than this many days are pruned (AUDIT_RETENTION_DAYS, default 90). */
+  auditRetentionDays: number;
 }
 
 /** How to leave the sandbox: printed when it starts, and when production settings forbid it. */
@@ -134,6 +136,14 @@ const envSchema = z.object({
       .string()
       .regex(/^\d{1,7}$/, 'must be a number of milliseconds')
       .transform(Number)
+      .optional(),
+  ),
+  AUDIT_RETENTION_DAYS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a whole number of days, for example 90')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be at least 1 day')
       .optional(),
   ),
   NODE_ENV: optionalText,
@@ -302,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         e.SCHEDULER_ENABLED === undefined ? true : ['true', '1'].includes(e.SCHEDULER_ENABLED),
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? 10_000,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 90,
   };
   if (defaultTarget) config.defaultTarget = defaultTarget;
   return config;
