@@ -30,12 +30,15 @@ import { boltLogger } from './observability/bolt-logger.ts';
 import { requestContextMiddleware } from './observability/bolt-middleware.ts';
 import { createLogger, type Logger } from './observability/log.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
 import { registerListeners } from './slack/listeners/index.ts';
+import { rejectReplays } from './slack/replay-guard.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
+import { startAuditRetention } from './store/audit-retention.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
@@ -97,7 +100,8 @@ export class SandboxModeError extends Error {
 export async function createApp(baseConfig: Config, overrides: AppOverrides = {}): Promise<RunningApp> {
   const config = applySlackOverrides(baseConfig, overrides.slack);
   if (config.slack.mode === 'sandbox') throw new SandboxModeError();
-  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const logger =
+    overrides.logger ?? createLogger(config.logLevel, undefined, {}, { secrets: configuredSecrets(config) });
   const metrics = overrides.metrics ?? createMetrics();
   const now = overrides.now ?? Date.now;
   const ownStore = !overrides.store;
@@ -117,7 +121,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   };
 
   const customRoutes: CustomRoute[] = [
-    ...createHttpRoutes({ metrics, store, lifecycle }),
+    ...createHttpRoutes({ metrics, store, lifecycle, logger }),
     ...(overrides.customRoutes ?? []),
   ];
 
@@ -164,6 +168,14 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       ...(oauth ? { ...oauthOptions, installerOptions } : {}),
     });
     receiver = httpReceiver;
+    // A signed request seen before (within its five minutes) is refused before Bolt runs a listener.
+    rejectReplays(httpReceiver, {
+      signingSecret: config.slack.signingSecret!,
+      store,
+      registry: metrics.registry,
+      logger,
+      endpoints: [EVENTS_PATH],
+    });
     // [production] new Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
@@ -277,6 +289,14 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       }
       started = true;
       if (config.digest.schedulerEnabled) digestService?.start();
+      const retention = startAuditRetention({
+        store,
+        retentionDays: config.auditRetentionDays,
+        logger,
+        now,
+      });
+      lifecycle.onStopIntake('audit-retention', retention.stop);
+      await retention.firstRun;
     },
     lifecycle,
     stop() {

@@ -44,7 +44,15 @@ export interface Config {
   encryptionKeys: Buffer[];
   digest: { graceHours: number; schedulerEnabled: boolean };
   shutdownTimeoutMs: number;
+  /** Audit rows older than this many days are pruned (AUDIT_RETENTION_DAYS, default 90). */
+  auditRetentionDays: number;
 }
+
+/** How to leave the sandbox: printed when it starts, and when production settings forbid it. */
+export const SLACK_VARIABLES = `Set the Slack variables to connect a real workspace:
+  one workspace:   SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (plus TRUNK_API_TOKEN and TRUNK_ORG_SLUG)
+  many workspaces: SLACK_SIGNING_SECRET, SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and ENCRYPTION_KEY
+  Socket Mode:     SLACK_APP_TOKEN instead of SLACK_SIGNING_SECRET (no public URL needed)`;
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -130,6 +138,15 @@ const envSchema = z.object({
       .transform(Number)
       .optional(),
   ),
+  AUDIT_RETENTION_DAYS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a whole number of days, for example 90')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be at least 1 day')
+      .optional(),
+  ),
+  NODE_ENV: optionalText,
 });
 
 /** Decodes ENCRYPTION_KEY: one base64 key of 32 bytes, or several separated by commas (newest first). */
@@ -250,6 +267,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  // A deployment that lost its Slack variables must not quietly serve the sandbox in their place.
+  const productionSettings = [
+    e.NODE_ENV === 'production' ? 'NODE_ENV=production' : undefined,
+    e.DATABASE_URL ? 'DATABASE_URL' : undefined,
+    e.TRUNK_API_TOKEN ? 'TRUNK_API_TOKEN' : undefined,
+    e.ENCRYPTION_KEY ? 'ENCRYPTION_KEY' : undefined,
+  ].filter((s): s is string => s !== undefined);
+  if (!anySlack && productionSettings.length > 0)
+    problems.push(
+      `Slack variables: none is set, but production settings are (${productionSettings.join(', ')}), so the local sandbox will not start in place of the real app.\n${SLACK_VARIABLES}\n  (To try the sandbox, unset ${productionSettings.map((p) => p.split('=')[0]).join(', ')}.)`,
+    );
   if (problems.length > 0) throw new ConfigError(problems);
 
   const slack: SlackConfig = {
@@ -284,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         e.SCHEDULER_ENABLED === undefined ? true : ['true', '1'].includes(e.SCHEDULER_ENABLED),
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? 10_000,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 90,
   };
   if (defaultTarget) config.defaultTarget = defaultTarget;
   return config;

@@ -5,15 +5,11 @@
  */
 import { pathToFileURL } from 'node:url';
 import { createApp, type RunningApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, SLACK_VARIABLES } from './config.ts';
 import { createLogger } from './observability/log.ts';
+import { configuredSecrets } from './observability/secret-values.ts';
 import { trackUnhandledRejections } from './observability/unhandled.ts';
 import { startSandbox } from './sandbox/index.ts';
-
-const SLACK_VARIABLES = `Set the Slack variables to connect a real workspace:
-  one workspace:   SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (plus TRUNK_API_TOKEN and TRUNK_ORG_SLUG)
-  many workspaces: SLACK_SIGNING_SECRET, SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and ENCRYPTION_KEY
-  Socket Mode:     SLACK_APP_TOKEN instead of SLACK_SIGNING_SECRET (no public URL needed)`;
 
 interface Stoppable {
   /** The app resolves with its shutdown result ({ clean: false } when work had to be abandoned). */
@@ -31,7 +27,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, {}, { secrets: configuredSecrets(config) });
 
   let running: Stoppable;
   if (config.slack.mode === 'sandbox') {

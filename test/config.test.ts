@@ -113,7 +113,10 @@ describe('loadConfig', () => {
   });
 
   it('accepts a sqlite: database path', () => {
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toEqual({
+    expect(
+      loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db', SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1' })
+        .database,
+    ).toEqual({
       kind: 'sqlite',
       path: '/tmp/x.db',
     });

@@ -1,11 +1,14 @@
 /**
  * Operational endpoints, plugged into Bolt's receiver as customRoutes:
  *   GET /healthz  the process is alive and its event loop answers (liveness);
- *   GET /readyz   the store answers and every migration is applied, and we are not shutting down (readiness);
+ *   GET /readyz   the store answers and every migration is applied, and we are not shutting down (readiness).
+ *                 Its body is one of three fixed answers; why the store is not ready (host names, user
+ *                 names, driver messages) goes to the log only, since the endpoint is usually public;
  *   GET /metrics  Prometheus text format from the app's own registry.
  */
 import type { ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
+import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 
@@ -15,7 +18,12 @@ export interface HttpRouteDeps {
   lifecycle: { isShuttingDown(): boolean };
   /** How long /readyz waits for the store before calling it unreachable. */
   readyTimeoutMs?: number;
+  /** Where the reason for "not ready" goes. */
+  logger?: Pick<Logger, 'warn' | 'info'>;
 }
+
+/** Every body /readyz can answer. */
+export type ReadyBody = { status: 'ready' } | { status: 'not_ready' } | { status: 'shutting_down' };
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -29,7 +37,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 export async function readiness(
   deps: HttpRouteDeps,
-): Promise<{ status: number; body: { status: string; schemaVersion?: number; detail?: string } }> {
+): Promise<{ status: number; body: ReadyBody; detail?: string; schemaVersion?: number }> {
   if (deps.lifecycle.isShuttingDown()) return { status: 503, body: { status: 'shutting_down' } };
   const timeoutMs = deps.readyTimeoutMs ?? 2000;
   let timer: NodeJS.Timeout | undefined;
@@ -43,18 +51,16 @@ export async function readiness(
     if (!result.ok)
       return {
         status: 503,
-        body: {
-          status: 'not_ready',
-          schemaVersion: result.schemaVersion,
-          detail: result.detail ?? 'migrations not applied',
-        },
+        body: { status: 'not_ready' },
+        schemaVersion: result.schemaVersion,
+        detail: result.detail ?? 'migrations not applied',
       };
-    return { status: 200, body: { status: 'ready', schemaVersion: result.schemaVersion } };
+    return { status: 200, body: { status: 'ready' }, schemaVersion: result.schemaVersion };
   } catch (err) {
-    // The store's own message names the problem (host unreachable, timeout); never a stack trace.
     return {
       status: 503,
-      body: { status: 'store_unreachable', detail: err instanceof Error ? err.message : String(err) },
+      body: { status: 'not_ready' },
+      detail: `store unreachable: ${err instanceof Error ? err.message : String(err)}`,
     };
   } finally {
     clearTimeout(timer);
@@ -62,6 +68,14 @@ export async function readiness(
 }
 
 export function createHttpRoutes(deps: HttpRouteDeps): CustomRoute[] {
+  // Probes ask every few seconds: log a reason when it changes, not on every probe.
+  let lastDetail: string | undefined;
+  const noteReadiness = (detail: string | undefined, schemaVersion: number | undefined) => {
+    if (detail === lastDetail) return;
+    if (detail !== undefined) deps.logger?.warn({ detail, schemaVersion }, 'not ready');
+    else if (lastDetail !== undefined) deps.logger?.info({ schemaVersion }, 'ready again');
+    lastDetail = detail;
+  };
   return [
     {
       path: '/healthz',
@@ -72,7 +86,10 @@ export function createHttpRoutes(deps: HttpRouteDeps): CustomRoute[] {
       path: '/readyz',
       method: ['GET', 'HEAD'],
       handler: (_req, res) => {
-        void readiness(deps).then(({ status, body }) => sendJson(res, status, body));
+        void readiness(deps).then(({ status, body, detail, schemaVersion }) => {
+          if (body.status !== 'shutting_down') noteReadiness(detail, schemaVersion);
+          sendJson(res, status, body);
+        });
       },
     },
     {

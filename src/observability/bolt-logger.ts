@@ -20,6 +20,13 @@ function fromPino(level: string): LogLevel {
   }
 }
 
+/**
+ * The Slack libraries log whole request bodies as JSON text (`http request body: {"code":"…",…}`). An OAuth
+ * code is a credential there, but "code" is an ordinary key elsewhere (error codes), so only these
+ * libraries' text has it removed; everything else secret is removed for every line by log.ts.
+ */
+const OAUTH_CODE_IN_JSON = /("code"\s*:\s*")[^"]*"/g;
+
 /** Slack libraries call log.x(...anything): strings become the message, an Error goes to `err`. */
 function write(logger: Logger, level: 'debug' | 'info' | 'warn' | 'error', msg: unknown[]): void {
   if (!logger.isLevelEnabled(level)) return;
@@ -36,7 +43,7 @@ function write(logger: Logger, level: 'debug' | 'info' | 'warn' | 'error', msg: 
       }
     }
   }
-  const text = parts.join(' ');
+  const text = parts.join(' ').replace(OAUTH_CODE_IN_JSON, '$1[redacted]"');
   if (err !== undefined) logger[level]({ err }, text || (err as Error).message);
   else logger[level](text);
 }

@@ -43,6 +43,14 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/\bxapp-[A-Za-z0-9-]+/g, '[redacted]'], // Slack app-level tokens
   [/\b(Bearer|Basic) +[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'], // Authorization header values
   [/\bv0=[a-f0-9]{64}\b/g, '[redacted]'], // Slack request signatures
+  [/\b\d{6,}\.\d{6,}\.[0-9a-f]{20,}\b/g, '[redacted]'], // Slack OAuth codes
+  // OAuth parameters in URLs and form bodies (the exchange and the refresh grant).
+  [/([?&](?:code|client_secret|refresh_token|state)=)[^&\s"'\\]+/g, '$1[redacted]'],
+  // The same as JSON inside text, quotes possibly escaped (a body logged as a string inside a JSON line).
+  [
+    /((\\?")(?:client_secret|refresh_token|access_token|token)\2\s*:\s*\2)(?:[^"\\]|\\(?!"))*(?=\2)/g,
+    '$1[redacted]',
+  ],
 ];
 
 /** Replaces recognisable secrets in free text; key-based redaction handles structured fields. */
@@ -50,6 +58,31 @@ export function scrubSecrets(text: string): string {
   let out = text;
   for (const [re, replacement] of SECRET_TEXT) out = out.replace(re, replacement);
   return out;
+}
+
+/** Shorter values are not replaced: too likely to be ordinary words, and no real secret is that short. */
+const MIN_SECRET_LENGTH = 6;
+
+/**
+ * Removes the given secret values wherever they appear in a written line, also in the forms a library may
+ * have logged them in (URL-encoded in a form body, escaped inside a JSON string).
+ */
+export function secretValueScrubber(values: readonly string[]): (line: string) => string {
+  const forms = new Set<string>();
+  for (const v of values) {
+    if (v.length < MIN_SECRET_LENGTH) continue;
+    forms.add(v);
+    forms.add(encodeURIComponent(v));
+    forms.add(JSON.stringify(v).slice(1, -1));
+    forms.add(JSON.stringify(encodeURIComponent(v)).slice(1, -1));
+  }
+  // Longest first, so a value containing another is removed whole.
+  const ordered = [...forms].sort((a, b) => b.length - a.length);
+  return (line) => {
+    let out = line;
+    for (const f of ordered) if (out.includes(f)) out = out.split(f).join('[redacted]');
+    return out;
+  };
 }
 
 export function redactPaths(): string[] {
@@ -77,11 +110,18 @@ function errSerializer(err: Error): Record<string, unknown> {
   return out;
 }
 
+export interface SecretOptions {
+  /** Configured secret values (see configuredSecrets): never written, whatever logged them. */
+  secrets?: readonly string[];
+}
+
 export function createLogger(
   level: LogLevel = 'info',
   destination?: pino.DestinationStream,
   extra: LoggerOptions = {},
+  { secrets = [] }: SecretOptions = {},
 ): Logger {
+  const scrubValues = secretValueScrubber(secrets);
   const options: LoggerOptions = {
     level,
     base: { service: 'mergequeue-slack' },
@@ -100,6 +140,9 @@ export function createLogger(
         const scrubbed = args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a));
         return method.apply(this, scrubbed as Parameters<typeof method>);
       },
+      // The last look at every finished line: values inside any field, and text that a library put
+      // together itself (a form body, a URL), whose keys pino's redaction never sees.
+      streamWrite: (line) => scrubValues(scrubSecrets(line)),
     },
     ...extra,
   };

@@ -14,6 +14,8 @@ import { checkTrunkCredentials, InvalidStoreInputError } from './trunk-credentia
 import type { AuditEntry, Migration, Operator, Store, TrunkCredentials, WorkspaceSettings } from './types.ts';
 
 const PURGE_EVERY = 200;
+/** Refusals of one person and action closer together than this share one audit row. */
+export const REFUSAL_COLLAPSE_MS = 60 * 60 * 1000;
 const SECRET_KEY_SET = new Set(SECRET_KEYS.map((k) => k.toLowerCase()));
 
 /** Stored form of a target: always with the host, so it parses back to the same TargetSpec. */
@@ -251,11 +253,25 @@ export class SqlStore implements Store {
     return changed > 0;
   }
 
-  // ---- audit (append-only: nothing here updates or deletes it)
+  // ---- audit (rows are only added, counted into, and pruned after the retention)
 
-  async appendAudit(entry: Omit<AuditEntry, 'id' | 'at'> & { at?: number }): Promise<void> {
+  async appendAudit(
+    entry: Omit<AuditEntry, 'id' | 'at' | 'count' | 'lastAt'> & { at?: number },
+  ): Promise<void> {
+    const at = entry.at ?? this.#now();
+    if (entry.outcome === 'refused') {
+      // A person repeating a refused action must not grow the table: count into the recent row instead.
+      // Two replicas racing may each insert one; that stays bounded.
+      const counted = await this.db.execute(
+        `UPDATE audit_log SET repeat_count = repeat_count + 1, last_at = $5
+         WHERE id = (SELECT id FROM audit_log WHERE workspace_id = $1 AND user_id = $2 AND action = $3
+           AND outcome = $4 AND last_at >= $6 ORDER BY last_at DESC, id DESC LIMIT 1)`,
+        [entry.workspaceId, entry.userId, entry.action, entry.outcome, at, at - REFUSAL_COLLAPSE_MS],
+      );
+      if (counted > 0) return;
+    }
     await this.db.execute(
-      'INSERT INTO audit_log (workspace_id, user_id, action, target, outcome, detail, at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      'INSERT INTO audit_log (workspace_id, user_id, action, target, outcome, detail, at, last_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)',
       [
         entry.workspaceId,
         entry.userId,
@@ -263,9 +279,13 @@ export class SqlStore implements Store {
         entry.target ?? '',
         entry.outcome,
         JSON.stringify(scrub(entry.detail ?? {})),
-        entry.at ?? this.#now(),
+        at,
       ],
     );
+  }
+
+  pruneAudit(before: number): Promise<number> {
+    return this.db.execute('DELETE FROM audit_log WHERE last_at < $1', [before]);
   }
 
   async listAudit(
@@ -289,8 +309,10 @@ export class SqlStore implements Store {
       outcome: AuditEntry['outcome'];
       detail: string;
       at: number;
+      repeat_count: number;
+      last_at: number | null;
     }>(
-      `SELECT id, workspace_id, user_id, action, target, outcome, detail, at FROM audit_log WHERE ${where}
+      `SELECT id, workspace_id, user_id, action, target, outcome, detail, at, repeat_count, last_at FROM audit_log WHERE ${where}
        ORDER BY at DESC, id DESC LIMIT $${params.length}`,
       params,
     );
@@ -303,6 +325,8 @@ export class SqlStore implements Store {
       outcome: r.outcome,
       detail: JSON.parse(r.detail) as Record<string, unknown>,
       at: r.at,
+      count: Number(r.repeat_count),
+      lastAt: r.last_at ?? r.at,
     }));
   }
 

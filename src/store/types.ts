@@ -82,7 +82,11 @@ export interface AuditEntry {
   outcome: AuditOutcome;
   /** Free-form, secret-free detail: reason, before/after, refusal cause. */
   detail: Record<string, unknown>;
+  /** First seen. */
   at: number;
+  /** Refusals of one person and action within REFUSAL_COLLAPSE_MS share a row: how many, and the latest. */
+  count?: number;
+  lastAt?: number;
 }
 
 export interface Store {
@@ -136,7 +140,10 @@ export interface Store {
   removeOperator(workspaceId: string, kind: Operator['kind'], id: string): Promise<boolean>;
 
   // ---- audit
-  appendAudit(entry: Omit<AuditEntry, 'id' | 'at'> & { at?: number }): Promise<void>;
+  /** A refusal repeating one within REFUSAL_COLLAPSE_MS (same person, action) is counted into that row. */
+  appendAudit(entry: Omit<AuditEntry, 'id' | 'at' | 'count' | 'lastAt'> & { at?: number }): Promise<void>;
+  /** Deletes audit rows last seen before `before` (epoch ms); returns how many. */
+  pruneAudit(before: number): Promise<number>;
   listAudit(workspaceId: string, opts?: { limit?: number; target?: string }): Promise<AuditEntry[]>;
 
   /**

@@ -192,7 +192,9 @@ describe('Socket Mode', () => {
 describe('no Slack variables at all: the local sandbox', () => {
   it('starts, stays up, serves health and a page, and tells the newcomer where to look', async () => {
     const port = await freePort();
-    const p = start({ PORT: String(port) }, port);
+    // No DATABASE_URL either: that is a production setting, which keeps the sandbox from starting.
+    const p = startProcess(baseEnv({ PORT: String(port) }), port);
+    started.push(p);
     await waitForHealthy(p);
     await sleep(300);
     const out = appOutput(p);

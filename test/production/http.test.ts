@@ -29,9 +29,7 @@ describe('operational endpoints of the running app', () => {
   it('/readyz checks the store and its migrations', async () => {
     const res = await fetch(`${h.url}/readyz`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { status: string; schemaVersion: number };
-    expect(body.status).toBe('ready');
-    expect(body.schemaVersion).toBeGreaterThanOrEqual(2);
+    expect(await res.json()).toEqual({ status: 'ready' });
   });
 
   it('/metrics serves Prometheus text with the app counters', async () => {
@@ -133,17 +131,20 @@ describe('operational endpoints of the running app', () => {
     };
     expect(await readiness(broken)).toEqual({
       status: 503,
-      body: { status: 'store_unreachable', detail: 'connect ECONNREFUSED 127.0.0.1:5432' },
+      body: { status: 'not_ready' },
+      detail: 'store unreachable: connect ECONNREFUSED 127.0.0.1:5432',
     });
     const hanging = { ...broken, store: { ready: () => new Promise<never>(() => {}) }, readyTimeoutMs: 50 };
-    expect((await readiness(hanging)).body.status).toBe('store_unreachable');
+    expect((await readiness(hanging)).detail).toMatch(/did not answer within 50 ms/);
     const behind = {
       ...broken,
       store: { ready: async () => ({ ok: false, schemaVersion: 1, detail: 'migration 2 not applied' }) },
     };
     expect(await readiness(behind)).toEqual({
       status: 503,
-      body: { status: 'not_ready', schemaVersion: 1, detail: 'migration 2 not applied' },
+      body: { status: 'not_ready' },
+      schemaVersion: 1,
+      detail: 'migration 2 not applied',
     });
   });
 });

@@ -73,6 +73,24 @@ describe('structured logs', () => {
     for (const r of rows) expect(r['service']).toBe('mergequeue-slack');
   });
 
+  it('removes configured secret values from every line, in any field and encoding', () => {
+    const out = capture();
+    const appToken = 'xapp-1-A0001-555-deadbeef';
+    const key = Buffer.alloc(32, 0xfb).toString('base64'); // has "+" and "/"
+    const values = [SECRETS.signing, SECRETS.client, SECRETS.trunk, appToken, key];
+    const log = createLogger('trace', out.stream, {}, { secrets: values });
+    log.debug({ detail: { note: `signing ${SECRETS.signing}` } }, 'nested field');
+    log.trace(`form body client_secret=${encodeURIComponent(SECRETS.client)}&x=1`);
+    log.info({ keyAsUrl: encodeURIComponent(key), trunk: SECRETS.trunk }, 'keys');
+    log.warn(`socket ${appToken}`);
+    log.info('https://example/cb?code=abc123def456&state=s1 and {"refresh_token":"r-1234567"}');
+    const text = out.lines.join('\n');
+    for (const v of [...values, encodeURIComponent(key), 'abc123def456', 'r-1234567'])
+      expect(text, v).not.toContain(v);
+    expect(out.json()).toHaveLength(5);
+    expect(text).toContain('nested field');
+  });
+
   it('scrubs token shapes but leaves ordinary text alone', () => {
     expect(scrubSecrets('token xoxb-12-ab and xoxe.xoxp-1-x')).toBe('token [redacted] and xoxe.[redacted]');
     expect(scrubSecrets('queue acme/web:main paused by <@U123>')).toBe(

@@ -377,6 +377,36 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect((await store.listAudit('TAUD', { limit: 2 })).map((e) => e.userId)).toEqual(['U4', 'U3']);
     });
 
+    it('counts repeated refusals of one person and action into one row within the hour; prunes by last seen', async () => {
+      // Its own database: pruning is global.
+      const own = await openOn(await fx.freshDatabase(), [key]);
+      const refusal = (userId: string, action: string, at: number) =>
+        own.appendAudit({
+          workspaceId: 'TAUD3',
+          userId,
+          action,
+          target: 'x',
+          outcome: 'refused',
+          detail: {},
+          at,
+        });
+      const t0 = 5_000_000;
+      for (let i = 0; i < 10; i++) await refusal('U1', 'pause', t0 + i * 60_000);
+      await refusal('U2', 'pause', t0);
+      await refusal('U1', 'drain', t0);
+      // More than an hour after the last one: a new row.
+      await refusal('U1', 'pause', t0 + 9 * 60_000 + 61 * 60_000);
+      const rows = await own.listAudit('TAUD3');
+      const u1Pause = rows.filter((r) => r.userId === 'U1' && r.action === 'pause');
+      expect(u1Pause.map((r) => r.count)).toEqual([1, 10]);
+      expect(u1Pause[1]).toMatchObject({ at: t0, lastAt: t0 + 9 * 60_000 });
+      expect(rows).toHaveLength(4);
+      // Pruning goes by when a row was last seen, so the counted row outlives its first time.
+      expect(await own.pruneAudit(t0 + 60_000)).toBe(2);
+      expect((await own.listAudit('TAUD3')).map((r) => r.count)).toEqual([1, 10]);
+      await close(own);
+    });
+
     it('redacts secret-named keys that slip into audit details', async () => {
       const leaked = track(secret('audit'));
       await store.appendAudit({

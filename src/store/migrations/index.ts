@@ -9,5 +9,6 @@
 import type { Migration } from '../types.ts';
 import { coreMigration } from './001_core.ts';
 import { digestsMigration } from './002_digests.ts';
+import { trustMigration } from './005_trust.ts';
 
-export const migrations: Migration[] = [coreMigration, digestsMigration];
+export const migrations: Migration[] = [coreMigration, digestsMigration, trustMigration];
