@@ -287,3 +287,46 @@ describe('org-wide install (Enterprise Grid): documented shapes', () => {
     expect((await h.app!.store.installations.fetchInstallation(teamQuery)).bot?.token).toMatch(/^xoxb-/);
   });
 });
+
+describe('tokens_revoked in single-workspace mode (SLACK_BOT_TOKEN)', () => {
+  // The fake Slack's auth.test says the configured token is bot user U0BOT of T0DEFAULT.
+  let single: Harness;
+  const digests = async () =>
+    (
+      await single.app!.store.db.query('SELECT id FROM digest_subscriptions WHERE workspace_id = $1', [
+        'T0DEFAULT',
+      ])
+    ).length;
+  /** The documented bot revocation, for `team` naming `bot`. */
+  const revocation = (team: string, bot: string) => {
+    const body = payload<{ team_id: string; event: { tokens: { oauth: string[]; bot: string[] } } }>(
+      'tokens_revoked.bot',
+    );
+    body.team_id = team;
+    body.event.tokens = { oauth: [], bot: [bot] };
+    return body;
+  };
+
+  beforeAll(async () => {
+    single = await startHarness();
+    single.trunk.addQueue('acme/web', 'main', { state: 'running', concurrency: 2 });
+    const sent = await single.sendCommand('digest add failing acme/web 09:00 Europe/London', {
+      user: 'UADMIN0001',
+    });
+    expect(textOf(await single.reply(sent.responseUrl))).toContain('Added digest');
+  });
+  afterAll(async () => single?.close());
+
+  it('naming another bot user, or for another workspace, deletes nothing', async () => {
+    await postEventEnvelope(single, revocation('T0DEFAULT', 'U0NOTOURS1'));
+    await postEventEnvelope(single, revocation('T0ELSEWHR1', 'U0BOT'));
+    await single.idle();
+    expect(await digests()).toBe(1);
+  });
+
+  it('naming the configured token’s bot user deletes the digests, which could no longer post', async () => {
+    await postEventEnvelope(single, revocation('T0DEFAULT', 'U0BOT'));
+    await single.idle();
+    expect(await digests()).toBe(0);
+  });
+});
