@@ -37,6 +37,7 @@ import { createDirectoryCache } from './slack/directory.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { rejectReplays } from './slack/replay-guard.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
+import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-interactions.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { startAuditRetention } from './store/audit-retention.ts';
 import { openStore } from './store/open.ts';
@@ -192,9 +193,12 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   // [production] each Slack request is in-flight work (shutdown waits for it) with its own request id:
   // every log line written while handling it carries the id; context.reqId and context.logger too.
+  // Wrapped first so that it runs inside the request context trackBoltRequests sets up.
+  acknowledgeUnhandled(bolt, logger);
   trackBoltRequests(bolt, lifecycle);
   bolt.use(requestContextMiddleware(logger));
   bolt.error(async (err) => {
+    noteListenerFailure();
     logger.error({ err }, 'unhandled error in a Slack listener');
   });
 

@@ -5,10 +5,10 @@
  * kept as JSON so fetchInstallation returns what storeInstallation was given (Bolt's token rotation reads
  * bot.refreshToken/expiresAt back and stores the refreshed installation again).
  */
-import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { Installation, InstallationQuery } from '@slack/bolt';
 import type { SecretBox } from './crypto.ts';
 import { recordKeyUse } from './secrets.ts';
-import type { Db, DbExecutor } from './types.ts';
+import type { Db, DbExecutor, Store } from './types.ts';
 
 const TABLE = 'slack_installations';
 
@@ -45,10 +45,7 @@ type SecretField =
   | 'user_refresh_token'
   | 'incoming_webhook_url';
 
-export type StoreInstallations = InstallationStore & {
-  deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
-  fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation>;
-};
+export type StoreInstallations = Store['installations'];
 
 export class SqlInstallationStore implements StoreInstallations {
   readonly #db: Db;
@@ -170,6 +167,27 @@ export class SqlInstallationStore implements StoreInstallations {
       if (url !== undefined) inst.incomingWebhook.url = url;
     }
     return inst;
+  }
+
+  async botUserId(workspaceId: string): Promise<string | undefined> {
+    const rows = await this.#db.query<{ bot_user_id: string | null }>(
+      'SELECT bot_user_id FROM slack_installations WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    return rows[0]?.bot_user_id ?? undefined;
+  }
+
+  async revokeUserTokens(workspaceId: string, userIds: readonly string[]): Promise<number> {
+    let changed = 0;
+    // One installation per workspace holds one user token: its installer's.
+    for (const userId of new Set(userIds))
+      changed += await this.#db.execute(
+        `UPDATE slack_installations SET user_token = NULL, user_refresh_token = NULL, user_token_expires_at = NULL,
+           updated_at = $3
+         WHERE workspace_id = $1 AND installer_user_id = $2 AND user_token IS NOT NULL`,
+        [workspaceId, userId, this.#now()],
+      );
+    return changed;
   }
 
   /** Removes the installation (every token) of that team or enterprise; settings stay (see deleteWorkspace). */

@@ -66,6 +66,7 @@ export class SqlStore implements Store {
   readonly #box: SecretBox;
   readonly #migrations: readonly Migration[];
   readonly #workspaceTables: string[];
+  readonly #botTables: string[];
   readonly #now: () => number;
   readonly #logger: Logger | undefined;
   #claims = 0;
@@ -79,6 +80,10 @@ export class SqlStore implements Store {
     this.#logger = opts.logger;
     // Later migrations first (a table referencing an earlier one is emptied before it), each in its listed order.
     this.#workspaceTables = [...opts.migrations].reverse().flatMap((m) => m.workspaceTables ?? []);
+    this.#botTables = [...opts.migrations].reverse().flatMap((m) => m.botTables ?? []);
+    for (const t of this.#botTables)
+      if (!this.#workspaceTables.includes(t))
+        throw new Error(`Migration lists a bot table that is not a workspace table: ${t}`);
     for (const t of this.#workspaceTables)
       if (!/^[a-z_][a-z0-9_]*$/.test(t))
         throw new Error(`Migration lists an invalid workspace table name: ${t}`);
@@ -186,6 +191,15 @@ export class SqlStore implements Store {
         removed[table] = await tx.execute(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
     });
     this.#logger?.info({ workspaceId, removed }, 'workspace data deleted (audit log kept)');
+  }
+
+  async deleteBotData(workspaceId: string): Promise<void> {
+    const removed: Record<string, number> = {};
+    await this.db.transaction(async (tx) => {
+      for (const table of [...this.#botTables, 'slack_installations'])
+        removed[table] = await tx.execute(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
+    });
+    this.#logger?.info({ workspaceId, removed }, 'bot token and bot-only data deleted (settings kept)');
   }
 
   // ---- channel defaults

@@ -42,6 +42,11 @@ export interface Migration {
    * in the order listed (so list referencing tables before the ones they reference). Never list the audit log.
    */
   workspaceTables?: readonly string[];
+  /**
+   * The subset of `workspaceTables` whose rows only work with the workspace's bot token (they post as the
+   * bot): `deleteBotData` removes them when the bot token is revoked, while settings and credentials stay.
+   */
+  botTables?: readonly string[];
 }
 
 /** Who may change queues, beyond workspace admins/owners and the installing user. */
@@ -103,6 +108,10 @@ export interface Store {
     /** Used by uninstall handling; removes bot and user tokens of that team or enterprise. */
     deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
     fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation>;
+    /** The bot user of the workspace's installation (undefined without one). */
+    botUserId(workspaceId: string): Promise<string | undefined>;
+    /** tokens_revoked naming users: forgets the installer's user token if named; returns how many. */
+    revokeUserTokens(workspaceId: string, userIds: readonly string[]): Promise<number>;
   };
 
   // ---- workspace settings. workspaceId is the team id (or enterprise id for org-wide installs).
@@ -121,6 +130,11 @@ export interface Store {
   getTrunkCredentials(workspaceId: string): Promise<TrunkCredentials | undefined>;
   /** Uninstall: tokens, credentials, settings, channels, operators and digests of the workspace. Audit stays. */
   deleteWorkspace(workspaceId: string): Promise<void>;
+  /**
+   * The bot token was revoked: its installation (every Slack token) and what only works with it (rows of
+   * the migrations' `botTables`: digests) are deleted. Trunk credentials, defaults, operators and audit stay.
+   */
+  deleteBotData(workspaceId: string): Promise<void>;
 
   // ---- channel defaults
   getChannelDefault(workspaceId: string, channelId: string): Promise<TargetSpec | undefined>;

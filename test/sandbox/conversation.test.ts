@@ -204,14 +204,14 @@ describe('payloads', () => {
 
   it('sends no message for a click on an ephemeral message, as Slack does', () => {
     const input = {
-      teamId: 'T',
-      teamDomain: 't',
-      userId: 'U',
-      userName: 'u',
-      apiAppId: 'A',
-      channelId: 'C',
-      channelName: 'c',
-      message: { ts: '1.2', blocks, botUserId: 'UB', botId: 'B', ephemeral: true },
+      teamId: 'T0SANDBOX1',
+      teamDomain: 'sandbox',
+      userId: 'U0MAYA0001',
+      userName: 'maya',
+      apiAppId: 'A0MQAPP001',
+      channelId: 'C0MERGEQ01',
+      channelName: 'mergequeue',
+      message: { ts: '1.2', blocks, botUserId: 'U0MQBOT001', botId: 'B0MQBOT001', ephemeral: true },
       action: {},
       responseUrl: 'http://x/response/1',
       triggerId: 't1',
@@ -220,7 +220,7 @@ describe('payloads', () => {
     expect(eph['message']).toBeUndefined();
     expect(eph['container']).toMatchObject({ is_ephemeral: true, message_ts: '1.2' });
     const pub = messageActionPayload({ ...input, message: { ...input.message, ephemeral: false } });
-    expect(pub['message']).toMatchObject({ ts: '1.2', bot_id: 'B' });
+    expect(pub['message']).toMatchObject({ ts: '1.2', bot_id: 'B0MQBOT001' });
   });
 
   it('builds view.state.values by block and action id', () => {

@@ -308,7 +308,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         repo: { host: 'github.com', owner: 'o', name: 'r' },
         branch: 'main',
       });
-      await store.setChannelDefault('TCH-OTHER', 'C1', { branch: 'other' });
+      await store.setChannelDefault('T0CHOTHER', 'C1', { branch: 'other' });
       expect(await store.getChannelDefault('TCH', 'C1')).toEqual({ branch: 'develop' });
       expect(await store.getChannelDefault('TCH', 'C2')).toEqual({
         repo: { host: 'github.com', owner: 'o', name: 'r' },
@@ -318,7 +318,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await store.getChannelDefault('TCH', 'C1')).toEqual({ branch: 'next' });
       await store.setChannelDefault('TCH', 'C1', undefined);
       expect(await store.getChannelDefault('TCH', 'C1')).toBeUndefined();
-      expect(await store.getChannelDefault('TCH-OTHER', 'C1')).toEqual({ branch: 'other' });
+      expect(await store.getChannelDefault('T0CHOTHER', 'C1')).toEqual({ branch: 'other' });
     });
   });
 
@@ -329,7 +329,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       clock += 10;
       expect(await store.addOperator('TOP', { kind: 'usergroup', id: 'S1', addedBy: 'UA' })).toBe(true);
       expect(await store.addOperator('TOP', { kind: 'user', id: 'U1', addedBy: 'UB' })).toBe(false);
-      expect(await store.addOperator('TOP-OTHER', { kind: 'user', id: 'U9', addedBy: 'UA' })).toBe(true);
+      expect(await store.addOperator('T0OPOTHER', { kind: 'user', id: 'U9', addedBy: 'UA' })).toBe(true);
       expect(await store.listOperators('TOP')).toEqual([
         { kind: 'user', id: 'U1', addedBy: 'UA', addedAt: clock - 10 },
         { kind: 'usergroup', id: 'S1', addedBy: 'UA', addedAt: clock },
@@ -353,8 +353,8 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         });
       }
       await store.appendAudit({
-        workspaceId: 'TAUD-OTHER',
-        userId: 'U',
+        workspaceId: 'T0AUOTHER',
+        userId: 'U0AUDIT01',
         action: 'x',
         target: '',
         outcome: 'ok',
@@ -639,6 +639,48 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     });
   });
 
+  describe('token revocations', () => {
+    it('revokeUserTokens forgets only the named installer user token; deleteBotData keeps settings', async () => {
+      const db = await fx.freshDatabase();
+      const extra: Migration = {
+        id: 2000,
+        name: 'digest-like',
+        sqlite: 'CREATE TABLE bot_rows (workspace_id TEXT NOT NULL, v TEXT NOT NULL)',
+        postgres: 'CREATE TABLE bot_rows (workspace_id TEXT NOT NULL, v TEXT NOT NULL)',
+        workspaceTables: ['bot_rows'],
+        botTables: ['bot_rows'],
+      };
+      const st = await openOn(db, [key], [extra]);
+      const q = { teamId: 'T0REVOKE1', enterpriseId: undefined, isEnterpriseInstall: false } as const;
+      await st.installations.storeInstallation(
+        teamInstall('T0REVOKE1', {
+          bot: secret('xoxb'),
+          botRefresh: secret('xoxe'),
+          user: secret('xoxp'),
+          webhook: secret('hook'),
+        }),
+      );
+      await st.setTrunkCredentials('T0REVOKE1', { token: secret('trunk'), orgSlug: 'acme' }, 'U1');
+      await st.addOperator('T0REVOKE1', { kind: 'user', id: 'U1', addedBy: 'U0' });
+      await st.db.execute('INSERT INTO bot_rows (workspace_id, v) VALUES ($1, $2)', ['T0REVOKE1', 'x']);
+      expect(await st.installations.botUserId('T0REVOKE1')).toBe('UBOT');
+
+      expect(await st.installations.revokeUserTokens('T0REVOKE1', ['U0SOMEONE'])).toBe(0);
+      expect((await st.installations.fetchInstallation(q)).user.token).toBeDefined();
+      expect(await st.installations.revokeUserTokens('T0REVOKE1', ['UINSTALLER'])).toBe(1);
+      const after = await st.installations.fetchInstallation(q);
+      expect(after.user.token).toBeUndefined();
+      expect(after.bot?.token).toBeDefined();
+
+      await st.deleteBotData('T0REVOKE1');
+      await expect(st.installations.fetchInstallation(q)).rejects.toThrow();
+      expect(await st.db.query('SELECT v FROM bot_rows WHERE workspace_id = $1', ['T0REVOKE1'])).toEqual([]);
+      expect(await st.getTrunkCredentials('T0REVOKE1')).toMatchObject({ orgSlug: 'acme' });
+      expect(await st.listOperators('T0REVOKE1')).toHaveLength(1);
+      await close(st);
+    });
+  });
+
   describe('without ENCRYPTION_KEY (single-workspace mode)', () => {
     it('opens and keeps non-secret data, and refuses to store a secret, naming ENCRYPTION_KEY', async () => {
       const db = await fx.freshDatabase();
@@ -685,28 +727,28 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
   describe('encryption at rest', () => {
     it('binds each ciphertext to its row and field: a copied value fails to decrypt', async () => {
       const a = track(secret('trunk'));
-      await store.setTrunkCredentials('TAAD-A', { token: a, orgSlug: 'acme' }, 'U1');
-      await store.setTrunkCredentials('TAAD-B', { token: track(secret('trunk')), orgSlug: 'acme' }, 'U1');
+      await store.setTrunkCredentials('T0AAD000A', { token: a, orgSlug: 'acme' }, 'U1');
+      await store.setTrunkCredentials('T0AAD000B', { token: track(secret('trunk')), orgSlug: 'acme' }, 'U1');
       const [rowA] = await store.db.query<{ trunk_token: string }>(
         'SELECT trunk_token FROM workspace_settings WHERE workspace_id = $1',
-        ['TAAD-A'],
+        ['T0AAD000A'],
       );
       expect(rowA!.trunk_token).toMatch(
         new RegExp(`^v1\\.${keyIdOf(key)}\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]+$`),
       );
       await store.db.execute('UPDATE workspace_settings SET trunk_token = $1 WHERE workspace_id = $2', [
         rowA!.trunk_token,
-        'TAAD-B',
+        'T0AAD000B',
       ]);
-      const err = await store.getTrunkCredentials('TAAD-B').catch((e: unknown) => e);
+      const err = await store.getTrunkCredentials('T0AAD000B').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SecretTamperedError);
-      expect((err as Error).message).toMatch(/workspace_settings\.trunk_token of workspace TAAD-B/);
+      expect((err as Error).message).toMatch(/workspace_settings\.trunk_token of workspace T0AAD000B/);
       expect((err as Error).message).not.toContain(a);
-      expect(await store.getTrunkCredentials('TAAD-A')).toEqual({ token: a, orgSlug: 'acme' });
+      expect(await store.getTrunkCredentials('T0AAD000A')).toEqual({ token: a, orgSlug: 'acme' });
 
       // Same row, another field: the bot token moved into the user token column.
       await store.installations.storeInstallation(
-        teamInstall('TAAD-C', {
+        teamInstall('T0AAD000C', {
           bot: track(secret('xoxb')),
           botRefresh: track(secret('xoxe')),
           user: track(secret('xoxp')),
@@ -715,11 +757,11 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       );
       await store.db.execute(
         'UPDATE slack_installations SET user_token = bot_token WHERE workspace_id = $1',
-        ['TAAD-C'],
+        ['T0AAD000C'],
       );
       await expect(
         store.installations.fetchInstallation({
-          teamId: 'TAAD-C',
+          teamId: 'T0AAD000C',
           enterpriseId: undefined,
           isEnterpriseInstall: false,
         }),

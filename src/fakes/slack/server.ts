@@ -34,6 +34,8 @@ export interface FakeTokenIdentity {
   teamId: string;
   teamName?: string;
   enterpriseId?: string;
+  /** An org-wide (Enterprise Grid) token: teamId is then the enterprise id. */
+  isEnterpriseInstall?: boolean;
   userId: string;
   botId: string;
 }
@@ -51,6 +53,13 @@ export interface FakeInstallation {
   /** With token rotation the bot token expires and comes with a refresh token. */
   tokenRotation?: boolean;
   expiresInSeconds?: number;
+  /**
+   * Org-wide install on the enterprise `enterpriseId`: oauth.v2.access answers as Slack documents it for
+   * organization-wide apps (`team: null`, `is_enterprise_install: true`); teamId is then unused.
+   */
+  orgWide?: boolean;
+  /** The installer also grants a user token (authed_user.access_token, `xoxp-…`). */
+  userToken?: boolean;
 }
 
 export interface SlackFakeOptions {
@@ -272,6 +281,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       teamId,
       teamName: installation.teamName ?? teamId,
       ...(installation.enterpriseId ? { enterpriseId: installation.enterpriseId } : {}),
+      ...(installation.orgWide ? { isEnterpriseInstall: true } : {}),
       userId: installation.botUserId ?? 'U0BOTINST',
       botId: installation.botId ?? 'B0BOTINST',
     });
@@ -295,7 +305,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
           user_id: id.userId,
           bot_id: id.botId,
           enterprise_id: id.enterpriseId,
-          is_enterprise_install: false,
+          is_enterprise_install: id.isEnterpriseInstall === true,
         },
       };
     },
@@ -435,18 +445,33 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       const code = str(args['code']);
       if (!code) return err('invalid_code');
       const inst = installation;
-      const t = issueInstallTokens(inst.teamId);
+      const orgWide = inst.orgWide === true && inst.enterpriseId !== undefined;
+      const t = issueInstallTokens(orgWide ? inst.enterpriseId! : inst.teamId);
+      const installer = inst.installerUserId ?? 'U0INSTALLER';
+      const authedUser: Record<string, unknown> = { id: installer };
+      if (inst.userToken) {
+        const userToken = `xoxp-${inst.teamId}-${(++seq).toString(36)}`;
+        tokens.set(userToken, {
+          teamId: orgWide ? inst.enterpriseId! : inst.teamId,
+          userId: installer,
+          botId: '',
+        });
+        Object.assign(authedUser, { scope: 'identify', access_token: userToken, token_type: 'user' });
+      }
       const body: Record<string, unknown> = {
         ok: true,
         app_id: inst.appId ?? 'A0FAKEAPP',
-        authed_user: { id: inst.installerUserId ?? 'U0INSTALLER' },
+        authed_user: authedUser,
         scope: inst.scope ?? 'commands,chat:write,chat:write.public,users:read,usergroups:read',
         token_type: 'bot',
         access_token: t.token,
         bot_user_id: inst.botUserId ?? 'U0BOTINST',
-        team: { id: inst.teamId, name: inst.teamName ?? inst.teamId },
-        enterprise: inst.enterpriseId ? { id: inst.enterpriseId, name: inst.enterpriseId } : null,
-        is_enterprise_install: false,
+        // Slack's documented org-wide answer has no team: the app is not yet in any workspace.
+        team: orgWide ? null : { id: inst.teamId, name: inst.teamName ?? inst.teamId },
+        enterprise: inst.enterpriseId
+          ? { id: inst.enterpriseId, name: inst.teamName ?? inst.enterpriseId }
+          : null,
+        is_enterprise_install: orgWide,
       };
       if (t.refreshToken) {
         body['refresh_token'] = t.refreshToken;

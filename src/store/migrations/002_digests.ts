@@ -65,4 +65,6 @@ export const digestsMigration: Migration = {
   sqlite: sql('INTEGER'),
   postgres: sql('BIGINT'),
   workspaceTables: ['digest_runs', 'digest_owner_mentions', 'digest_subscriptions'],
+  // Every digest posts as the bot: without its token none can run.
+  botTables: ['digest_runs', 'digest_owner_mentions', 'digest_subscriptions'],
 };

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNEL, type Harness, startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
+import { installViaOAuth } from '../../helpers/oauth-install.ts';
 
 const NEW_TEAM = 'T0NEWTEAM1';
 let h: Harness;
@@ -34,22 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-/** Runs the browser part of the install: returns the redirect's response. */
-async function install(): Promise<Response> {
-  const start = await fetch(`${h.url}/slack/install`, { redirect: 'manual' });
-  expect(start.status).toBe(302);
-  const location = new URL(start.headers.get('location')!);
-  expect(location.pathname).toBe('/oauth/v2/authorize');
-  expect(location.searchParams.get('client_id')).toBe('client-id-1');
-  expect(location.searchParams.get('scope')).toContain('commands');
-  const state = location.searchParams.get('state')!;
-  expect(state).toBeTruthy();
-  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0]!;
-  return fetch(`${h.url}/slack/oauth_redirect?code=fake-code-1&state=${encodeURIComponent(state)}`, {
-    headers: { cookie },
-    redirect: 'manual',
-  });
-}
+const install = () => installViaOAuth(h);
 
 describe('OAuth install', () => {
   it('a redirect without the state cookie is refused and stores nothing', async () => {
@@ -119,15 +105,16 @@ describe('OAuth install', () => {
     expect((await h.app!.store.listAudit(NEW_TEAM)).length).toBeGreaterThan(0);
   });
 
-  it('tokens_revoked for the bot deletes the workspace too', async () => {
+  it('tokens_revoked for our bot deletes the installation but keeps the Trunk token', async () => {
     const done = await install();
     expect(done.status).toBe(200);
     await h.app!.store.setTrunkCredentials(NEW_TEAM, { token: 'test-token', orgSlug: 'acme' }, USERS.member);
     await h.sendEvent({ type: 'tokens_revoked', tokens: { bot: ['U0BOTNEW1'] } }, { team: NEW_TEAM });
-    const deadline = Date.now() + 5_000;
-    while ((await h.app!.store.getTrunkCredentials(NEW_TEAM)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(await h.app!.store.getTrunkCredentials(NEW_TEAM)).toBeUndefined();
+    await h.idle();
+    const query = { teamId: NEW_TEAM, enterpriseId: undefined, isEnterpriseInstall: false } as const;
+    await expect(h.app!.store.installations.fetchInstallation(query)).rejects.toThrow();
+    // A re-install finds the workspace's Trunk connection where it was.
+    expect(await h.app!.store.getTrunkCredentials(NEW_TEAM)).toMatchObject({ orgSlug: 'acme' });
   });
 
   it('with token rotation an expiring bot token is refreshed before use', async () => {

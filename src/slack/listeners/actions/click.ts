@@ -31,6 +31,8 @@ export interface Click {
   userId: string;
   channelId: string | undefined;
   messageTs: string | undefined;
+  /** The button is on an ephemeral message: only its response_url can change it (chat.update cannot). */
+  ephemeral: boolean;
   actionId: string;
   value: ButtonValue;
   trunk: WorkspaceTrunk;
@@ -74,6 +76,7 @@ export async function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click
     userId,
     channelId: body.channel?.id ?? body.container?.channel_id,
     messageTs: body.message?.ts ?? body.container?.message_ts,
+    ephemeral: body.container?.is_ephemeral === true,
     actionId: action.action_id,
     value,
     trunk,
@@ -97,7 +100,9 @@ export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): P
     ...(c.trunk.orgSlug ? { orgSlug: c.trunk.orgSlug } : {}),
     ...(lastAction ? { lastAction } : {}),
   });
-  await updateMessage(c.deps, c.client, c.channelId, c.messageTs, reply, c.respond);
+  // An ephemeral message has no channel copy chat.update could edit (Slack answers message_not_found).
+  const editable = c.ephemeral ? undefined : c.messageTs;
+  await updateMessage(c.deps, c.client, c.channelId, editable, reply, c.respond);
 }
 
 export interface ClickChange {
