@@ -3,6 +3,8 @@
  * commands before background work, the bound on a command's wait, organizations kept apart, aborts.
  */
 import { describe, expect, it } from 'vitest';
+import { startTrunkFake } from '../../src/fakes/trunk/index.ts';
+import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import {
   type BudgetClock,
   createTrunkBudget,
@@ -10,6 +12,7 @@ import {
   type TrunkBudgetOptions,
   type TrunkCaller,
 } from '../../src/trunk/budget.ts';
+import { createTrunkClient } from '../../src/trunk/client.ts';
 
 /** A clock whose timers fire only when advance() moves time past them, in order. */
 function manualClock(): BudgetClock & { advance(ms: number): Promise<void> } {
@@ -243,5 +246,56 @@ describe('Trunk request budget', () => {
   it('refuses a budget that is not a positive whole number', () => {
     for (const bad of [0, -1, 2.5, Number.NaN])
       expect(() => createTrunkBudget({ maxPerSecond: bad })).toThrow(/whole number of at least 1/);
+  });
+});
+
+describe('Trunk client with a budget', () => {
+  it('waits for a slot before every attempt, retries included, against a real server', async () => {
+    const fake = await startTrunkFake();
+    try {
+      fake.addQueue('acme/web', 'main');
+      fake.failNext(2, { status: 503 }, 'getQueue');
+      const waits: Array<[TrunkCaller, number]> = [];
+      const budget = createTrunkBudget({ maxPerSecond: 2, onWait: (c, ms) => waits.push([c, ms]) });
+      const client = createTrunkClient({
+        baseUrl: fake.url,
+        auth: apiTokenAuth('test-token'),
+        retry: { baseDelayMs: 1, maxDelayMs: 2 },
+        budget: budget.gate('acme', 'interactive'),
+      });
+      const queue = await client.getQueue({
+        repo: { host: 'github.com', owner: 'acme', name: 'web' },
+        targetBranch: 'main',
+      });
+      expect(queue.branch).toBe('main');
+      const [first, , third] = fake.requestsTo('getQueue');
+      expect(fake.requestsTo('getQueue').map((r) => r.status)).toEqual([503, 503, 200]);
+      // Two attempts fit in the first second; the third waited for the window.
+      expect(third!.at - first!.at).toBeGreaterThanOrEqual(1_000);
+      expect(waits).toHaveLength(1);
+      expect(waits[0]![0]).toBe('interactive');
+
+      // A call whose caller gives up while it waits for a slot ends with the caller's reason, unsent.
+      const full = createTrunkBudget({ maxPerSecond: 1 });
+      await full.acquire('acme', 'watch');
+      const waiting = createTrunkClient({
+        baseUrl: fake.url,
+        auth: apiTokenAuth('test-token'),
+        budget: full.gate('acme', 'watch'),
+      });
+      const ac = new AbortController();
+      const pending = waiting.getQueue(
+        { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main' },
+        { signal: ac.signal },
+      );
+      await new Promise((r) => setTimeout(r, 20));
+      expect(full.waiting('acme')).toBe(1);
+      ac.abort(new Error('shutting down'));
+      await expect(pending).rejects.toThrow('shutting down');
+      expect(full.waiting('acme')).toBe(0);
+      expect(fake.requestsTo('getQueue')).toHaveLength(3);
+    } finally {
+      await fake.close();
+    }
   });
 });
