@@ -229,7 +229,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       ? undefined
       : createDigestService({
           store,
-          trunkFor: (id) => workspaces.backgroundTrunkFor(id),
+          trunkFor: (id) => workspaces.backgroundTrunkFor(id, 'digest'),
           slackFor: (id) => workspaces.slackFor(id),
           logger: logger.child({ component: 'digest' }),
           metrics,

@@ -37,6 +37,8 @@ export interface Config {
     appUrl: string;
     token?: string;
     orgSlug?: string;
+    /** Requests per second per Trunk organization this process allows itself (src/trunk/budget.ts). */
+    maxRps: number;
   };
   defaultTarget?: TargetSpec;
   database: DatabaseConfig;
@@ -102,6 +104,18 @@ const envSchema = z.object({
   TRUNK_ORG_SLUG: optionalText.refine((s) => s === undefined || /^[A-Za-z0-9_.-]{1,200}$/.test(s), {
     message: 'must be the organization slug from Trunk settings (letters, digits, "-", "_", ".")',
   }),
+  // Trunk allows 100 per second per organization in all, its CI included; the app keeps well under that.
+  TRUNK_MAX_RPS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,3}$/, 'must be a whole number of requests per second from 1 to 100, for example 10')
+      .transform(Number)
+      .refine(
+        (n) => n >= 1 && n <= 100,
+        'must be from 1 to 100 (Trunk allows 100 requests per second per organization, shared with its CI)',
+      )
+      .optional(),
+  ),
   DEFAULT_REPO: optionalText,
   DATABASE_URL: optionalText,
   ENCRYPTION_KEY: optionalText,
@@ -295,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const trunk: Config['trunk'] = {
     apiUrl: withoutTrailingSlash(e.TRUNK_API_URL ?? 'https://api.trunk.io'),
     appUrl: withoutTrailingSlash(e.TRUNK_APP_URL ?? 'https://app.trunk.io'),
+    maxRps: e.TRUNK_MAX_RPS ?? 10,
   };
   if (e.TRUNK_API_TOKEN) trunk.token = e.TRUNK_API_TOKEN;
   if (e.TRUNK_ORG_SLUG) trunk.orgSlug = e.TRUNK_ORG_SLUG;

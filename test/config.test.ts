@@ -112,6 +112,16 @@ describe('loadConfig', () => {
     expect(problems({ PORT: '70000' })[0]).toContain('PORT');
   });
 
+  it('reads the Trunk request budget, 10 a second by default, and refuses values Trunk would not allow', () => {
+    expect(loadConfig({}).trunk.maxRps).toBe(10);
+    expect(loadConfig({ TRUNK_MAX_RPS: ' 25 ' }).trunk.maxRps).toBe(25);
+    expect(loadConfig({ TRUNK_MAX_RPS: '100' }).trunk.maxRps).toBe(100);
+    for (const bad of ['0', '101', '2.5', 'fast', '-3'])
+      expect(problems({ TRUNK_MAX_RPS: bad }), bad).toEqual([
+        expect.stringMatching(/^TRUNK_MAX_RPS: must be .*from 1 to 100/),
+      ]);
+  });
+
   it('accepts a sqlite: database path', () => {
     expect(
       loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db', SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1' })

@@ -13,6 +13,12 @@ export interface Metrics {
   /** Trunk calls by operation and HTTP status (or `network`, `timeout`). */
   readonly trunkCalls: Counter<'operation' | 'status'>;
   readonly trunkLatency: Histogram<'operation'>;
+  /** Trunk requests by who made them (interactive, watch, digest) and operation. */
+  readonly trunkCallsByCaller: Counter<'caller' | 'operation'>;
+  /** Requests that waited for the per-organization Trunk budget, by caller. */
+  readonly trunkBudgetWaits: Counter<'caller'>;
+  /** Commands that went ahead over the Trunk budget after the longest wait allowed to a person. */
+  readonly trunkBudgetOverdrafts: Counter;
   /** Digest occurrences by outcome: run, posted, skipped_empty, skipped_late, failed. */
   readonly digests: Counter<'outcome'>;
   /** Slack Web API errors by method and error code. */
@@ -54,6 +60,23 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       help: 'Trunk API request latency (each attempt)',
       labelNames: ['operation'] as const,
       buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    trunkCallsByCaller: new Counter({
+      name: 'mergequeue_trunk_calls_by_caller_total',
+      help: 'Trunk API requests, by caller (interactive, watch, digest) and operation',
+      labelNames: ['caller', 'operation'] as const,
+      registers,
+    }),
+    trunkBudgetWaits: new Counter({
+      name: 'mergequeue_trunk_budget_waits_total',
+      help: 'Trunk requests that waited for the per-organization budget (TRUNK_MAX_RPS), by caller',
+      labelNames: ['caller'] as const,
+      registers,
+    }),
+    trunkBudgetOverdrafts: new Counter({
+      name: 'mergequeue_trunk_budget_overdrafts_total',
+      help: 'Commands sent over the Trunk budget rather than keep a person waiting longer',
       registers,
     }),
     digests: new Counter({

@@ -1,7 +1,8 @@
 /**
  * Per-workspace access to Trunk and Slack. Trunk credentials come from the store (set with
  * `/mergequeue connect`), else from TRUNK_API_TOKEN / TRUNK_ORG_SLUG in single-workspace mode. Clients are
- * cached per token, so replacing a token takes effect at once; they share one undici Agent.
+ * cached per token, so replacing a token takes effect at once; they share one undici Agent, and one Trunk
+ * request budget per organization (src/trunk/budget.ts) that tells commands from background work.
  */
 import type { Logger as SlackLogger } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
@@ -10,11 +11,12 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { instrumentedSlackFetch } from '../observability/slack-metrics.ts';
-import { recordTrunkAttempt } from '../observability/trunk-metrics.ts';
+import { recordTrunkAttempt, recordTrunkBudget } from '../observability/trunk-metrics.ts';
 import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { apiTokenAuth } from '../trunk/auth.ts';
+import { createTrunkBudget, type TrunkBudget, type TrunkCaller } from '../trunk/budget.ts';
 import { createTrunkClient } from '../trunk/client.ts';
 
 /** What callers get for a workspace: its Trunk client and organization slug. */
@@ -43,15 +45,29 @@ export interface WorkspacesOptions {
    * "Trunk did not answer" about a change Trunk may still apply.
    */
   interactiveDeadlineMs?: number;
+  /**
+   * The per-organization Trunk request budget every client of this app shares (commands, watchers,
+   * digests); default one of TRUNK_MAX_RPS made here, so one per app, which is one per process.
+   */
+  budget?: TrunkBudget;
 }
 
 export interface Workspaces {
   /** Trunk for a command or click (after the ack); undefined when the workspace has no credentials. */
   trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
-  /** Trunk for background work such as digests (the client's default 30 s deadline). */
-  backgroundTrunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
-  /** A client for verifying a token before it is stored (connect modal: pass a deadline that fits before the ack). */
-  trunkWithToken(token: string): TrunkApi;
+  /**
+   * Trunk for background work (the client's default 30 s deadline): `caller` says whose, for the budget
+   * (background callers wait behind commands) and the metrics.
+   */
+  backgroundTrunkFor(
+    workspaceId: string,
+    caller: Exclude<TrunkCaller, 'interactive'>,
+  ): Promise<WorkspaceTrunk | undefined>;
+  /**
+   * A client for verifying a token before it is stored (connect modal: pass a deadline that fits before the
+   * ack); `orgSlug`, the organization the token is said to belong to, names the budget it counts against.
+   */
+  trunkWithToken(token: string, orgSlug?: string): TrunkApi;
   /** A Slack WebClient with the workspace's bot token, pointed at SLACK_API_URL. */
   slackFor(workspaceId: string): Promise<WebClient>;
   /** Forget cached credentials of a workspace (after connect or uninstall in this process). */
@@ -71,6 +87,8 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
   const { config, store, metrics } = opts;
   const dispatcher = opts.dispatcher ?? sharedTrunkAgent();
   const interactiveDeadline = opts.interactiveDeadlineMs ?? INTERACTIVE_DEADLINE_MS;
+  const budget =
+    opts.budget ?? createTrunkBudget({ maxPerSecond: config.trunk.maxRps, ...recordTrunkBudget(metrics) });
   const trunkClients = new Map<string, TrunkApi>();
   const slackClients = new Map<string, WebClient>();
 
@@ -84,8 +102,8 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     fetch: instrumentedSlackFetch(metrics),
   };
 
-  const client = (token: string, deadline: number): TrunkApi => {
-    const key = `${deadline}:${token}`;
+  const client = (token: string, deadline: number, orgSlug: string, caller: TrunkCaller): TrunkApi => {
+    const key = `${caller}:${deadline}:${orgSlug}:${token}`;
     let c = trunkClients.get(key);
     if (!c) {
       c = createTrunkClient({
@@ -93,7 +111,8 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
         auth: apiTokenAuth(token),
         dispatcher,
         defaultDeadlineMs: deadline,
-        onAttempt: recordTrunkAttempt(metrics, opts.logger),
+        onAttempt: recordTrunkAttempt(metrics, opts.logger, caller),
+        budget: budget.gate(orgSlug, caller),
       });
       // Bounded: a token replaced many times must not grow the cache without end.
       if (trunkClients.size > 1_000) trunkClients.clear();
@@ -121,18 +140,18 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     return value;
   };
 
-  const trunkAt = async (workspaceId: string, deadline: number) => {
+  const trunkAt = async (workspaceId: string, deadline: number, caller: TrunkCaller) => {
     const creds = await credentials(workspaceId);
     if (!creds) return undefined;
-    return { api: client(creds.token, deadline), orgSlug: creds.orgSlug };
+    return { api: client(creds.token, deadline, creds.orgSlug, caller), orgSlug: creds.orgSlug };
   };
 
   return {
     slackClientOptions,
     invalidate: (workspaceId) => void cache.delete(workspaceId),
-    trunkFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline),
-    backgroundTrunkFor: (workspaceId) => trunkAt(workspaceId, 30_000),
-    trunkWithToken: (token) => client(token, interactiveDeadline),
+    trunkFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'interactive'),
+    backgroundTrunkFor: (workspaceId, caller) => trunkAt(workspaceId, 30_000, caller),
+    trunkWithToken: (token, orgSlug = '') => client(token, interactiveDeadline, orgSlug, 'interactive'),
     async slackFor(workspaceId) {
       const token = await opts.botToken(workspaceId);
       if (!token) throw new Error(`no Slack installation for workspace ${workspaceId}`);

@@ -9,6 +9,7 @@ import { type QueueAddressing, repoBody, v1QueueAddressing } from './addressing.
 import { sharedTrunkAgent } from './agent.ts';
 import type { CallOptions, PaginateOptions, TrunkApi, TrunkOperation } from './api.ts';
 import type { TrunkAuth } from './auth.ts';
+import type { RequestGate } from './budget.ts';
 import { type HttpResult, postOnce } from './http.ts';
 import { paginate, pagingLimits } from './pagination.ts';
 import { isInQueue, sendSettled } from './pr-writes.ts';
@@ -83,6 +84,8 @@ export interface TrunkClientOptions {
   addressing?: QueueAddressing;
   /** Larger answers are refused as invalid; default 16 MiB. */
   maxBodyBytes?: number;
+  /** The organization's request budget (budget.ts), waited on before every attempt; default none. */
+  budget?: RequestGate;
 }
 
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -152,6 +155,8 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
     const deadlineAt = now() + deadlineMs;
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
+      // The wait for a slot counts against the deadline: the caller wants an answer by then, whatever delays it.
+      await options.budget?.acquire(signal);
       const remaining = deadlineAt - now();
       if (remaining <= 0) throw timeoutError(operation, deadlineMs, attempt - 1);
       const started = now();

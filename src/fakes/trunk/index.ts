@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EnqueuedPullRequest, Queue, Repo, SubmittedPullRequest, TestRun } from '../../trunk/types.ts';
+import { type ActivityOptions, createQueueActivity, type QueueActivity } from './activity.ts';
 import {
   type FailSpec,
   type FakeOperation,
@@ -43,6 +44,14 @@ import {
   toRepo,
 } from './state.ts';
 
+export type {
+  ActivityEvent,
+  ActivityEventKind,
+  ActivityOptions,
+  ActivityRates,
+  QueueActivity,
+} from './activity.ts';
+export { DEFAULT_ACTIVITY_RATES } from './activity.ts';
 export type {
   FailSpec,
   FakeOperation,
@@ -82,6 +91,8 @@ export interface TrunkFakeOptions {
   orgSlug?: string;
   /** Keep at most this many recorded requests (oldest dropped); default 50,000. */
   maxRecorded?: number;
+  /** Queues move on their own, from a seed (activity.ts): steps on a timer with `intervalMs`, else by advance(). */
+  activity?: ActivityOptions;
 }
 
 export interface TrunkFake {
@@ -103,6 +114,8 @@ export interface TrunkFake {
   /** Stops the server and closes keep-alive sockets; sleeping (delayed) requests are cut off. */
   close(): Promise<void>;
   setTokens(tokens: string[]): void;
+  /** The queues' own movement when started with the `activity` option (advance(), events, start/stop). */
+  readonly activity: QueueActivity | undefined;
 
   // ---- merge queue state
   /** Creates (or replaces) a queue; `prs` become enqueuedPullRequests. Returns the getQueue view. */
@@ -174,11 +187,13 @@ class TrunkFakeImpl implements TrunkFake {
   private readonly now: () => number;
   private readonly maxRecorded: number;
   readonly server;
+  readonly activity: QueueActivity | undefined;
 
   constructor(opts: TrunkFakeOptions) {
     this.acceptedTokens = new Set(opts.tokens ?? ['test-token']);
     this.now = opts.now ?? Date.now;
     this.maxRecorded = opts.maxRecorded ?? 50_000;
+    this.activity = opts.activity ? createQueueActivity(this.queues, this.now, opts.activity) : undefined;
     const state: HandlerState = {
       queues: this.queues,
       flaky: this.flaky,
@@ -228,6 +243,7 @@ class TrunkFakeImpl implements TrunkFake {
   }
 
   close(): Promise<void> {
+    this.activity?.stop();
     this.abort.abort();
     return new Promise((resolve) => {
       this.server.close(() => resolve());
@@ -388,6 +404,7 @@ class TrunkFakeImpl implements TrunkFake {
     this.queues.queues.clear();
     this.flaky.clear();
     this.clearRequests();
+    this.activity?.reset();
   }
 }
 

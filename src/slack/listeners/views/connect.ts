@@ -72,7 +72,11 @@ export function register(app: App, deps: SlackDeps): void {
       const ws = await deps.store.getWorkspace(workspaceId);
       const ref = resolveTarget(parsed.input.defaultTarget, ws?.defaultTarget, deps.config.defaultTarget);
       try {
-        await verifyToken(deps.workspaces.trunkWithToken(parsed.input.token), ref, parsed.input.orgSlug);
+        await verifyToken(
+          deps.workspaces.trunkWithToken(parsed.input.token, parsed.input.orgSlug),
+          ref,
+          parsed.input.orgSlug,
+        );
       } catch (err) {
         // Trunk checks the token before it looks for the repository: "not found" still proves the token works.
         if (!isTrunkError(err) || err.kind !== 'not_found') {
