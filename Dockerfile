@@ -9,9 +9,9 @@ ARG NODE_IMAGE=node:24-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm install (with the lockfile's versions), not npm ci: the lockfile is generated where only linux-x64
-# optional binaries exist, and npm ci refuses a lockfile without every platform's entries.
-RUN npm install --no-audit --no-fund
+# npm ci installs exactly the lockfile (and fails if package.json and the lockfile disagree), so every
+# build gets the versions that were tested.
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -19,7 +19,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \

@@ -24,8 +24,8 @@ interface Manifest {
 }
 
 const manifest = parse(readFileSync(join(ROOT, 'manifest.yml'), 'utf8')) as Manifest;
-// Slack's official manifest schema (slackapi/manifest-schema, MIT licence), copied from ../shared/spec so
-// the test runs without that folder.
+// Slack's official manifest schema (slackapi/manifest-schema, MIT licence); a copy in test/fixtures, see its
+// README.
 const schemaPath = join(ROOT, 'test', 'fixtures', 'slack-manifest.schema.json');
 
 describe('manifest.yml', () => {

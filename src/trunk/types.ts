@@ -1,5 +1,5 @@
 /**
- * The Trunk API v1 contract (../shared/spec/trunk-api-v1.md) as TypeScript types.
+ * The Trunk API v1 contract (docs/trunk-api-v1.md) as TypeScript types.
  * Field names follow the wire exactly, so nothing is lost or renamed between the API and its callers.
  * Response enums are open (`Known | (string & {})`): the service may answer values we do not know yet,
  * and those are kept and shown, never a crash. Response values are normalised to lowercase.

@@ -1,4 +1,4 @@
-// Acceptance fakes, written from DESIGN.md and spec/trunk-api-v1.md only (not from the app's code or
+// Acceptance fakes, written from DESIGN.md and docs/trunk-api-v1.md only (not from the app's code or
 // the project's own fakes), so the app is tried against an independent reading of the contract.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

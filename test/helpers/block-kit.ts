@@ -1,7 +1,7 @@
 /**
  * Validates what the app sends to Slack: the community Block Kit JSON Schema (TightknitAI/slack-block-kit-validator,
- * MIT licence; copied to test/fixtures from ../shared/spec so tests run without that folder) plus the limits the
- * schema does not enforce or that DESIGN.md states: 50 blocks a message, 100 a modal, section text 3000, header 150,
+ * MIT licence; a copy in test/fixtures, see its README) plus the limits the schema does not enforce, as Slack
+ * documents them: 50 blocks a message, 100 a modal, section text 3000, header 150,
  * button text 75, button value 2000, action_id/block_id 255, unique block ids.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * Images cannot be built here, so this test replays the Dockerfile: the build stage's COPY and RUN lines
  * in a scratch folder (the repo's node_modules stands in for its full install), the deps stage for real
- * (`npm install --omit=dev` against the registry), the runtime stage's COPY lines, then the runtime CMD and
+ * (`npm ci --omit=dev` against the registry), the runtime stage's COPY lines, then the runtime CMD and
  * HEALTHCHECK against the fakes.
  */
 import { execFileSync, execSync } from 'node:child_process';
@@ -28,7 +28,10 @@ describe('Dockerfile', () => {
     for (const s of df.stages) expect(s.from).toBe('node:24-slim');
     const run = (s: Stage) => instructions(s, 'RUN').map((i) => i.args);
     expect(run(stage(df, 'build'))).toContain('npm run build');
-    expect(run(stage(df, 'deps')).some((r) => /^npm install\b.*--omit=dev/.test(r))).toBe(true);
+    // npm ci, never npm install: both installs take exactly the committed lockfile.
+    expect(run(stage(df, 'build')).some((r) => /^npm ci\b/.test(r))).toBe(true);
+    expect(run(stage(df, 'deps')).some((r) => /^npm ci\b.*--omit=dev/.test(r))).toBe(true);
+    expect(df.stages.flatMap(run).some((r) => /\bnpm (install|i)\b/.test(r))).toBe(false);
     // The final stage installs nothing and takes only built output, production modules and package.json.
     expect(run(runtime).some((r) => /\bnpm (ci|install|i)\b/.test(r))).toBe(false);
     const copies = instructions(runtime, 'COPY').map((i) => ({ from: i.flags['from'], ...copyPaths(i) }));
@@ -81,7 +84,7 @@ describe('the image, replayed', () => {
           cpSync(from, to, { recursive: true, verbatimSymlinks: true });
         }
       } else if (i.op === 'RUN' && opts.runLines) {
-        if (/^npm install\b/.test(i.args) && !i.args.includes('--omit=dev')) {
+        if (/^npm ci\b/.test(i.args) && !i.args.includes('--omit=dev')) {
           // The full install equals the repo's own node_modules (same lockfile).
           symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
           continue;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-/** Trunk's public OpenAPI document, copied from ../shared/spec so the tests run wherever the repo is cloned. */
+/** Trunk's public OpenAPI document (a copy in test/fixtures, see its README). */
 const SPEC_PATH = new URL('../fixtures/trunk-openapi-v1.json', import.meta.url);
 
 interface OpenApiDoc {

@@ -1,0 +1,169 @@
+/**
+ * Which part of src/ may import which: the README's picture, `slack → (queue, digest) → trunk` with `store`
+ * beside them, written as rules a build can check. Run `npm run deps`; it prints each import that runs the
+ * wrong way as `from → to` with the rule's name, and exits non-zero.
+ *
+ * How to read a rule: `from` is the importing file, `to` the imported one; paths are regular expressions
+ * over paths relative to the repository root. `dependencyTypesNot: ['type-only']` exempts `import type`.
+ * When a rule is in your way, the fix is almost always to move the code to the part it belongs to (or to a
+ * neutral module both sides may import), not to add an exception here.
+ *
+ * dependency-cruiser reads TypeScript through the TypeScript 6 compiler API: the `typescript` devDependency
+ * is Microsoft's TypeScript 6 package for tools, while `tsc` (builds, `npm run typecheck`) comes from
+ * TypeScript 7, installed as `@typescript/native`.
+ */
+
+/** The parts that make up the product: all of src/ but the development tools (fakes, sandbox). */
+const DEV_TOOLS = '^src/(fakes|sandbox)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'A cycle means neither module can be understood, tested or moved without the other, and ES modules ' +
+        'in a cycle can see each other half-initialised. Break it by moving what both need into a third module.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'trunk-is-the-api-client-alone',
+      severity: 'error',
+      comment:
+        "trunk/ is Trunk's API client: schemas, errors, retries, pagination. It knows nothing of Slack, of " +
+        'what a command means, or of where things are stored, so it can be reused and tested against the ' +
+        'Trunk fake by itself, and a v2 client can replace it without touching the rest.',
+      from: { path: '^src/trunk/' },
+      to: {
+        path: ['^src/(slack|queue|digest|store|fakes|sandbox|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
+      },
+    },
+    {
+      name: 'trunk-knows-no-slack-package',
+      severity: 'error',
+      comment:
+        'The API client must not speak Slack: an error keeps its kind and facts, and the words a person reads ' +
+        'in Slack are written by the renderers in slack/.',
+      from: { path: '^src/trunk/' },
+      to: { path: 'node_modules/@slack/' },
+    },
+    {
+      name: 'store-knows-no-domain-or-slack',
+      severity: 'error',
+      comment:
+        'store/ is one interface over SQLite and PostgreSQL. It stores what it is given and knows nothing of ' +
+        'how commands are parsed (queue/), what a digest is for (digest/) or how Slack is wired (slack/), ' +
+        'so either database can be swapped or tested by the shared contract suite alone.',
+      from: { path: '^src/store/' },
+      to: { path: ['^src/(slack|queue|digest|fakes|sandbox|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'] },
+    },
+    {
+      name: 'store-takes-only-types-from-trunk-and-observability',
+      severity: 'error',
+      comment:
+        "The store may name trunk's data types and the Logger type in its signatures, but must not call " +
+        "into the API client or depend on the logger's internals (such as its list of secret keys): a " +
+        'logger is handed to it, and what counts as secret for the store is decided in the store.',
+      from: { path: '^src/store/' },
+      to: { path: '^src/(trunk|observability)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'store-knows-no-bolt',
+      severity: 'error',
+      comment:
+        "Bolt's InstallationStore is a Slack concern: an adapter in slack/ implements it on top of the store, " +
+        "so the store's interface is the app's own and does not change when Bolt's does.",
+      from: { path: '^src/store/' },
+      to: { path: 'node_modules/@slack/' },
+    },
+    {
+      name: 'domain-never-imports-slack',
+      severity: 'error',
+      comment:
+        'queue/ and digest/ are the domain: plain data in, plain data out (what a command means, who may ' +
+        'run it, what a digest says). Replies, Block Kit and Bolt types belong to slack/, which calls the ' +
+        'domain; the reverse arrow would make the domain untestable without Slack.',
+      from: { path: '^src/(queue|digest)/' },
+      to: { path: ['^src/slack/', 'node_modules/@slack/'] },
+    },
+    {
+      name: 'domain-never-imports-the-composition-root',
+      severity: 'error',
+      comment:
+        'app.ts, main.ts, lifecycle.ts and http/ assemble the parts, and fakes and the sandbox are development ' +
+        'tools; a domain module that imported any of them would pull the whole app into its tests.',
+      from: { path: '^src/(queue|digest)/' },
+      to: { path: ['^src/(http|cli|fakes|sandbox)/', '^src/(app|main|lifecycle)\\.ts$'] },
+    },
+    {
+      name: 'domains-are-independent',
+      severity: 'error',
+      comment:
+        'queue/ and digest/ are siblings: what both need (targets such as owner/repo:branch) lives in a ' +
+        'neutral module both may import, so a change to one domain never ripples into the other.',
+      from: { path: '^src/(queue|digest)/' },
+      to: { path: '^src/(queue|digest)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'fakes-only-for-the-sandbox',
+      severity: 'error',
+      comment:
+        'The fakes of Slack and Trunk are development tools (tests import them from test/). Product code ' +
+        'that imported one would ship it in the image and could end up talking to it in production; only ' +
+        'the sandbox, itself a development tool, runs them.',
+      from: { path: '^src/', pathNot: DEV_TOOLS },
+      to: { path: '^src/fakes/' },
+    },
+    {
+      name: 'no-sandbox-in-production',
+      severity: 'error',
+      comment:
+        'The sandbox is a try-it-out tool; the production entry and image must not contain it. It is ' +
+        'started from its own entry, or loaded with a dynamic import() from src/main.ts only when sandbox ' +
+        'mode starts, so the production build can leave it out.',
+      from: { path: '^src/', pathNot: ['^src/sandbox/', '^src/main\\.ts$'] },
+      to: { path: '^src/sandbox/' },
+    },
+    {
+      name: 'sandbox-loaded-only-on-demand',
+      severity: 'error',
+      comment: 'The one permitted way in: a dynamic import() from the entry (see no-sandbox-in-production).',
+      from: { path: '^src/main\\.ts$' },
+      to: { path: '^src/sandbox/', dependencyTypesNot: ['dynamic-import'] },
+    },
+    {
+      name: 'product-uses-no-dev-dependency',
+      severity: 'error',
+      comment:
+        'The image installs with `npm ci --omit=dev`: a devDependency imported by product code works in ' +
+        'tests and fails in production. Type-only imports are erased at build time and are fine.',
+      from: { path: '^src/', pathNot: DEV_TOOLS },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that does not resolve is a typo or a missing package; it fails at run time.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // The sandbox page's browser scripts are not Node modules of the app.
+    exclude: { path: '^src/sandbox/public/' },
+    // Read `import type` too (marked type-only), so rules can tell a type reference from a call.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
