@@ -164,4 +164,6 @@ export interface OpenStoreOptions {
   logger?: Logger;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /** How long to wait for the database (see config.ts DatabaseTimeouts); defaults 5 s each. */
+  timeouts?: { connectMs: number; queryMs: number };
 }
