@@ -13,7 +13,7 @@ export interface Metrics {
   /** Trunk calls by operation and HTTP status (or `network`, `timeout`). */
   readonly trunkCalls: Counter<'operation' | 'status'>;
   readonly trunkLatency: Histogram<'operation'>;
-  /** Digest occurrences by outcome: run, posted, skipped_empty, skipped_late, failed. */
+  /** Digest occurrences by outcome: run, posted, skipped_empty, skipped_late, failed, retrying. */
   readonly digests: Counter<'outcome'>;
   /** Slack Web API errors by method and error code. */
   readonly slackApiErrors: Counter<'method' | 'error'>;
