@@ -325,7 +325,11 @@ function applySlackOverrides(config: Config, o: AppOverrides['slack']): Config {
 }
 
 function storeOptions(config: Config) {
-  return { database: config.database, encryptionKeys: config.encryptionKeys };
+  return {
+    database: config.database,
+    encryptionKeys: config.encryptionKeys,
+    timeouts: config.databaseTimeouts,
+  };
 }
 
 /** The store's InstallationStore, also recording who installed (an operator by right). */

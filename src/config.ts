@@ -10,6 +10,13 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
+export interface DatabaseTimeouts {
+  /** PostgreSQL: opening a connection (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectMs: number;
+  /** One statement, PostgreSQL (client and server side) and SQLite's busy timeout (DATABASE_QUERY_TIMEOUT_MS). */
+  queryMs: number;
+}
+
 export interface SlackConfig {
   /** single: one workspace from SLACK_BOT_TOKEN; oauth: many workspaces installed through /slack/install;
    *  sandbox: no Slack credentials at all, the local try-it-out mode. */
@@ -42,6 +49,8 @@ export interface Config {
   };
   defaultTarget?: TargetSpec;
   database: DatabaseConfig;
+  /** How long the app waits for the database before telling the person it is not answering. */
+  databaseTimeouts: DatabaseTimeouts;
   /** Decoded ENCRYPTION_KEY entries; [0] encrypts new secrets, the rest stay readable (rotation). Empty when unset. */
   encryptionKeys: Buffer[];
   digest: { graceHours: number; schedulerEnabled: boolean };
@@ -144,6 +153,22 @@ const envSchema = z.object({
   ),
   SCHEDULER_ENABLED: optionalText.pipe(
     z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).optional(),
+  ),
+  DATABASE_CONNECT_TIMEOUT_MS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be a number of milliseconds, for example 5000')
+      .transform(Number)
+      .refine((n) => n >= 100, 'must be at least 100 milliseconds')
+      .optional(),
+  ),
+  DATABASE_QUERY_TIMEOUT_MS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be a number of milliseconds, for example 5000')
+      .transform(Number)
+      .refine((n) => n >= 100, 'must be at least 100 milliseconds')
+      .optional(),
   ),
   SHUTDOWN_TIMEOUT_MS: optionalText.pipe(
     z
@@ -320,6 +345,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     slack,
     trunk,
     database: db!,
+    databaseTimeouts: {
+      connectMs: e.DATABASE_CONNECT_TIMEOUT_MS ?? 5_000,
+      queryMs: e.DATABASE_QUERY_TIMEOUT_MS ?? 5_000,
+    },
     encryptionKeys,
     digest: {
       graceHours: e.DIGEST_GRACE_HOURS ?? 6,

@@ -177,7 +177,9 @@ export function trackBoltRequests(
 ): void {
   const processEvent = bolt.processEvent.bind(bolt);
   bolt.processEvent = (event: ReceiverEvent) =>
-    runWithRequestContext({ reqId: newRequestId() }, () => lifecycle.track(() => processEvent(event)));
+    runWithRequestContext({ reqId: newRequestId(), receivedAt: Date.now() }, () =>
+      lifecycle.track(() => processEvent(event)),
+    );
 }
 
 /**

@@ -74,6 +74,8 @@ describe('loadConfig', () => {
       TRUNK_API_URL: 'nope',
       TRUNK_ORG_SLUG: 'has space',
       SHUTDOWN_TIMEOUT_MS: 'soon',
+      DATABASE_CONNECT_TIMEOUT_MS: 'fast',
+      DATABASE_QUERY_TIMEOUT_MS: '5',
     };
     let message = '';
     try {

@@ -161,6 +161,19 @@ export class ClaimRepository {
     return n === 1;
   }
 
+  /**
+   * Slack failed in passing: the lease is set to when the next attempt may start, so the scheduler takes
+   * the row over then (from what it says was posted); `detail` says why for troubleshooting.
+   */
+  async deferRetry(key: RunKey, owner: string, retryAt: number, detail: string): Promise<boolean> {
+    const n = await this.#db.execute(
+      `UPDATE digest_runs SET lease_until = $4, detail = $5
+       WHERE subscription_id = $1 AND scheduled_at = $2 AND owner = $3 AND status = 'running'`,
+      [key.subscriptionId, key.scheduledAt, owner, retryAt, detail],
+    );
+    return n === 1;
+  }
+
   async finish(
     key: RunKey,
     owner: string,

@@ -15,7 +15,8 @@ import { baselineOf, collectFailing, collectQuarantined } from './collect.ts';
 import { type ChannelPacer, postPaced, SlackPostError, slackHint } from './post.ts';
 import { isEmpty, renderDigest, renderFailure } from './render.ts';
 import type { SubscriptionRepository } from './repository.ts';
-import type { DigestDeps, RunOutcome, Subscription } from './types.ts';
+import { isFinalSlackError, MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
+import type { DigestDeps, RunOutcome, SlackPoster, Subscription } from './types.ts';
 
 export interface RunnerContext {
   deps: DigestDeps;
@@ -44,6 +45,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
     attempt: rec.attempts,
   });
   let lost = false;
+  let slack: SlackPoster | undefined;
   let beat: Promise<unknown> = Promise.resolve();
   const heartbeat = setInterval(
     () => {
@@ -86,7 +88,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       log.info('digest had nothing to report; not posted');
       return { outcome: 'skipped_empty' };
     }
-    const slack = await Promise.resolve()
+    slack = await Promise.resolve()
       .then(() => ctx.deps.slackFor(sub.workspaceId))
       .catch(() => {
         throw new SlackPostError('no_installation');
@@ -134,12 +136,33 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       return { outcome: 'lost_claim' };
     }
     if (err instanceof SlackPostError) {
-      // Nothing more can reach this channel now; record it so no replica loops on it.
-      await ctx.claims
-        .finish(key, me, 'failed', 'failed', ctx.now(), `slack: ${err.code}`)
-        .catch(() => false);
+      const now = ctx.now();
+      const retryAt = now + retryDelayMs(rec.attempts);
+      const mayRetry =
+        !isFinalSlackError(err.code) &&
+        rec.attempts < MAX_DIGEST_ATTEMPTS &&
+        retryAt - rec.scheduledAt <= ctx.graceMs;
+      if (mayRetry) {
+        // Slack failing in passing: leave the claim (and what was posted) to be resumed after a backoff;
+        // no late heartbeat may move the lease back.
+        clearInterval(heartbeat);
+        await beat;
+        await ctx.claims
+          .deferRetry(key, me, retryAt, `slack: ${err.code} (retrying)`)
+          .catch((e: unknown) => log.warn({ err: e }, 'could not record the digest retry'));
+        log.warn(
+          { slackError: err.code, posted: rec.postedCount, retryAt: new Date(retryAt).toISOString() },
+          'digest not posted yet: Slack failed; retrying after a backoff',
+        );
+        ctx.metrics.digests.inc({ outcome: 'retrying' });
+        return { outcome: 'retrying', detail: slackHint(err.code) };
+      }
+      // Nothing more can reach this channel now; record it so no replica loops on it, and tell the
+      // person who made the digest why and what to do.
+      await ctx.claims.finish(key, me, 'failed', 'failed', now, `slack: ${err.code}`).catch(() => false);
       ctx.metrics.digests.inc({ outcome: 'failed' });
       log.warn({ slackError: err.code }, `digest not posted: ${slackHint(err.code)}`);
+      await tellCreator(slack, sub, err.code, log);
       return { outcome: 'failed', detail: slackHint(err.code) };
     }
     // Database or unexpected trouble: leave the claim to expire so this or another replica retries.

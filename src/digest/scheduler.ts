@@ -13,6 +13,7 @@ import type { ClaimRepository, RunRecord } from './claims.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { type RunnerContext, runClaimed } from './runner.ts';
 import { latestOccurrence, nextOccurrence } from './schedule.ts';
+import { MAX_DIGEST_ATTEMPTS } from './slack-outage.ts';
 import type { RunOutcome, Subscription } from './types.ts';
 
 /** Claimed later than this after its time, a digest says it is late. */
@@ -131,8 +132,8 @@ export class Scheduler {
     const mine = { ...rec, owner: this.#ctx.deps.replicaId, attempts: rec.attempts + 1 };
     const sub = await this.#subs.byId(rec.subscriptionId);
     const log = this.#ctx.logger.child({ digest: rec.subscriptionId });
-    if (!sub || mine.attempts > 5) {
-      const why = sub ? 'gave up after 5 attempts' : 'the subscription was removed';
+    if (!sub || mine.attempts > MAX_DIGEST_ATTEMPTS) {
+      const why = sub ? `gave up after ${MAX_DIGEST_ATTEMPTS} attempts` : 'the subscription was removed';
       await this.#claims.finish(rec, mine.owner, 'failed', 'failed', now, why);
       log.warn({ why }, 'abandoned digest claim closed');
       return false;

@@ -90,7 +90,8 @@ export interface DigestDeps {
 }
 
 export interface RunOutcome {
-  outcome: 'posted' | 'skipped_empty' | 'skipped_late' | 'failed' | 'lost_claim';
+  /** retrying: Slack failed in passing; the claim is left to be taken over after a backoff. */
+  outcome: 'posted' | 'skipped_empty' | 'skipped_late' | 'failed' | 'lost_claim' | 'retrying';
   detail?: string;
   messages?: number;
 }

@@ -19,7 +19,7 @@ export interface Metrics {
   readonly trunkBudgetWaits: Counter<'caller'>;
   /** Commands that went ahead over the Trunk budget after the longest wait allowed to a person. */
   readonly trunkBudgetOverdrafts: Counter;
-  /** Digest occurrences by outcome: run, posted, skipped_empty, skipped_late, failed. */
+  /** Digest occurrences by outcome: run, posted, skipped_empty, skipped_late, failed, retrying. */
   readonly digests: Counter<'outcome'>;
   /** Slack Web API errors by method and error code. */
   readonly slackApiErrors: Counter<'method' | 'error'>;
@@ -27,6 +27,8 @@ export interface Metrics {
   readonly slackRateLimitWaits: Counter<'method'>;
   /** Promise rejections nobody handled (each is a bug; the soak test expects 0). */
   readonly unhandledRejections: Counter;
+  /** Audit entries lost after every retry (the change itself was applied and reported). */
+  readonly auditFailures: Counter<'action'>;
   /** Slack requests whose handling (ack and the work after it) has not finished yet. */
   readonly inFlight: Gauge;
 }
@@ -100,6 +102,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     unhandledRejections: new Counter({
       name: 'mergequeue_unhandled_rejections_total',
       help: 'Promise rejections that no code handled',
+      registers,
+    }),
+    auditFailures: new Counter({
+      name: 'mergequeue_audit_failures_total',
+      help: 'Audit entries that could not be written after retries, by action',
+      labelNames: ['action'] as const,
       registers,
     }),
     inFlight: new Gauge({

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 
 export interface RequestContext {
   reqId: string;
+  /** Date.now() when the app took the request; answers due within Slack's 3 s count from here. */
+  receivedAt?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -23,6 +23,7 @@ import {
   type TestRun,
   type UpdateQueueRequest,
 } from '../trunk/types.ts';
+import { type AuditLost, appendAuditRetrying } from './audit.ts';
 import type { Principal } from './commands.ts';
 import type { Directory } from './permissions.ts';
 import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from './target.ts';
@@ -34,6 +35,11 @@ export interface QueueContext {
   /** The Slack user acting. */
   userId: string;
   now: () => number;
+  /**
+   * Where an audit entry goes when the store refused it on every retry (log and count). Without it the
+   * store's error is thrown, as before.
+   */
+  auditLost?: AuditLost;
 }
 
 export type QueueAction = 'pause' | 'drain' | 'resume' | 'concurrency' | 'settings';
@@ -124,6 +130,7 @@ export async function changeState(
   try {
     before = await readQueue(ctx, ref);
   } catch (error) {
+    await releaseClick(ctx, opts.clickKey);
     return failed(ctx, action, target, undefined, error, base);
   }
   const current = String(before.state).toLowerCase();
@@ -143,13 +150,16 @@ export async function changeState(
     }
   }
   const req: UpdateQueueRequest = { ...address(ref), state: desired };
+  let after: Queue;
   try {
-    const after = await ctx.trunk.updateQueue(req);
-    await audit(ctx, action, target, 'ok', { ...base, before: before.state, after: after.state });
-    return { outcome: 'ok', action, target, before, after, view: withPrs(after, before) };
+    after = await ctx.trunk.updateQueue(req);
   } catch (error) {
+    await releaseClick(ctx, opts.clickKey);
     return failed(ctx, action, target, before, error, base);
   }
+  // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
+  await audit(ctx, action, target, 'ok', { ...base, before: before.state, after: after.state });
+  return { outcome: 'ok', action, target, before, after, view: withPrs(after, before) };
 }
 
 function verbing(s: SettableQueueState): string {
@@ -181,6 +191,7 @@ export async function setConcurrency(
   try {
     before = await readQueue(ctx, ref);
   } catch (error) {
+    await releaseClick(ctx, opts.clickKey);
     return failed(ctx, 'concurrency', target, undefined, error, base);
   }
   if (opts.expectedCurrent !== undefined && before.concurrency !== opts.expectedCurrent)
@@ -194,17 +205,20 @@ export async function setConcurrency(
     );
   if (before.concurrency === n)
     return noop(ctx, 'concurrency', target, before, `Concurrency of ${target} is already ${n}.`, base);
+  let after: Queue;
   try {
-    const after = await ctx.trunk.updateQueue({ ...address(ref), concurrency: n });
-    await audit(ctx, 'concurrency', target, 'ok', {
-      ...base,
-      before: before.concurrency,
-      after: after.concurrency,
-    });
-    return { outcome: 'ok', action: 'concurrency', target, before, after, view: withPrs(after, before) };
+    after = await ctx.trunk.updateQueue({ ...address(ref), concurrency: n });
   } catch (error) {
+    await releaseClick(ctx, opts.clickKey);
     return failed(ctx, 'concurrency', target, before, error, base);
   }
+  // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
+  await audit(ctx, 'concurrency', target, 'ok', {
+    ...base,
+    before: before.concurrency,
+    after: after.concurrency,
+  });
+  return { outcome: 'ok', action: 'concurrency', target, before, after, view: withPrs(after, before) };
 }
 
 /** Checks a changes object against the contract; the first problem, as a local (never sent) error. */
@@ -290,20 +304,22 @@ export async function updateSettings(
       `Nothing to change: ${target} already has those settings.`,
       {},
     );
+  let after: Queue;
   try {
-    const after = await ctx.trunk.updateQueue({ ...address(ref), ...send });
-    const was: Record<string, unknown> = {};
-    const now: Record<string, unknown> = {};
-    for (const key of Object.keys(send)) {
-      const k = key === 'deleteRequiredStatuses' ? 'requiredStatuses' : key;
-      was[k] = (before as unknown as Record<string, unknown>)[k];
-      now[k] = (after as unknown as Record<string, unknown>)[k];
-    }
-    await audit(ctx, 'settings', target, 'ok', { changes: send, before: was, after: now });
-    return { outcome: 'ok', action: 'settings', target, before, after, view: withPrs(after, before) };
+    after = await ctx.trunk.updateQueue({ ...address(ref), ...send });
   } catch (error) {
     return failed(ctx, 'settings', target, before, error, { changes: send });
   }
+  const was: Record<string, unknown> = {};
+  const now: Record<string, unknown> = {};
+  for (const key of Object.keys(send)) {
+    const k = key === 'deleteRequiredStatuses' ? 'requiredStatuses' : key;
+    was[k] = (before as unknown as Record<string, unknown>)[k];
+    now[k] = (after as unknown as Record<string, unknown>)[k];
+  }
+  // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
+  await audit(ctx, 'settings', target, 'ok', { changes: send, before: was, after: now });
+  return { outcome: 'ok', action: 'settings', target, before, after, view: withPrs(after, before) };
 }
 
 /** Audits a refused change (the caller shows the refusal). Nothing else happens. */
@@ -326,7 +342,7 @@ export async function recordRefusal(
 
 // ---- configuration --------------------------------------------------------------------------------------
 
-export type ConfigContext = Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now'>;
+export type ConfigContext = Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now' | 'auditLost'>;
 
 export interface ConfigView {
   channelDefault?: TargetSpec;
@@ -473,7 +489,20 @@ function intError(field: string, v: unknown): TrunkInvalidRequestError | undefin
 }
 
 async function claimClick(ctx: QueueContext, clickKey: string): Promise<boolean> {
-  return ctx.store.claimOnce(`click:${ctx.workspaceId}:${clickKey}`, CLICK_TTL_MS);
+  return ctx.store.claimOnce(clickClaimKey(ctx, clickKey), CLICK_TTL_MS);
+}
+
+function clickClaimKey(ctx: QueueContext, clickKey: string): string {
+  return `click:${ctx.workspaceId}:${clickKey}`;
+}
+
+/**
+ * A claim covers only a change that was applied: when Trunk (or the store) failed before that, the claim
+ * is given back so the person can click again at once. If even that fails the claim expires by itself.
+ */
+async function releaseClick(ctx: QueueContext, clickKey: string | undefined): Promise<void> {
+  if (!clickKey) return;
+  await ctx.store.releaseClaim(clickClaimKey(ctx, clickKey)).catch(() => undefined);
 }
 
 async function audit(
@@ -483,15 +512,11 @@ async function audit(
   outcome: AuditOutcome,
   detail: Record<string, unknown>,
 ): Promise<void> {
-  await ctx.store.appendAudit({
-    workspaceId: ctx.workspaceId,
-    userId: ctx.userId,
-    action,
-    target,
-    outcome,
-    detail,
-    at: ctx.now(),
-  });
+  await appendAuditRetrying(
+    ctx.store,
+    { workspaceId: ctx.workspaceId, userId: ctx.userId, action, target, outcome, detail, at: ctx.now() },
+    ctx.auditLost,
+  );
 }
 
 async function noop(

@@ -6,6 +6,7 @@
  */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { AuditLost } from '../queue/audit.ts';
 import { checkOperator, type OperatorDecision } from '../queue/permissions.ts';
 import type { QueueContext } from '../queue/service.ts';
 import { type QueueRef, resolveTarget, type TargetSpec } from '../queue/target.ts';
@@ -60,7 +61,27 @@ export function queueContext(
   workspaceId: string,
   userId: string,
 ): QueueContext {
-  return { trunk, store: deps.store, workspaceId, userId, now: deps.now };
+  return { trunk, store: deps.store, workspaceId, userId, now: deps.now, auditLost: auditLostSink(deps) };
+}
+
+/** An audit entry lost after its retries: logged at error and counted; the change it records stands. */
+export function auditLostSink(deps: Pick<SlackDeps, 'logger' | 'metrics'>): AuditLost {
+  return (err, entry) => {
+    deps.metrics.auditFailures.inc({ action: entry.action });
+    deps.logger.error(
+      {
+        err,
+        audit: {
+          workspaceId: entry.workspaceId,
+          userId: entry.userId,
+          action: entry.action,
+          target: entry.target,
+          outcome: entry.outcome,
+        },
+      },
+      'audit entry lost: the store refused it after retries (the change itself was applied)',
+    );
+  };
 }
 
 /** Sends a reply through response_url; ephemeral unless the reply says otherwise. */

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import type { Logger } from '../observability/log.ts';
 import type { EngineDb, MigrationSession } from './engine.ts';
+import { mappingTimeouts } from './not-answering.ts';
 import type { DbExecutor, Row, SqlValue } from './types.ts';
 
 const INT8_OID = 20;
@@ -75,13 +76,40 @@ async function runInTransaction<T>(
   }
 }
 
+export interface PostgresOptions {
+  logger?: Logger;
+  max?: number;
+  timeouts?: { connectMs: number; queryMs: number };
+}
+
+/**
+ * A stalled server or network must end in an error the person sees, not a request that hangs: a bound on
+ * connecting, on each query (client side, which also covers a dead network) and each statement (server
+ * side), sessions idle inside a transaction are cut, and TCP keepalive notices a silently dropped peer.
+ */
+function timeoutOptions(t: { connectMs: number; queryMs: number }): pg.PoolConfig {
+  return {
+    connectionTimeoutMillis: t.connectMs,
+    query_timeout: t.queryMs,
+    statement_timeout: t.queryMs,
+    idle_in_transaction_session_timeout: 2 * t.queryMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
 export class PostgresDb implements EngineDb {
   readonly dialect = 'postgres' as const;
   readonly pool: pg.Pool;
   readonly #exec: MigrationSession;
 
-  constructor(url: string, opts: { logger?: Logger; max?: number } = {}) {
-    this.pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types: poolTypes });
+  constructor(url: string, opts: PostgresOptions = {}) {
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: opts.max ?? 10,
+      types: poolTypes,
+      ...timeoutOptions(opts.timeouts ?? { connectMs: 5_000, queryMs: 5_000 }),
+    });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     this.pool.on('error', (err) =>
       opts.logger?.warn({ err: { message: err.message } }, 'postgres idle client error'),
@@ -90,20 +118,22 @@ export class PostgresDb implements EngineDb {
   }
 
   query<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    return this.#exec.query<T>(sql, params);
+    return mappingTimeouts(() => this.#exec.query<T>(sql, params));
   }
 
   execute(sql: string, params?: readonly SqlValue[]): Promise<number> {
-    return this.#exec.execute(sql, params);
+    return mappingTimeouts(() => this.#exec.execute(sql, params));
   }
 
-  async transaction<T>(fn: (tx: DbExecutor) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      return await runInTransaction(client, fn);
-    } finally {
-      client.release(brokenClients.has(client) ? new Error('rollback failed') : undefined);
-    }
+  transaction<T>(fn: (tx: DbExecutor) => Promise<T>): Promise<T> {
+    return mappingTimeouts(async () => {
+      const client = await this.pool.connect();
+      try {
+        return await runInTransaction(client, fn);
+      } finally {
+        client.release(brokenClients.has(client) ? new Error('rollback failed') : undefined);
+      }
+    });
   }
 
   async withMigrationLock<T>(fn: (session: MigrationSession) => Promise<T>): Promise<T> {
@@ -127,6 +157,6 @@ export class PostgresDb implements EngineDb {
   }
 }
 
-export function openPostgresDb(url: string, opts: { logger?: Logger; max?: number } = {}): PostgresDb {
+export function openPostgresDb(url: string, opts: PostgresOptions = {}): PostgresDb {
   return new PostgresDb(url, opts);
 }

@@ -11,8 +11,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { type EngineDb, type MigrationSession, Mutex } from './engine.ts';
+import { mappingTimeouts } from './not-answering.ts';
 import type { DbExecutor, Row, SqlValue } from './types.ts';
 
+/** How long a statement waits for another process's lock (DATABASE_QUERY_TIMEOUT_MS), default 5 s. */
 const BUSY_TIMEOUT_MS = 5000;
 const STATEMENT_CACHE = 256;
 
@@ -67,12 +69,12 @@ export class SqliteDb implements EngineDb {
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
 
-  constructor(path: string) {
+  constructor(path: string, busyTimeoutMs: number = BUSY_TIMEOUT_MS) {
     const memory = path === ':memory:';
     this.path = memory ? path : resolve(path);
     if (!memory) mkdirSync(dirname(this.path), { recursive: true });
     this.#db = new DatabaseSync(this.path);
-    this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.#db.exec(`PRAGMA busy_timeout = ${Math.round(busyTimeoutMs)}`);
     if (!memory) this.#db.exec('PRAGMA journal_mode = WAL');
     this.#db.exec('PRAGMA synchronous = NORMAL');
     this.#db.exec('PRAGMA foreign_keys = ON');
@@ -112,7 +114,8 @@ export class SqliteDb implements EngineDb {
       return Promise.reject(
         new Error('Inside db.transaction(fn), run statements on the tx argument, not on the Db (SQLite)'),
       );
-    return this.#mutex.run(fn);
+    // Another process holding the file past the busy timeout surfaces as SQLITE_BUSY: "not answering".
+    return mappingTimeouts(() => this.#mutex.run(fn));
   }
 
   query<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -191,6 +194,6 @@ export class SqliteDb implements EngineDb {
   }
 }
 
-export function openSqliteDb(path: string): SqliteDb {
-  return new SqliteDb(path);
+export function openSqliteDb(path: string, busyTimeoutMs?: number): SqliteDb {
+  return new SqliteDb(path, busyTimeoutMs);
 }

@@ -20,10 +20,11 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   const box = new SecretBox(opts.encryptionKeys);
   const db: EngineDb =
     opts.database.kind === 'sqlite'
-      ? openSqliteDb(opts.database.path)
+      ? openSqliteDb(opts.database.path, opts.timeouts?.queryMs)
       : openPostgresDb(opts.database.url, {
           ...(logger ? { logger } : {}),
           ...(opts.poolSize ? { max: opts.poolSize } : {}),
+          ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
         });
   try {
     const { applied, schemaVersion } = await migrate(db, list, logger);

@@ -366,6 +366,10 @@ export class SqlStore implements Store {
     return rows.length === 1;
   }
 
+  async releaseClaim(key: string): Promise<void> {
+    await this.db.execute('DELETE FROM idempotency_claims WHERE claim_key = $1', [key]);
+  }
+
   // ---- secrets
 
   reencryptAll(): Promise<number> {

@@ -165,6 +165,8 @@ export interface Store {
    * True for the first caller; false while an unexpired claim exists. Expired claims are reclaimable.
    */
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Gives a claim back (the work it covered was not done), so the next caller can claim `key` at once. */
+  releaseClaim(key: string): Promise<void>;
 
   /** Re-encrypts every stored secret under the current key (ENCRYPTION_KEY's first entry). Returns the count. */
   reencryptAll(): Promise<number>;
@@ -183,4 +185,6 @@ export interface OpenStoreOptions {
   logger?: Logger;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /** How long to wait for the database (see config.ts DatabaseTimeouts); defaults 5 s each. */
+  timeouts?: { connectMs: number; queryMs: number };
 }

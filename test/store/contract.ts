@@ -438,6 +438,14 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await expect(store.claimOnce('k-bad', 0)).rejects.toThrow(/positive ttlMs/);
     });
 
+    it('releaseClaim makes the key claimable again at once (a failed click can be retried)', async () => {
+      expect(await store.claimOnce('k-release', 30_000)).toBe(true);
+      await store.releaseClaim('k-release');
+      expect(await store.claimOnce('k-release', 30_000)).toBe(true);
+      expect(await store.claimOnce('k-release', 30_000)).toBe(false);
+      await store.releaseClaim('k-never-claimed');
+    });
+
     it('gives each key to exactly one of two store instances racing on one database', async () => {
       const other = await openOn(shared, [key]);
       const keys = Array.from({ length: 25 }, (_, i) => `race-${i}`);

@@ -2,6 +2,7 @@
  * Ephemeral replies for everything that went wrong: a usage error, a refusal, a missing default target, a
  * Trunk failure. Each says what happened and what to try; none contains a stack trace or a secret.
  */
+import { isStoreNotAnswering } from '../../store/not-answering.ts';
 import { isTrunkError } from '../../trunk/errors.ts';
 import type { SlackReply } from '../reply.ts';
 import { escTrim } from './format.ts';
@@ -18,6 +19,11 @@ function reply(what: string, hint: string): SlackReply {
 /** For any thrown value. Trunk errors carry their own sentence and hint; anything else is generic. */
 export function renderError(err: unknown): SlackReply {
   if (isTrunkError(err)) return reply(err.userMessage, err.hint);
+  if (isStoreNotAnswering(err))
+    return reply(
+      "The app's store (its database) is not answering, so nothing was changed.",
+      'Try again in a minute; if it persists, tell whoever runs this app.',
+    );
   return reply(
     'Something went wrong on our side and nothing was changed.',
     'Try again in a minute; if it persists, tell whoever runs this app (the log has details).',
