@@ -4,9 +4,30 @@
  * and a demoted admin loses the right within the TTL. Failures are not cached (the domain fails closed).
  */
 import type { WebClient } from '@slack/web-api';
+import type { PersonFacts } from '../queue/membership.ts';
 import type { Directory, DirectoryUser } from '../queue/permissions.ts';
 
 export const DIRECTORY_TTL_MS = 60_000;
+
+type SlackUser = NonNullable<Awaited<ReturnType<WebClient['users']['info']>>['user']> & {
+  is_stranger?: boolean;
+  enterprise_id?: string;
+};
+
+/** The users.info fields that say whose person someone is (queue/membership.ts decides from them). */
+function personFacts(u: SlackUser): PersonFacts {
+  const out: PersonFacts = {};
+  if (u.team_id) out.teamId = u.team_id;
+  const enterpriseId = u.enterprise_user?.enterprise_id ?? u.enterprise_id;
+  if (enterpriseId) out.enterpriseId = enterpriseId;
+  if (u.enterprise_user?.teams?.length) out.teams = u.enterprise_user.teams;
+  if (u.is_restricted) out.isRestricted = true;
+  if (u.is_ultra_restricted) out.isUltraRestricted = true;
+  if (u.deleted) out.deleted = true;
+  if (u.is_bot || u.is_app_user) out.isBot = true;
+  if (u.is_stranger) out.isStranger = true;
+  return out;
+}
 
 interface Entry<T> {
   value: Promise<T>;
@@ -46,12 +67,13 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
           return cached(`${workspaceId}:u:${userId}`, async (): Promise<DirectoryUser | undefined> => {
             try {
               const res = await client.users.info({ user: userId });
-              const u = res.user;
+              const u = res.user as SlackUser | undefined;
               if (!u?.id) return undefined;
               const out: DirectoryUser = {
                 id: u.id,
                 isAdmin: Boolean(u.is_admin),
                 isOwner: Boolean(u.is_owner || u.is_primary_owner),
+                ...personFacts(u),
               };
               if (u.tz) out.tz = u.tz;
               const name = u.profile?.display_name || u.real_name || u.name;

@@ -19,6 +19,15 @@ export interface FakeUser {
   deleted?: boolean;
   tz?: string;
   teamId?: string;
+  /** Multi-channel guest (`is_restricted`). */
+  isRestricted?: boolean;
+  /** Single-channel guest (`is_ultra_restricted`). */
+  isUltraRestricted?: boolean;
+  /** A person of another organization seen through a Slack Connect channel (`is_stranger`). */
+  isStranger?: boolean;
+  /** Enterprise Grid: `enterprise_user.enterprise_id` and the org's workspaces they are in. */
+  enterpriseId?: string;
+  teams?: string[];
 }
 
 export interface FakeChannel {
@@ -249,6 +258,12 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     is_owner: u.isOwner ?? false,
     is_primary_owner: false,
     is_bot: u.isBot ?? false,
+    is_restricted: u.isRestricted ?? false,
+    is_ultra_restricted: u.isUltraRestricted ?? false,
+    ...(u.isStranger ? { is_stranger: true } : {}),
+    ...(u.enterpriseId
+      ? { enterprise_user: { enterprise_id: u.enterpriseId, teams: u.teams ?? [u.teamId ?? defaultTeamId] } }
+      : {}),
     tz: u.tz ?? 'UTC',
     tz_label: u.tz ?? 'UTC',
     tz_offset: 0,
