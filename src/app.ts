@@ -5,16 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  App,
-  type CustomRoute,
-  HTTPReceiver,
-  type Installation,
-  type InstallationQuery,
-  type InstallationStore,
-  type Receiver,
-  SocketModeReceiver,
-} from '@slack/bolt';
+import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Config } from './config.ts';
 import { createDigestService } from './digest/index.ts';
@@ -33,6 +24,7 @@ import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
+import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
@@ -122,7 +114,10 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   ];
 
   const oauth = config.slack.mode === 'oauth';
-  const installationStore = oauth ? recordingInstaller(store) : undefined;
+  const directory = createDirectoryCache();
+  const installationStore = oauth
+    ? installerRightsStore({ store, logger, directory, clientOptions })
+    : undefined;
   const oauthOptions = oauth
     ? {
         clientId: config.slack.clientId!,
@@ -229,7 +224,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     logger,
     metrics,
     workspaces,
-    directory: createDirectoryCache(),
+    directory,
     digest: digestService as DigestCommands | undefined,
     now,
   };
@@ -302,21 +297,4 @@ function applySlackOverrides(config: Config, o: AppOverrides['slack']): Config {
 
 function storeOptions(config: Config) {
   return { database: config.database, encryptionKeys: config.encryptionKeys };
-}
-
-/** The store's InstallationStore, also recording who installed (an operator by right). */
-function recordingInstaller(store: Store): InstallationStore {
-  const inner = store.installations;
-  return {
-    async storeInstallation(installation: Installation, logger) {
-      await inner.storeInstallation(installation, logger);
-      const workspaceId = installation.isEnterpriseInstall
-        ? installation.enterprise?.id
-        : installation.team?.id;
-      if (workspaceId && installation.user?.id) await store.setInstaller(workspaceId, installation.user.id);
-    },
-    fetchInstallation: (query, logger) => inner.fetchInstallation(query, logger),
-    deleteInstallation: (query: InstallationQuery<boolean>, logger) =>
-      inner.deleteInstallation(query, logger),
-  };
 }

@@ -87,6 +87,13 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     secretsUsed.push(v);
     return v;
   };
+  /** Fresh, tracked secrets for one workspace installation. */
+  const installSecrets = () => ({
+    bot: track(secret('xoxb')),
+    botRefresh: track(secret('xoxe')),
+    user: track(secret('xoxp')),
+    webhook: track(`https://hooks.slack.test/${secret('hook')}`),
+  });
   const trackKey = (k: Buffer) => {
     secretsUsed.push(k.toString('base64'), k.toString('hex'));
     return k;
@@ -430,13 +437,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
 
   describe('Slack installations (Bolt InstallationStore)', () => {
     it('round-trips a workspace install, keyed by team id', async () => {
-      const s = {
-        bot: track(secret('xoxb')),
-        botRefresh: track(secret('xoxe')),
-        user: track(secret('xoxp')),
-        webhook: track(`https://hooks.slack.test/${secret('hook')}`),
-      };
-      const inst = teamInstall('TINST1', s);
+      const inst = teamInstall('TINST1', installSecrets());
       await store.installations.storeInstallation(inst);
       const back = await store.installations.fetchInstallation({
         teamId: 'TINST1',
@@ -453,6 +454,23 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
           isEnterpriseInstall: false,
         }),
       ).resolves.toEqual(inst);
+    });
+
+    it('a re-install by someone else keeps the recorded installer; only setInstaller moves it', async () => {
+      const first = teamInstall('TREINST', installSecrets());
+      await store.installations.storeInstallation(first);
+      const again = { ...first, user: { ...first.user, id: 'UNEWCOMER' } };
+      await store.installations.storeInstallation(again);
+      expect((await store.getWorkspace('TREINST'))?.installerUserId).toBe('UINSTALLER');
+      // The new tokens are stored all the same: Slack did authorise this install.
+      const back = await store.installations.fetchInstallation({
+        teamId: 'TREINST',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      expect(back.user.id).toBe('UNEWCOMER');
+      await store.setInstaller('TREINST', 'UNEWCOMER');
+      expect((await store.getWorkspace('TREINST'))?.installerUserId).toBe('UNEWCOMER');
     });
 
     it('keys org-wide installs by enterprise id', async () => {
