@@ -26,6 +26,7 @@ import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
+import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
@@ -160,6 +161,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     });
     receiver = httpReceiver;
     // [production] new Slack requests get 503 while shutting down; every request is tracked until answered.
+    // Innermost: reads the body just before Bolt does (so shutdown's 503 and request tracking come first).
+    rejectNonObjectBodies(httpReceiver, [EVENTS_PATH], logger);
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
   }
@@ -175,6 +178,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   // [production] each Slack request is in-flight work (shutdown waits for it) with its own request id:
   // every log line written while handling it carries the id; context.reqId and context.logger too.
+  // Bodies Slack would never send (no actions, no user, JSON null…) get a quiet 200 before any listener.
+  guardPayloadShapes(bolt, logger);
   trackBoltRequests(bolt, lifecycle);
   bolt.use(requestContextMiddleware(logger));
   bolt.error(async (err) => {
