@@ -32,8 +32,19 @@ import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
-/** Bot scopes the app asks for at install; keep in step with manifest.yml. */
-export const BOT_SCOPES = ['commands', 'chat:write', 'chat:write.public', 'users:read', 'usergroups:read'];
+/**
+ * Bot scopes the app asks for at install; keep in step with manifest.yml. channels:read and groups:read let
+ * digests check who is in a channel (conversations.members/info) before listing or running its digests.
+ */
+export const BOT_SCOPES = [
+  'commands',
+  'chat:write',
+  'chat:write.public',
+  'users:read',
+  'usergroups:read',
+  'channels:read',
+  'groups:read',
+];
 
 export const EVENTS_PATH = '/slack/events';
 export const INSTALL_PATH = '/slack/install';

@@ -8,6 +8,16 @@ import type { PersonFacts } from '../queue/membership.ts';
 import type { Directory, DirectoryUser } from '../queue/permissions.ts';
 
 export const DIRECTORY_TTL_MS = 60_000;
+/** conversations.members pages read at most (1000 each): a bigger channel is checked no further. */
+const MAX_MEMBER_PAGES = 20;
+
+/** The queue domain's Directory, plus what digests need to know about channels. */
+export interface SlackDirectory extends Directory {
+  /** Whether the user is a member of the channel (conversations.members); false when Slack will not say. */
+  isChannelMember(channelId: string, userId: string): Promise<boolean>;
+  /** Whether the channel is public (conversations.info); false for private or unknown channels. */
+  isPublicChannel(channelId: string): Promise<boolean>;
+}
 
 type SlackUser = NonNullable<Awaited<ReturnType<WebClient['users']['info']>>['user']> & {
   is_stranger?: boolean;
@@ -36,7 +46,7 @@ interface Entry<T> {
 
 export interface DirectoryCache {
   /** A Directory for one workspace, reading through `client` (the request's bot token). */
-  forWorkspace(workspaceId: string, client: WebClient): Directory;
+  forWorkspace(workspaceId: string, client: WebClient): SlackDirectory;
   clear(): void;
 }
 
@@ -90,6 +100,40 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
             const res = await client.usergroups.users.list({ usergroup: groupId });
             return res.users ?? [];
           });
+        },
+        async isChannelMember(channelId, userId) {
+          try {
+            const members = await cached(`${workspaceId}:m:${channelId}`, async () => {
+              const all = new Set<string>();
+              let cursor = '';
+              for (let page = 0; page < MAX_MEMBER_PAGES; page++) {
+                const res = await client.conversations.members({
+                  channel: channelId,
+                  limit: 1000,
+                  ...(cursor ? { cursor } : {}),
+                });
+                for (const m of res.members ?? []) all.add(m);
+                cursor = res.response_metadata?.next_cursor ?? '';
+                if (!cursor) break;
+              }
+              return all;
+            });
+            return members.has(userId);
+          } catch {
+            // A channel the bot cannot see (private, not invited) or Slack down: not shown, not allowed.
+            return false;
+          }
+        },
+        async isPublicChannel(channelId) {
+          try {
+            const info = await cached(`${workspaceId}:c:${channelId}`, () =>
+              client.conversations.info({ channel: channelId }),
+            );
+            const c = info.channel;
+            return Boolean(c && !c.is_private && !c.is_im && !c.is_mpim && !c.is_group);
+          } catch {
+            return false;
+          }
         },
       };
     },

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualRunCooldown } from '../../src/digest/cooldown.ts';
 import { createLogger } from '../../src/observability/log.ts';
 import {
   EncryptionKeyMissingError,
@@ -431,6 +432,35 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       // The claim made through one instance is visible to the other.
       expect(await store.claimOnce('cross', 60_000)).toBe(true);
       expect(await other.claimOnce('cross', 60_000)).toBe(false);
+      await close(other);
+    });
+  });
+
+  describe('manual digest run cooldown (migration 003)', () => {
+    it('lets one of many racing claims through per window, across store instances, and releases', async () => {
+      const other = await openOn(shared, [key]);
+      const mine = new ManualRunCooldown(store.db);
+      const theirs = new ManualRunCooldown(other.db);
+      const sub = { subscriptionId: 'dcool1', workspaceId: 'TCOOL' };
+      const t = 1_800_000_000_000;
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? mine : theirs).claim(sub, `U${i}`, t, 300_000)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const winner = results.findIndex((r) => r.ok);
+      for (const r of results.filter((x) => !x.ok))
+        expect(r).toEqual({
+          ok: false,
+          lastStartedAt: t,
+          lastStartedBy: `U${winner}`,
+          nextAllowedAt: t + 300_000,
+        });
+      // Still inside the window 1 ms before it ends; open again once it has passed.
+      expect((await mine.claim(sub, 'UX', t + 299_999, 300_000)).ok).toBe(false);
+      expect((await theirs.claim(sub, 'UX', t + 300_000, 300_000)).ok).toBe(true);
+      // A released claim (the run could not start) does not make the next person wait.
+      await mine.release(sub.subscriptionId, t + 300_000);
+      expect((await theirs.claim(sub, 'UY', t + 300_001, 300_000)).ok).toBe(true);
       await close(other);
     });
   });
