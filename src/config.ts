@@ -236,8 +236,11 @@ function parseDatabaseUrl(raw: string | undefined): { db?: DatabaseConfig; probl
   };
 }
 
-/** Parses the environment. Throws ConfigError listing every problem. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Parses the environment. Throws ConfigError listing every problem. `tool: true` is for command-line
+ * tools (key rotation) that never serve Slack, so the missing-Slack-variables guard does not apply.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { tool?: boolean } = {}): Config {
   const problems: string[] = [];
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -313,7 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     e.TRUNK_API_TOKEN ? 'TRUNK_API_TOKEN' : undefined,
     e.ENCRYPTION_KEY ? 'ENCRYPTION_KEY' : undefined,
   ].filter((s): s is string => s !== undefined);
-  if (!anySlack && productionSettings.length > 0)
+  if (!anySlack && productionSettings.length > 0 && !opts.tool)
     problems.push(
       `Slack variables: none is set, but production settings are (${productionSettings.join(', ')}), so the local sandbox will not start in place of the real app.\n${SLACK_VARIABLES}\n  (To try the sandbox, unset ${productionSettings.map((p) => p.split('=')[0]).join(', ')}.)`,
     );

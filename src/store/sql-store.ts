@@ -327,7 +327,7 @@ export class SqlStore implements Store {
       last_at: number | null;
     }>(
       `SELECT id, workspace_id, user_id, action, target, outcome, detail, at, repeat_count, last_at FROM audit_log WHERE ${where}
-       ORDER BY at DESC, id DESC LIMIT $${params.length}`,
+       ORDER BY COALESCE(last_at, at) DESC, id DESC LIMIT $${params.length}`,
       params,
     );
     return rows.map((r) => ({
