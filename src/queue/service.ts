@@ -4,6 +4,7 @@
  * Results are plain data; errors from Trunk are returned (as `failed`) for the caller to render.
  */
 
+import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from '../core/target.ts';
 import type { AuditOutcome, Operator, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { TrunkInvalidRequestError } from '../trunk/errors.ts';
@@ -26,7 +27,6 @@ import {
 import { type AuditLost, appendAuditRetrying } from './audit.ts';
 import type { Principal } from './commands.ts';
 import type { Directory } from './permissions.ts';
-import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from './target.ts';
 
 export interface QueueContext {
   trunk: TrunkApi;

@@ -2,9 +2,10 @@
  * The one Store implementation, written once in portable SQL over the `Db` seam; the engines differ only
  * in their adapters (db-sqlite.ts, db-postgres.ts).
  */
+
+import { parseTarget, type TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import { SECRET_KEYS } from '../observability/log.ts';
-import { parseTarget, type TargetSpec } from '../queue/target.ts';
 import type { SecretBox } from './crypto.ts';
 import type { EngineDb } from './engine.ts';
 import { SqlInstallationStore, setInstallerIn } from './installations.ts';

@@ -10,8 +10,8 @@
  * engines support.
  */
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
-import type { TargetSpec } from '../queue/target.ts';
 
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 export type Row = Record<string, unknown>;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { QueueRef } from '../../src/core/target.ts';
 import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
 import {
   changeOperators,
@@ -21,7 +22,6 @@ import {
   updateSettings,
 } from '../../src/queue/service.ts';
 import { summarizeFailingTests, summarizeQuarantinedTests } from '../../src/queue/summaries.ts';
-import type { QueueRef } from '../../src/queue/target.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { QueueRef } from '../../../src/core/target.ts';
 import { makeQueue, makeSubmittedPr, makeTestRun } from '../../../src/fakes/trunk/index.ts';
 import { COMMAND_NAMES } from '../../../src/queue/commands.ts';
 import type { FlakySummary, QuarantinedSummary } from '../../../src/queue/summaries.ts';
-import type { QueueRef } from '../../../src/queue/target.ts';
 import { changedFields, renderAnnouncement, renderNoop } from '../../../src/slack/blocks/announcement.ts';
 import {
   renderConfig,
