@@ -3,9 +3,9 @@
  * in their adapters (db-sqlite.ts, db-postgres.ts).
  */
 
+import { SECRET_KEYS } from '../core/secret-keys.ts';
 import { parseTarget, type TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
-import { SECRET_KEYS } from '../observability/log.ts';
 import type { SecretBox } from './crypto.ts';
 import type { EngineDb } from './engine.ts';
 import { SqlInstallationStore, setInstallerIn } from './installations.ts';
