@@ -34,6 +34,7 @@ import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
+import { slackInstallationStore } from './slack/installation-store.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { rejectReplays } from './slack/replay-guard.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
@@ -334,17 +335,16 @@ function storeOptions(config: Config) {
 
 /** The store's InstallationStore, also recording who installed (an operator by right). */
 function recordingInstaller(store: Store): InstallationStore {
-  const inner = store.installations;
+  const inner = slackInstallationStore(store.installations);
   return {
-    async storeInstallation(installation: Installation, logger) {
-      await inner.storeInstallation(installation, logger);
+    async storeInstallation(installation: Installation) {
+      await inner.storeInstallation(installation);
       const workspaceId = installation.isEnterpriseInstall
         ? installation.enterprise?.id
         : installation.team?.id;
       if (workspaceId && installation.user?.id) await store.setInstaller(workspaceId, installation.user.id);
     },
-    fetchInstallation: (query, logger) => inner.fetchInstallation(query, logger),
-    deleteInstallation: (query: InstallationQuery<boolean>, logger) =>
-      inner.deleteInstallation(query, logger),
+    fetchInstallation: (query) => inner.fetchInstallation(query),
+    deleteInstallation: (query: InstallationQuery<boolean>) => inner.deleteInstallation(query),
   };
 }
