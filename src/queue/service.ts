@@ -5,6 +5,7 @@
  */
 
 import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from '../core/target.ts';
+import { type AuditLost, appendAuditRetrying } from '../store/audit-retrying.ts';
 import type { AuditOutcome, Operator, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { TrunkInvalidRequestError } from '../trunk/errors.ts';
@@ -24,7 +25,6 @@ import {
   type TestRun,
   type UpdateQueueRequest,
 } from '../trunk/types.ts';
-import { type AuditLost, appendAuditRetrying } from './audit.ts';
 import type { Principal } from './commands.ts';
 import type { Directory } from './permissions.ts';
 

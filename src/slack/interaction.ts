@@ -7,9 +7,9 @@
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
-import type { AuditLost } from '../queue/audit.ts';
 import { checkOperator, type OperatorDecision } from '../queue/permissions.ts';
 import type { QueueContext } from '../queue/service.ts';
+import type { AuditLost } from '../store/audit-retrying.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { SlackDeps } from './deps.ts';
 import type { SlackReply } from './reply.ts';
