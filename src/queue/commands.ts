@@ -5,12 +5,7 @@
 
 import { parseTarget, type RepoRef, type TargetSpec } from '../core/target.ts';
 import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../trunk/types.ts';
-
-/** Someone named in `config operators add|remove`. `name` is an unescaped `@name` to be looked up. */
-export type Principal =
-  | { kind: 'user'; id: string; label?: string }
-  | { kind: 'usergroup'; id: string; label?: string }
-  | { kind: 'name'; name: string };
+import type { Principal } from '../workspace/config.ts';
 
 export type ConfigCommand =
   | { kind: 'show' }

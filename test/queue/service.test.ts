@@ -8,17 +8,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { QueueRef } from '../../src/core/target.ts';
 import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
 import {
-  changeOperators,
   changeState,
-  connectTrunk,
   type QueueContext,
-  readConfig,
   readPullRequest,
   readTestRun,
   recordRefusal,
-  setChannelDefault,
   setConcurrency,
-  setWorkspaceDefault,
   updateSettings,
 } from '../../src/queue/service.ts';
 import { summarizeFailingTests, summarizeQuarantinedTests } from '../../src/queue/summaries.ts';
@@ -27,6 +22,13 @@ import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
 import { isTrunkError } from '../../src/trunk/errors.ts';
+import {
+  changeOperators,
+  connectTrunk,
+  readConfig,
+  setChannelDefault,
+  setWorkspaceDefault,
+} from '../../src/workspace/config.ts';
 
 const ref: QueueRef = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
 const target = 'acme/web:main';

@@ -4,7 +4,7 @@
  */
 import type { KnownBlock, ModalView } from '@slack/types';
 import { formatTargetSpec, parseTarget, type TargetSpec } from '../../core/target.ts';
-import type { ConnectInput } from '../../queue/service.ts';
+import type { ConnectInput } from '../../workspace/config.ts';
 import { escTrim } from './format.ts';
 import { CALLBACKS } from './ids.ts';
 import { context, plain } from './kit.ts';

@@ -2,13 +2,13 @@
  * `/mergequeue config …`: show the defaults and operators (anyone), change them (operators only).
  */
 import type { ConfigCommand } from '../../../queue/commands.ts';
+import { recordRefusal } from '../../../queue/service.ts';
 import {
   changeOperators,
   readConfig,
-  recordRefusal,
   setChannelDefault,
   setWorkspaceDefault,
-} from '../../../queue/service.ts';
+} from '../../../workspace/config.ts';
 import {
   renderConfig,
   renderDefaultChanged,

@@ -9,9 +9,9 @@
  */
 import type { App } from '@slack/bolt';
 import { DEFAULT_HOST, type QueueRef, resolveTarget } from '../../../core/target.ts';
-import { connectTrunk } from '../../../queue/service.ts';
 import type { TrunkApi } from '../../../trunk/api.ts';
 import { isTrunkError } from '../../../trunk/errors.ts';
+import { connectTrunk } from '../../../workspace/config.ts';
 import { answerBudget, OutOfTime } from '../../answer-budget.ts';
 import { renderConnected } from '../../blocks/config.ts';
 import { CONNECT_BLOCKS, parseConnectSubmission } from '../../blocks/connect.ts';
