@@ -3,9 +3,9 @@
  * to type. Pure and total: it never throws, whatever Slack sends (the property test checks this).
  */
 
-import { parseTarget, type RepoRef, type TargetSpec } from '../core/target.ts';
-import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../trunk/types.ts';
-import type { Principal } from '../workspace/config.ts';
+import { parseTarget, type RepoRef, type TargetSpec } from '../../core/target.ts';
+import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../../trunk/types.ts';
+import type { Principal } from '../../workspace/config.ts';
 
 export type ConfigCommand =
   | { kind: 'show' }
