@@ -8,7 +8,7 @@ import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from '..
 import { type AuditLost, appendAuditRetrying } from '../store/audit-retrying.ts';
 import type { AuditOutcome, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
-import { TrunkInvalidRequestError } from '../trunk/errors.ts';
+import { isTrunkError, type TrunkError, TrunkInvalidRequestError } from '../trunk/errors.ts';
 import {
   DIRECT_MERGE_MODES,
   MERGE_METHODS,
@@ -53,7 +53,13 @@ export type ChangeResult =
       view: Queue;
     }
   | { outcome: 'noop'; action: QueueAction; target: string; before?: Queue; reason: string }
-  | { outcome: 'failed'; action: QueueAction; target: string; before?: Queue; error: unknown };
+  | { outcome: 'failed'; action: QueueAction; target: string; before?: Queue; error: ChangeError };
+
+/**
+ * Why a change failed: Trunk's error (with its kind and facts), or anything else that went wrong on our side
+ * (the store not answering, a bug), which callers show as a generic failure.
+ */
+export type ChangeError = TrunkError | Error;
 
 /** Every updateQueue field but the address and state. */
 export type SettingsChanges = Omit<UpdateQueueRequest, 'repo' | 'targetBranch' | 'state'>;
@@ -410,16 +416,17 @@ async function failed(
   action: QueueAction,
   target: string,
   before: Queue | undefined,
-  error: unknown,
+  thrown: unknown,
   detail: Record<string, unknown>,
 ): Promise<ChangeResult> {
-  const e = error as { kind?: string; userMessage?: string; status?: number };
+  const trunk = isTrunkError(thrown) ? thrown : undefined;
   await audit(ctx, action, target, 'failed', {
     ...detail,
-    error: e?.kind ?? 'internal',
-    message: typeof e?.userMessage === 'string' ? e.userMessage : 'unexpected error',
-    ...(typeof e?.status === 'number' ? { status: e.status } : {}),
+    error: trunk?.kind ?? 'internal',
+    message: trunk?.userMessage ?? 'unexpected error',
+    ...(trunk?.status !== undefined ? { status: trunk.status } : {}),
   });
+  const error: ChangeError = trunk ?? (thrown instanceof Error ? thrown : new Error(String(thrown)));
   const r: ChangeResult = { outcome: 'failed', action, target, error };
   if (before) r.before = before;
   return r;

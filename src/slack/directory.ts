@@ -5,6 +5,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Directory, DirectoryUser } from '../queue/permissions.ts';
+import { slackAnswer } from './api-errors.ts';
 
 export const DIRECTORY_TTL_MS = 60_000;
 
@@ -58,7 +59,7 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
               if (name) out.name = name;
               return out;
             } catch (err) {
-              if ((err as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
+              if (slackAnswer(err) === 'user_not_found') return undefined;
               throw err;
             }
           });

@@ -11,6 +11,7 @@ import { checkOperator, type OperatorDecision } from '../queue/permissions.ts';
 import type { QueueContext } from '../queue/service.ts';
 import type { AuditLost } from '../store/audit-retrying.ts';
 import type { TrunkApi } from '../trunk/api.ts';
+import { isSlackApiError, slackAnswer } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
 import type { SlackReply } from './reply.ts';
 
@@ -172,10 +173,8 @@ export async function updateMessage(
 
 /** Slack's error code of a failed Web API call (`not_in_channel`, `ratelimited`, …). */
 export function errorCode(err: unknown): string {
-  const e = err as { data?: { error?: unknown }; code?: unknown };
-  if (typeof e?.data?.error === 'string') return e.data.error;
-  if (typeof e?.code === 'string') return e.code;
-  return 'unknown';
+  if (!isSlackApiError(err)) return 'unknown';
+  return slackAnswer(err) ?? (typeof err.code === 'string' ? err.code : 'unknown');
 }
 
 /**

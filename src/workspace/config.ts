@@ -7,6 +7,7 @@ import type { TargetSpec } from '../core/target.ts';
 import { type AuditLost, appendAuditRetrying } from '../store/audit-retrying.ts';
 import type { AuditOutcome, Operator, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
+import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
 
 /** Someone named in `config operators add|remove`. `name` is an unescaped `@name` to be looked up. */
 export type Principal =
@@ -113,7 +114,7 @@ export interface ConnectInput {
   defaultTarget?: TargetSpec;
 }
 
-export type ConnectResult = { ok: true } | { ok: false; error: unknown; field: 'token' | 'defaultRepo' };
+export type ConnectResult = { ok: true } | { ok: false; error: TrunkError; field: 'token' | 'defaultRepo' };
 
 /**
  * Stores this workspace's Trunk token and org slug. With a default repository and `verifyWith`, the token is
@@ -129,9 +130,8 @@ export async function connectTrunk(
     try {
       await verifyWith(input.token).getQueue({ repo, targetBranch: input.defaultTarget?.branch ?? 'main' });
     } catch (error) {
-      const kind = (error as { kind?: string }).kind;
       // A queue that does not exist yet still proves the token works; only auth failures block saving.
-      if (kind === 'auth') {
+      if (isTrunkError(error) && error.kind === 'auth') {
         await audit(ctx, 'connect', '', 'failed', { orgSlug: input.orgSlug, error: 'auth' });
         return { ok: false, error, field: 'token' };
       }
