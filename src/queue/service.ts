@@ -4,7 +4,7 @@
  * Results are plain data; errors from Trunk are returned (as `failed`) for the caller to render.
  */
 
-import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from '../core/target.ts';
+import { formatQueueRef, type QueueRef, type RepoRef } from '../core/target.ts';
 import { type AuditLost, appendAuditRetrying } from '../store/audit-retrying.ts';
 import type { AuditOutcome, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
