@@ -42,7 +42,7 @@ export const DIGEST_HELP = [
   '• `/mergequeue digest set <id> skip-empty on|off` (no post when there is nothing to report; on by default)',
   `• \`/mergequeue digest set <id> top <1-${MAX_TOP}>\` (tests listed, default ${DEFAULT_TOP}) · \`set <id> time 08:30\` · \`set <id> tz America/New_York\` · \`set <id> days daily|weekdays\``,
   '• `/mergequeue digest owners` lists who is mentioned for which code owner; `digest owners @acme/payments @alice @payments-team` maps a Trunk code owner to Slack users or user groups; `digest owners @acme/payments none` removes it',
-  'Adding, removing and changing digests is for operators.',
+  'Operators, and members of a digest’s channel, may add, change, remove and run it (`digest run` once every 5 minutes per digest). `digest owners` changes are for operators. `digest list` shows the digests of channels you can see.',
 ].join('\n');
 
 const ID_RE = /^d[a-z0-9]{5}$/;

@@ -82,6 +82,8 @@ export interface DigestDeps {
   leaseMs?: number;
   /** Digests one replica runs at the same time, default 50 (most of a digest is waiting: Trunk pages, Slack pace). */
   concurrency?: number;
+  /** Least time between two manual runs (`digest run`) of one digest, default 5 minutes. */
+  manualRunCooldownMs?: number;
   /** node-cron expression of the ticker, default every minute (UTC). */
   tickCron?: string;
   /** Pause between two messages in one channel, default 1100 ms (Slack: about one per second). */

@@ -47,12 +47,15 @@ export function mayOperate(
   client: WebClient,
   workspaceId: string,
   userId: string,
+  /** The user's team as the request said it (block_actions `user.team_id`); checked against users.info. */
+  payloadTeamId?: string,
 ): Promise<OperatorDecision> {
   return checkOperator({
     directory: deps.directory.forWorkspace(workspaceId, client),
     store: deps.store,
     workspaceId,
     userId,
+    payloadTeamId,
   });
 }
 

@@ -94,7 +94,9 @@ export class SqlInstallations implements StoreInstallations {
           now,
         ],
       );
-      await setInstallerIn(tx, workspaceId, record.installerUserId, now);
+      // Only a first install names the installer: a re-install must not hand out the right (the app
+      // decides whether it moves, see slack/installer-rights.ts).
+      await setInstallerIn(tx, workspaceId, record.installerUserId, now, { onlyIfNone: true });
     });
   }
 
@@ -164,11 +166,13 @@ export async function setInstallerIn(
   workspaceId: string,
   userId: string,
   now: number,
+  opts: { onlyIfNone?: boolean } = {},
 ): Promise<void> {
   await db.execute(
     `INSERT INTO workspace_settings (workspace_id, installer_user_id, updated_by, updated_at) VALUES ($1, $2, $2, $3)
      ON CONFLICT (workspace_id) DO UPDATE SET installer_user_id = excluded.installer_user_id,
-       updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+       updated_by = excluded.updated_by, updated_at = excluded.updated_at
+     ${opts.onlyIfNone ? 'WHERE workspace_settings.installer_user_id IS NULL' : ''}`,
     [workspaceId, userId, now],
   );
 }

@@ -126,7 +126,7 @@ export interface Store {
 
   /** Slack installations (OAuth mode): tokens encrypted; keyed by the workspace id (see InstallationRecord). */
   readonly installations: {
-    /** Replaces the workspace's installation and records its installer (an operator by right). */
+    /** Replaces the workspace's installation; records its installer (an operator by right) only if none is. */
     save(record: InstallationRecord): Promise<void>;
     load(workspaceId: string): Promise<InstallationRecord | undefined>;
     /** Used by uninstall handling; removes bot and user tokens of that team or enterprise. */

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualRunCooldown } from '../../src/digest/cooldown.ts';
 import { createLogger } from '../../src/observability/log.ts';
 import { slackInstallationStore } from '../../src/slack/installation-store.ts';
 import {
@@ -88,6 +89,13 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     secretsUsed.push(v);
     return v;
   };
+  /** Fresh, tracked secrets for one workspace installation. */
+  const installSecrets = () => ({
+    bot: track(secret('xoxb')),
+    botRefresh: track(secret('xoxe')),
+    user: track(secret('xoxp')),
+    webhook: track(`https://hooks.slack.test/${secret('hook')}`),
+  });
   const trackKey = (k: Buffer) => {
     secretsUsed.push(k.toString('base64'), k.toString('hex'));
     return k;
@@ -467,15 +475,38 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     });
   });
 
+  describe('manual digest run cooldown (migration 003)', () => {
+    it('lets one of many racing claims through per window, across store instances, and releases', async () => {
+      const other = await openOn(shared, [key]);
+      const mine = new ManualRunCooldown(store.db);
+      const theirs = new ManualRunCooldown(other.db);
+      const sub = { subscriptionId: 'dcool1', workspaceId: 'TCOOL' };
+      const t = 1_800_000_000_000;
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? mine : theirs).claim(sub, `U${i}`, t, 300_000)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const winner = results.findIndex((r) => r.ok);
+      for (const r of results.filter((x) => !x.ok))
+        expect(r).toEqual({
+          ok: false,
+          lastStartedAt: t,
+          lastStartedBy: `U${winner}`,
+          nextAllowedAt: t + 300_000,
+        });
+      // Still inside the window 1 ms before it ends; open again once it has passed.
+      expect((await mine.claim(sub, 'UX', t + 299_999, 300_000)).ok).toBe(false);
+      expect((await theirs.claim(sub, 'UX', t + 300_000, 300_000)).ok).toBe(true);
+      // A released claim (the run could not start) does not make the next person wait.
+      await mine.release(sub.subscriptionId, t + 300_000);
+      expect((await theirs.claim(sub, 'UY', t + 300_001, 300_000)).ok).toBe(true);
+      await close(other);
+    });
+  });
+
   describe('Slack installations (Bolt InstallationStore)', () => {
     it('round-trips a workspace install, keyed by team id', async () => {
-      const s = {
-        bot: track(secret('xoxb')),
-        botRefresh: track(secret('xoxe')),
-        user: track(secret('xoxp')),
-        webhook: track(`https://hooks.slack.test/${secret('hook')}`),
-      };
-      const inst = teamInstall('TINST1', s);
+      const inst = teamInstall('TINST1', installSecrets());
       await slackInstallationStore(store.installations).storeInstallation(inst);
       const back = await slackInstallationStore(store.installations).fetchInstallation({
         teamId: 'TINST1',
@@ -492,6 +523,23 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
           isEnterpriseInstall: false,
         }),
       ).resolves.toEqual(inst);
+    });
+
+    it('a re-install by someone else keeps the recorded installer; only setInstaller moves it', async () => {
+      const first = teamInstall('TREINST', installSecrets());
+      await slackInstallationStore(store.installations).storeInstallation(first);
+      const again = { ...first, user: { ...first.user, id: 'UNEWCOMER' } };
+      await slackInstallationStore(store.installations).storeInstallation(again);
+      expect((await store.getWorkspace('TREINST'))?.installerUserId).toBe('UINSTALLER');
+      // The new tokens are stored all the same: Slack did authorise this install.
+      const back = await slackInstallationStore(store.installations).fetchInstallation({
+        teamId: 'TREINST',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      expect(back.user.id).toBe('UNEWCOMER');
+      await store.setInstaller('TREINST', 'UNEWCOMER');
+      expect((await store.getWorkspace('TREINST'))?.installerUserId).toBe('UNEWCOMER');
     });
 
     it('keys org-wide installs by enterprise id', async () => {

@@ -1,6 +1,6 @@
 /**
  * Every schema migration, in order. Forward-only: never edit a migration that has shipped; add one.
- * Each file owns one concern: 001 the core (store/), 002 digests (digest/).
+ * Each file owns one concern: 001 the core (store/), 002 digests (digest/), 003 who may act (authz).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -9,6 +9,7 @@
 import type { Migration } from '../types.ts';
 import { coreMigration } from './001_core.ts';
 import { digestsMigration } from './002_digests.ts';
+import { authzMigration } from './003_authz.ts';
 import { trustMigration } from './005_trust.ts';
 
-export const migrations: Migration[] = [coreMigration, digestsMigration, trustMigration];
+export const migrations: Migration[] = [coreMigration, digestsMigration, authzMigration, trustMigration];

@@ -11,7 +11,7 @@ import { registerButton } from './click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   registerButton(app, deps, ACTIONS.settings, async (c) => {
-    const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId);
+    const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId, c.userTeamId);
     if (!decision.allowed) {
       const target = formatQueueRef(c.value.ref);
       await recordRefusal(c.ctx, 'settings', target, decision.because);
