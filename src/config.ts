@@ -4,7 +4,7 @@
  * because several of them are secrets.
  */
 import { z } from 'zod';
-import { parseTarget, type TargetSpec } from './queue/target.ts';
+import { parseTarget, type TargetSpec } from './core/target.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 

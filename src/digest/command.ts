@@ -3,7 +3,7 @@
  * repository. Bad input gets a message saying what was wrong and what to type, and changes nothing.
  */
 
-import { parseTarget, type RepoRef } from '../queue/target.ts';
+import { parseTarget, type RepoRef } from '../core/target.ts';
 import type { SlackReply } from '../slack/reply.ts';
 import { canonicalTimeZone, type DaysRule, formatLocalTime, parseLocalTime } from './schedule.ts';
 import type { DigestKind } from './types.ts';

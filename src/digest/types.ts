@@ -1,8 +1,8 @@
 /** Plain data of the digest domain, shared by its modules. */
 import type { KnownBlock } from '@slack/types';
+import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { TargetSpec } from '../queue/target.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { Repo } from '../trunk/types.ts';

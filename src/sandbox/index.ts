@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, EVENTS_PATH, type RunningApp } from '../app.ts';
 import type { Config } from '../config.ts';
+import { parseTarget } from '../core/target.ts';
 import { type SlackFake, startSlackFake } from '../fakes/slack/server.ts';
 import { startTrunkFake, type TrunkFake } from '../fakes/trunk/index.ts';
 import { createLogger, type Logger } from '../observability/log.ts';
-import { parseTarget } from '../queue/target.ts';
 import { Conversation } from './conversation.ts';
 import {
   BOT_ID,

@@ -6,6 +6,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { PersonFacts } from '../queue/membership.ts';
 import type { Directory, DirectoryUser } from '../queue/permissions.ts';
+import { slackAnswer } from './api-errors.ts';
 
 export const DIRECTORY_TTL_MS = 60_000;
 /** conversations.members pages read at most (1000 each): a bigger channel is checked no further. */
@@ -90,7 +91,7 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
               if (name) out.name = name;
               return out;
             } catch (err) {
-              if ((err as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
+              if (slackAnswer(err) === 'user_not_found') return undefined;
               throw err;
             }
           });

@@ -8,9 +8,9 @@ import type { Installation, InstallationQuery, InstallationStore } from '@slack/
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Logger } from '../observability/log.ts';
 import { checkOperator } from '../queue/permissions.ts';
-import { installationKey } from '../store/installations.ts';
 import type { Store } from '../store/types.ts';
 import type { DirectoryCache } from './directory.ts';
+import { installationKey, slackInstallationStore } from './installation-store.ts';
 
 export interface InstallerRightsOptions {
   store: Store;
@@ -23,9 +23,9 @@ export interface InstallerRightsOptions {
 /** Bolt's InstallationStore over the store's, deciding whether the installer right moves. */
 export function installerRightsStore(opts: InstallerRightsOptions): InstallationStore {
   const { store, logger } = opts;
-  const inner = store.installations;
+  const inner = slackInstallationStore(store.installations);
   return {
-    async storeInstallation(installation: Installation, boltLogger) {
+    async storeInstallation(installation: Installation) {
       const workspaceId = installationKey({
         isEnterpriseInstall: installation.isEnterpriseInstall,
         enterpriseId: installation.enterprise?.id,
@@ -34,7 +34,7 @@ export function installerRightsStore(opts: InstallerRightsOptions): Installation
       const userId = installation.user?.id;
       const before = (await store.getWorkspace(workspaceId))?.installerUserId;
       // Records the installer only when none is recorded yet (a first install, or after an uninstall).
-      await inner.storeInstallation(installation, boltLogger);
+      await inner.storeInstallation(installation);
       if (!userId || before === userId) return;
       if (!before) {
         await audit(store, logger, workspaceId, userId, 'ok', { to: userId, because: 'first install' });
@@ -67,9 +67,8 @@ export function installerRightsStore(opts: InstallerRightsOptions): Installation
         because: decision.because,
       });
     },
-    fetchInstallation: (query, boltLogger) => inner.fetchInstallation(query, boltLogger),
-    deleteInstallation: (query: InstallationQuery<boolean>, boltLogger) =>
-      inner.deleteInstallation(query, boltLogger),
+    fetchInstallation: (query) => inner.fetchInstallation(query),
+    deleteInstallation: (query: InstallationQuery<boolean>) => inner.deleteInstallation(query),
   };
 }
 

@@ -4,6 +4,7 @@
  * fake Slack's oauth.v2.access naming the person who installed (`authed_user`).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
 import type { Harness } from '../../helpers/app-harness.ts';
 import { startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
 
@@ -100,7 +101,7 @@ describe('re-installing the app', () => {
     expect(await canPause(PEOPLE.installer)).toBe(true);
     // The re-install itself worked: the workspace now uses the newly issued bot token.
     const issued = h.slack.issuedTokens.at(-1)!.token;
-    const inst = await h.app!.store.installations.fetchInstallation({
+    const inst = await slackInstallationStore(h.app!.store.installations).fetchInstallation({
       teamId: TEAM,
       enterpriseId: undefined,
       isEnterpriseInstall: false,

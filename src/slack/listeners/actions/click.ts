@@ -4,8 +4,8 @@
  */
 import type { App, BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { formatQueueRef } from '../../../core/target.ts';
 import { type ChangeResult, type QueueContext, recordRefusal } from '../../../queue/service.ts';
-import { formatQueueRef } from '../../../queue/target.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
 import { renderError, renderInvalidButton, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';

@@ -1,7 +1,7 @@
 /** The Settings button on a status message opens the settings modal for that queue (operators only). */
 import type { App } from '@slack/bolt';
+import { formatQueueRef } from '../../../core/target.ts';
 import { recordRefusal } from '../../../queue/service.ts';
-import { formatQueueRef } from '../../../queue/target.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
