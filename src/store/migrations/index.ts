@@ -1,6 +1,6 @@
 /**
  * Every schema migration, in order. Forward-only: never edit a migration that has shipped; add one.
- * Each file owns one concern: 001 the core (store/), 002 digests (digest/).
+ * Each file owns one concern: 001 the core (store/), 002 digests (digest/), 006 queue watching (watch/).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -9,5 +9,6 @@
 import type { Migration } from '../types.ts';
 import { coreMigration } from './001_core.ts';
 import { digestsMigration } from './002_digests.ts';
+import { watchMigration } from './006_watch.ts';
 
-export const migrations: Migration[] = [coreMigration, digestsMigration];
+export const migrations: Migration[] = [coreMigration, digestsMigration, watchMigration];
