@@ -134,6 +134,20 @@ export class SnapshotRepository {
     });
   }
 
+  /**
+   * Snapshots of queues nobody polls (no lease, or an expired one): a queue left unfollowed while its
+   * poller was dead. The caller forgets those no longer followed.
+   */
+  async orphans(now: number): Promise<Array<{ workspaceId: string; queueKey: string }>> {
+    const rows = await this.#db.query(
+      `SELECT s.workspace_id, s.queue_key FROM watch_snapshots s
+       LEFT JOIN watch_leases l ON l.workspace_id = s.workspace_id AND l.queue_key = s.queue_key
+       WHERE l.owner IS NULL OR l.lease_until < $1`,
+      [now],
+    );
+    return rows.map((r) => ({ workspaceId: String(r['workspace_id']), queueKey: String(r['queue_key']) }));
+  }
+
   async health(workspaceId: string, queueKey: string): Promise<Map<string, HealthRecord[]>> {
     const rows = await this.#db.query(
       'SELECT watch_id, condition, since, alerted_at, recovered_at FROM watch_health WHERE workspace_id = $1 AND queue_key = $2',

@@ -143,6 +143,11 @@ export class Watcher {
     if (now - this.#prunedAt > 3_600_000) {
       this.#prunedAt = now;
       await this.outbox.prune(now - KEEP_EVENTS_MS);
+      // A queue unfollowed while its poller was dead kept its snapshot; following it again must start
+      // from a fresh baseline, not announce what changed in between.
+      for (const o of await this.snapshots.orphans(now))
+        if (!followed.has(`${o.workspaceId}|${o.queueKey}`))
+          await this.snapshots.forget(o.workspaceId, o.queueKey);
     }
   }
 

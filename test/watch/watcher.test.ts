@@ -254,6 +254,23 @@ describe('watcher', () => {
     expect(await s.watcher.snapshots.get(WS, queueKeyOf(TARGET))).toBeUndefined();
   });
 
+  it('a queue unfollowed while its poller was dead is forgotten, so following it again is a fresh baseline', async () => {
+    const w = await watch('C1');
+    const dead = rig.service('dead');
+    await dead.tick();
+    await dead.stop({ releaseLeases: false });
+    await dead.watcher.watches.remove(WS, w.channelId, TARGET);
+    const other = rig.service('other');
+    rig.clock.now += 2 * 60 * MIN;
+    await other.tick();
+    expect(await other.watcher.snapshots.get(WS, queueKeyOf(TARGET))).toBeUndefined();
+    await rig.api.updateQueue({ repo: REPO, targetBranch: 'main', state: 'paused' });
+    await watch('C1');
+    await interval(other);
+    await interval(other);
+    expect(rig.delivered).toEqual([]);
+  });
+
   it('health: stuck alerts once after the channel threshold and says recovered once when testing starts', async () => {
     await rig.service('probe').watcher.watches.upsert({
       workspaceId: WS,
