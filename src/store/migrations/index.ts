@@ -10,5 +10,6 @@ import type { Migration } from '../types.ts';
 import { coreMigration } from './001_core.ts';
 import { digestsMigration } from './002_digests.ts';
 import { trustMigration } from './005_trust.ts';
+import { freezeMigration } from './007_freeze.ts';
 
-export const migrations: Migration[] = [coreMigration, digestsMigration, trustMigration];
+export const migrations: Migration[] = [coreMigration, digestsMigration, trustMigration, freezeMigration];
