@@ -6,11 +6,16 @@ import type { Baseline, DigestKind, Subscription } from './types.ts';
 
 const ID_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
-/** Short ids people can type: `digest remove d7k2m9`. */
-export function newSubscriptionId(): string {
-  let id = 'd';
+/** A prefix and five characters without look-alikes (no i, l, o, 0, 1), easy to read and type. */
+export function newShortId(prefix: string): string {
+  let id = prefix;
   for (let i = 0; i < 5; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
   return id;
+}
+
+/** Short ids people can type: `digest remove d7k2m9`. */
+export function newSubscriptionId(): string {
+  return newShortId('d');
 }
 
 const COLUMNS =

@@ -95,7 +95,8 @@ export function localToUtc(tz: string, y: number, m: number, d: number, minuteOf
   return wall - before;
 }
 
-function shiftDate(y: number, m: number, d: number, days: number) {
+/** The calendar date `days` after y-m-d, with its weekday (0 = Sunday). */
+export function shiftDate(y: number, m: number, d: number, days: number) {
   const t = new Date(Date.UTC(y, m - 1, d) + days * DAY_MS);
   return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate(), weekday: t.getUTCDay() };
 }
