@@ -3,9 +3,10 @@
  * repository. Bad input gets a message saying what was wrong and what to type, and changes nothing.
  */
 
+import { canonicalTimeZone, formatLocalTime, parseLocalTime } from '../core/local-time.ts';
 import { parseTarget, type RepoRef } from '../core/target.ts';
 import type { SlackReply } from '../slack/reply.ts';
-import { canonicalTimeZone, type DaysRule, formatLocalTime, parseLocalTime } from './schedule.ts';
+import type { DaysRule } from './schedule.ts';
 import type { DigestKind } from './types.ts';
 
 export const DEFAULT_TIME = 9 * 60;

@@ -2,6 +2,8 @@
  * Handling `/mergequeue digest …`: checks who may do what, validates with Trunk, changes the stored
  * subscriptions and answers with one ephemeral message. Parsing lives in command.ts.
  */
+
+import { canonicalTimeZone, formatLocalTime } from '../core/local-time.ts';
 import type { SlackReply } from '../slack/reply.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import {
@@ -18,7 +20,7 @@ import {
 import type { ManualRunCooldown } from './cooldown.ts';
 import { repoLabel, slackDate } from './render.ts';
 import type { SubscriptionRepository } from './repository.ts';
-import { canonicalTimeZone, formatLocalTime, nextOccurrence } from './schedule.ts';
+import { nextOccurrence } from './schedule.ts';
 import type { DigestDeps, RunOutcome, Subscription } from './types.ts';
 
 export interface DigestCommandContext {

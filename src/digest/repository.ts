@@ -1,17 +1,8 @@
 /** Subscriptions and the owner → mention map, in the digest tables (migration 002) through the Db seam. */
-import { randomInt } from 'node:crypto';
+import { newShortId } from '../core/short-id.ts';
 import type { Db, Row, SqlValue } from '../store/types.ts';
 import type { DaysRule } from './schedule.ts';
 import type { Baseline, DigestKind, Subscription } from './types.ts';
-
-const ID_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
-
-/** A prefix and five characters without look-alikes (no i, l, o, 0, 1), easy to read and type. */
-export function newShortId(prefix: string): string {
-  let id = prefix;
-  for (let i = 0; i < 5; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
-  return id;
-}
 
 /** Short ids people can type: `digest remove d7k2m9`. */
 export function newSubscriptionId(): string {

@@ -4,14 +4,14 @@
  * start is still ahead there, else tomorrow) is decided here and tested without a clock.
  */
 
-import { type ParseResult, parseTarget, type TargetSpec } from '../core/target.ts';
 import {
   canonicalTimeZone,
   formatLocalTime,
   localParts,
   parseLocalTime,
   shiftDate,
-} from '../digest/schedule.ts';
+} from '../core/local-time.ts';
+import { type ParseResult, parseTarget, type TargetSpec } from '../core/target.ts';
 import { type FreezeRule, formatDate, occurrenceOn, parseDate, type RepeatDays } from './schedule.ts';
 import type { FreezeAction, FreezeWindow } from './types.ts';
 

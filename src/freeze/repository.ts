@@ -1,7 +1,7 @@
 /** Freeze windows in the freeze_windows table (migration 007) through the Db seam. */
 
+import { newShortId } from '../core/short-id.ts';
 import { parseTarget, type QueueRef } from '../core/target.ts';
-import { newShortId } from '../digest/repository.ts';
 import type { Db, Row, SqlValue } from '../store/types.ts';
 import type { FreezeRule, RepeatDays } from './schedule.ts';
 import type { FreezeAction, FreezeWindow } from './types.ts';

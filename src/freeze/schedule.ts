@@ -9,7 +9,7 @@
  * its first instance. An occurrence that the gap reduces to nothing (02:00–03:00 on the night the clocks
  * jump from 02:00 to 03:00) does not happen.
  */
-import { localParts, localToUtc, shiftDate } from '../digest/schedule.ts';
+import { localParts, localToUtc, shiftDate } from '../core/local-time.ts';
 
 export type RepeatDays = 'daily' | 'weekdays' | 'weekends';
 
