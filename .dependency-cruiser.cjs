@@ -101,10 +101,10 @@ module.exports = {
       name: 'domain-never-imports-slack',
       severity: 'error',
       comment:
-        'queue/, digest/ and workspace/ are the domain: plain data in, plain data out (what a change means, who may ' +
+        'queue/, digest/, workspace/, watch/ and freeze/ are the domain: plain data in, plain data out (what a change means, who may ' +
         'run it, what a digest says). Replies, Block Kit and Bolt types belong to slack/, which calls the ' +
         'domain; the reverse arrow would make the domain untestable without Slack.',
-      from: { path: '^src/(queue|digest|workspace)/' },
+      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
       to: { path: ['^src/slack/', 'node_modules/@slack/'] },
     },
     {
@@ -113,17 +113,28 @@ module.exports = {
       comment:
         'app.ts, main.ts, lifecycle.ts and http/ assemble the parts, and fakes and the sandbox are development ' +
         'tools; a domain module that imported any of them would pull the whole app into its tests.',
-      from: { path: '^src/(queue|digest|workspace)/' },
+      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
       to: { path: ['^src/(http|cli|fakes|sandbox)/', '^src/(app|main|lifecycle)\\.ts$'] },
     },
     {
       name: 'domains-are-independent',
       severity: 'error',
       comment:
-        'queue/, digest/ and workspace/ are siblings: what they share (targets such as owner/repo:branch) ' +
-        'lives in core/, which all may import, so a change to one domain never ripples into another.',
-      from: { path: '^src/(queue|digest|workspace)/' },
-      to: { path: '^src/(queue|digest|workspace)/', pathNot: '^src/$1/' },
+        'queue/, digest/, workspace/ and watch/ are siblings: what they share (targets such as owner/repo:branch, ' +
+        'local time) lives in core/, which all may import, so a change to one domain never ripples into another. ' +
+        'freeze/ is the one automation built on another domain: a freeze window changes the queue through ' +
+        "the queue's own change flow (rule freeze-builds-only-on-queue).",
+      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
+      to: { path: '^src/(queue|digest|workspace|watch|freeze)/', pathNot: ['^src/$1/', '^src/queue/'] },
+    },
+    {
+      name: 'freeze-builds-only-on-queue',
+      severity: 'error',
+      comment:
+        'Only freeze/ may use the queue domain (to pause, drain and resume through the same audited flow as ' +
+        'a person); the queue never knows about freeze windows, and no other domain reaches into it.',
+      from: { path: '^src/(digest|workspace|watch)/' },
+      to: { path: '^src/queue/' },
     },
     {
       name: 'fakes-only-for-the-sandbox',
