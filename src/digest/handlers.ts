@@ -4,8 +4,7 @@
  */
 
 import { canonicalTimeZone, formatLocalTime } from '../core/local-time.ts';
-import type { SlackReply } from '../slack/reply.ts';
-import { isTrunkError } from '../trunk/errors.ts';
+import { repoLabel, slackDate } from '../slack/blocks/digest.ts';
 import {
   DEFAULT_DAYS,
   DEFAULT_TIME,
@@ -16,9 +15,10 @@ import {
   MAX_PER_CHANNEL,
   parseDigestCommand,
   reply,
-} from './command.ts';
+} from '../slack/commands/digest.ts';
+import type { SlackReply } from '../slack/reply.ts';
+import { isTrunkError } from '../trunk/errors.ts';
 import type { ManualRunCooldown } from './cooldown.ts';
-import { repoLabel, slackDate } from './render.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { nextOccurrence } from './schedule.ts';
 import type { DigestDeps, RunOutcome, Subscription } from './types.ts';

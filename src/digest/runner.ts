@@ -9,11 +9,11 @@
  */
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { isEmpty, renderDigest, renderFailure } from '../slack/blocks/digest.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import type { ClaimRepository, RunPayload, RunRecord } from './claims.ts';
 import { baselineOf, collectFailing, collectQuarantined } from './collect.ts';
 import { type ChannelPacer, postPaced, SlackPostError, slackHint } from './post.ts';
-import { isEmpty, renderDigest, renderFailure } from './render.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { isFinalSlackError, MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
 import type { DigestDeps, RunOutcome, SlackPoster, Subscription } from './types.ts';

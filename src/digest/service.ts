@@ -1,8 +1,8 @@
 /** The digest service: commands, the scheduler, manual runs. Wires the modules of digest/ together. */
 import { randomBytes } from 'node:crypto';
+import { reply } from '../slack/commands/digest.ts';
 import type { SlackReply } from '../slack/reply.ts';
 import { ClaimRepository } from './claims.ts';
-import { reply } from './command.ts';
 import { MANUAL_RUN_COOLDOWN_MS, ManualRunCooldown } from './cooldown.ts';
 import { createCommandHandler, type DigestCommandContext } from './handlers.ts';
 import { ChannelPacer } from './post.ts';

@@ -10,7 +10,7 @@ import { afterAck, sendReply, workspaceIdOf } from '../../interaction.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
-import { digest } from './digest.ts';
+import { digest } from './digest/index.ts';
 import { help } from './help.ts';
 import { pr } from './pr.ts';
 import { run } from './run.ts';

@@ -1,8 +1,8 @@
 /** `/mergequeue digest …`: handed to the digest service, whose reply goes back through respond(). */
-import { whyNotOwnPerson } from '../../../queue/membership.ts';
-import { renderError } from '../../blocks/errors.ts';
-import { mayOperate, sendReply } from '../../interaction.ts';
-import type { CommandRequest, Outcome } from './types.ts';
+import { whyNotOwnPerson } from '../../../../queue/membership.ts';
+import { renderError } from '../../../blocks/errors.ts';
+import { mayOperate, sendReply } from '../../../interaction.ts';
+import type { CommandRequest, Outcome } from '../types.ts';
 
 export async function digest(req: CommandRequest, args: string[]): Promise<Outcome> {
   const service = req.deps.digest;

@@ -1,17 +1,17 @@
 /** Rendering and top-N selection: every message within Block Kit limits whatever the data. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bloom } from '../../src/digest/bloom.ts';
+import { Bloom } from '../../../src/digest/bloom.ts';
 import {
   byImpact,
   type FailingCollection,
   type FailingEntry,
   type QuarantinedCollection,
   TopN,
-} from '../../src/digest/collect.ts';
-import { ENTRIES_PER_REPLY, renderDigest, renderFailure } from '../../src/digest/render.ts';
-import type { Subscription } from '../../src/digest/types.ts';
-import { assertValidReply } from '../helpers/block-kit.ts';
+} from '../../../src/digest/collect.ts';
+import type { Subscription } from '../../../src/digest/types.ts';
+import { ENTRIES_PER_REPLY, renderDigest, renderFailure } from '../../../src/slack/blocks/digest.ts';
+import { assertValidReply } from '../../helpers/block-kit.ts';
 
 const sub: Subscription = {
   id: 'dabcde',

@@ -4,9 +4,9 @@
  * Pure functions: plain data in, messages out.
  */
 import type { KnownBlock } from '@slack/types';
-import { formatLocalTime } from '../core/local-time.ts';
-import type { Collection, FailingEntry, QuarantinedEntry } from './collect.ts';
-import type { DigestMessage, Subscription } from './types.ts';
+import { formatLocalTime } from '../../core/local-time.ts';
+import type { Collection, FailingEntry, QuarantinedEntry } from '../../digest/collect.ts';
+import type { DigestMessage, Subscription } from '../../digest/types.ts';
 
 /** Tests per thread reply; each is one section (plus owner headings for quarantined), far below 50 blocks. */
 export const ENTRIES_PER_REPLY = 10;

@@ -3,11 +3,11 @@
  * repository. Bad input gets a message saying what was wrong and what to type, and changes nothing.
  */
 
-import { canonicalTimeZone, formatLocalTime, parseLocalTime } from '../core/local-time.ts';
-import { parseTarget, type RepoRef } from '../core/target.ts';
-import type { SlackReply } from '../slack/reply.ts';
-import type { DaysRule } from './schedule.ts';
-import type { DigestKind } from './types.ts';
+import { canonicalTimeZone, formatLocalTime, parseLocalTime } from '../../core/local-time.ts';
+import { parseTarget, type RepoRef } from '../../core/target.ts';
+import type { DaysRule } from '../../digest/schedule.ts';
+import type { DigestKind } from '../../digest/types.ts';
+import type { SlackReply } from '../reply.ts';
 
 export const DEFAULT_TIME = 9 * 60;
 export const DEFAULT_DAYS: DaysRule = 'weekdays';
