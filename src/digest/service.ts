@@ -4,7 +4,7 @@ import { reply } from '../slack/commands/digest.ts';
 import type { SlackReply } from '../slack/reply.ts';
 import { ClaimRepository } from './claims.ts';
 import { MANUAL_RUN_COOLDOWN_MS, ManualRunCooldown } from './cooldown.ts';
-import { createCommandHandler, type DigestCommandContext } from './handlers.ts';
+import { createCommandHandler, type DigestCommandContext } from './manage.ts';
 import { ChannelPacer } from './post.ts';
 import { SubscriptionRepository } from './repository.ts';
 import type { RunnerContext } from './runner.ts';
