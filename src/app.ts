@@ -24,6 +24,7 @@ import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
+import { digestSurface } from './slack/digest-surface.ts';
 import { createDirectoryCache } from './slack/directory.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
@@ -242,6 +243,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           store,
           trunkFor: (id) => workspaces.backgroundTrunkFor(id, 'digest'),
           slackFor: (id) => workspaces.slackFor(id),
+          surface: digestSurface,
           logger: logger.child({ component: 'digest' }),
           metrics,
           graceHours: config.digest.graceHours,

@@ -301,6 +301,11 @@ export async function collectQuarantined(
 
 export type Collection = FailingCollection | QuarantinedCollection;
 
+/** Nothing to report: with skip-empty on, such a digest is not posted. */
+export function isEmpty(c: Collection): boolean {
+  return c.total === 0;
+}
+
 /** What the next digest compares with. */
 export function baselineOf(c: Collection): Baseline {
   return {

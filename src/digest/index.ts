@@ -1,5 +1,17 @@
 /** Scheduled digests of failing and quarantined tests: the public face of digest/. */
-export { DIGEST_HELP, parseDigestCommand } from '../slack/commands/digest.ts';
+
+export type { DigestDeps } from './deps.ts';
+export { describeSchedule, repoLabel } from './describe.ts';
+export type { DigestAnswer, DigestManager, DigestRefusal } from './manage.ts';
+export { DEFAULT_DAYS, DEFAULT_TIME, DEFAULT_TOP, MAX_PER_CHANNEL, MAX_TOP } from './manage.ts';
 export type { DigestCommandContext, DigestService } from './service.ts';
 export { createDigestService } from './service.ts';
-export type { DigestDeps, RunOutcome, SlackPoster, Subscription, WorkspaceTrunk } from './types.ts';
+export type { DigestProblem, DigestSurface, PostFailure, RenderContext } from './surface.ts';
+export type {
+  DigestMessage,
+  DigestRequest,
+  RunOutcome,
+  SlackPoster,
+  Subscription,
+  WorkspaceTrunk,
+} from './types.ts';

@@ -1,27 +1,77 @@
 /**
- * Handling `/mergequeue digest …`: checks who may do what, validates with Trunk, changes the stored
- * subscriptions and answers with one ephemeral message. Parsing lives in command.ts.
+ * What people may do with digests: checks who may do what, validates the repository with Trunk, changes
+ * the stored subscriptions, audits each change or refusal, and answers with plain data (a
+ * `DigestAnswer`). The `/mergequeue digest` grammar and the words of each reply live in slack/.
  */
 
 import { canonicalTimeZone, formatLocalTime } from '../core/local-time.ts';
-import { repoLabel, slackDate } from '../slack/blocks/digest.ts';
-import {
-  DEFAULT_DAYS,
-  DEFAULT_TIME,
-  DEFAULT_TOP,
-  DIGEST_HELP,
-  type DigestCommand,
-  describeSchedule,
-  MAX_PER_CHANNEL,
-  parseDigestCommand,
-  reply,
-} from '../slack/commands/digest.ts';
-import type { SlackReply } from '../slack/reply.ts';
-import { isTrunkError } from '../trunk/errors.ts';
+import type { RepoRef } from '../core/target.ts';
+import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
 import type { ManualRunCooldown } from './cooldown.ts';
+import type { DigestDeps } from './deps.ts';
+import { describeSchedule, repoLabel } from './describe.ts';
 import type { SubscriptionRepository } from './repository.ts';
-import { nextOccurrence } from './schedule.ts';
-import type { DigestDeps, RunOutcome, Subscription } from './types.ts';
+import { type DaysRule, nextOccurrence } from './schedule.ts';
+import type { DigestRequest, RunOutcome, Subscription } from './types.ts';
+
+/** A new digest's time when none is given: 09:00 in its timezone. */
+export const DEFAULT_TIME = 9 * 60;
+export const DEFAULT_DAYS: DaysRule = 'weekdays';
+/** Tests a digest lists when nobody said how many. */
+export const DEFAULT_TOP = 10;
+/** The most tests a digest lists: 50 keeps a thread to five replies of ten. */
+export const MAX_TOP = 50;
+/** Digests one channel may hold, so one channel cannot fill the scheduler. */
+export const MAX_PER_CHANNEL = 20;
+
+type ManagerAction = 'add' | 'set' | 'remove' | 'run';
+
+/** Why nothing was done: the words for each are the Slack side's. */
+export type DigestRefusal =
+  /** Neither an operator nor a member of the digest's channel (`action` is what they tried). */
+  | { answer: 'not_channel_manager'; action: ManagerAction; channelId: string }
+  /** Only operators change who digests mention. */
+  | { answer: 'not_operator'; action: 'owners' }
+  /** No such digest, or one in a channel the person cannot see (told the same, so nothing leaks). */
+  | { answer: 'no_such_digest'; id: string };
+
+/** What each operation did, as plain data. */
+export type DigestAnswer =
+  | DigestRefusal
+  | { answer: 'no_trunk_token' }
+  | { answer: 'repo_unknown'; repo: RepoRef; orgSlug: string }
+  | { answer: 'repo_check_failed'; repo: RepoRef; error: TrunkError }
+  | { answer: 'no_repo' }
+  | { answer: 'channel_full'; max: number }
+  | { answer: 'added'; sub: Subscription }
+  | { answer: 'listed'; subs: Subscription[]; ownerMappings: number }
+  /** `value` as the audit log records it (`on`, `08:30`, `20`). */
+  | { answer: 'changed'; sub: Subscription; option: string; value: string }
+  | { answer: 'owners'; mentions: Map<string, string[]> }
+  | { answer: 'owner_mapped'; owner: string; mentions: string[]; changed: boolean }
+  | { answer: 'removed'; sub: Subscription }
+  | {
+      answer: 'run_cooling_down';
+      sub: Subscription;
+      lastStartedAt: number;
+      lastStartedBy: string;
+      nextAllowedAt: number;
+      cooldownMs: number;
+    }
+  | { answer: 'run_busy'; sub: Subscription }
+  | { answer: 'run_started'; sub: Subscription };
+
+type Op<K extends DigestRequest['op']> = Extract<DigestRequest, { op: K }>;
+
+/** The operations, one per subcommand. */
+export interface DigestManager {
+  add(c: DigestCommandContext, req: Op<'add'>): Promise<DigestAnswer>;
+  list(c: DigestCommandContext): Promise<DigestAnswer>;
+  set(c: DigestCommandContext, req: Op<'set'>): Promise<DigestAnswer>;
+  owners(c: DigestCommandContext, req: Op<'owners'>): Promise<DigestAnswer>;
+  remove(c: DigestCommandContext, id: string): Promise<DigestAnswer>;
+  run(c: DigestCommandContext, id: string): Promise<DigestAnswer>;
+}
 
 export interface DigestCommandContext {
   workspaceId: string;
@@ -39,7 +89,7 @@ export interface DigestCommandContext {
   canSeeChannel: (channelId: string) => Promise<boolean>;
 }
 
-export interface HandlerEnv {
+export interface ManageEnv {
   deps: DigestDeps;
   subs: SubscriptionRepository;
   now: () => number;
@@ -50,7 +100,7 @@ export interface HandlerEnv {
   cooldownMs: number;
 }
 
-export function createCommandHandler(env: HandlerEnv) {
+export function createDigestManager(env: ManageEnv): DigestManager {
   const { deps, subs, now, logger } = env;
   async function audit(
     c: DigestCommandContext,
@@ -81,25 +131,20 @@ export function createCommandHandler(env: HandlerEnv) {
   async function refuseUnlessChannelManager(
     c: DigestCommandContext,
     channelId: string,
-    action: string,
-    what: string,
-  ) {
+    action: ManagerAction,
+  ): Promise<DigestRefusal | undefined> {
     if ((await c.isOperator()) || (await c.isChannelMember(channelId))) return undefined;
     await audit(c, `digest.${action}`, '', 'refused', {
       reason: 'neither an operator nor a member of the channel',
       channel: channelId,
     });
-    return reply(
-      `Only operators and members of <#${channelId}> can ${what}. Join the channel, or ask an operator (workspace admins and owners are operators).`,
-    );
+    return { answer: 'not_channel_manager', action, channelId };
   }
 
-  async function refuseUnlessOperator(c: DigestCommandContext, action: string, what: string) {
+  async function refuseUnlessOperator(c: DigestCommandContext): Promise<DigestRefusal | undefined> {
     if (await c.isOperator()) return undefined;
-    await audit(c, `digest.${action}`, '', 'refused', { reason: 'not an operator' });
-    return reply(
-      `Only operators can ${what}. Workspace admins and owners are operators; an operator can add you with \`/mergequeue config operators add @you\`.`,
-    );
+    await audit(c, 'digest.owners', '', 'refused', { reason: 'not an operator' });
+    return { answer: 'not_operator', action: 'owners' };
   }
 
   /** The digest, unless it is in a channel the person cannot see (then it is as if it did not exist). */
@@ -107,7 +152,7 @@ export function createCommandHandler(env: HandlerEnv) {
     c: DigestCommandContext,
     id: string,
     action: string,
-  ): Promise<Subscription | SlackReply> {
+  ): Promise<Subscription | DigestRefusal> {
     const sub = await subs.get(c.workspaceId, id);
     if (sub && ((await c.canSeeChannel(sub.channelId)) || (await c.isOperator()))) return sub;
     if (sub)
@@ -115,38 +160,28 @@ export function createCommandHandler(env: HandlerEnv) {
         id,
         reason: 'the digest is in a channel this person cannot see',
       });
-    return reply(
-      `There is no digest \`${id}\` in this workspace. \`/mergequeue digest list\` shows the ids.`,
-    );
+    return { answer: 'no_such_digest', id };
   }
 
   /** Checks with Trunk that the repository exists for this workspace's organization. */
-  async function checkRepo(
-    workspaceId: string,
-    sub: Pick<Subscription, 'repo'>,
-  ): Promise<string | undefined> {
+  async function checkRepo(workspaceId: string, repo: RepoRef): Promise<DigestAnswer | undefined> {
     const trunk = await deps.trunkFor(workspaceId);
-    if (!trunk)
-      return 'This workspace has no Trunk API token yet, so digests cannot be made. An admin can store one with `/mergequeue connect`.';
+    if (!trunk) return { answer: 'no_trunk_token' };
     try {
       await trunk.api.listQuarantinedTests(
-        { repo: sub.repo, org_url_slug: trunk.orgSlug, page_query: { page_size: 1, page_token: '' } },
+        { repo, org_url_slug: trunk.orgSlug, page_query: { page_size: 1, page_token: '' } },
         { deadlineMs: 10_000 },
       );
       return undefined;
     } catch (err) {
       if (!isTrunkError(err)) throw err;
-      if (err.kind === 'not_found')
-        return `Trunk does not know the repository \`${repoLabel(sub)}\` in organization \`${trunk.orgSlug}\`. Check the name (\`owner/repo\`, with the host first if it is not on github.com); nothing was saved.`;
-      return `Could not check \`${repoLabel(sub)}\` with Trunk: ${err.userMessage} ${err.hint} Nothing was saved.`;
+      if (err.kind === 'not_found') return { answer: 'repo_unknown', repo, orgSlug: trunk.orgSlug };
+      return { answer: 'repo_check_failed', repo, error: err };
     }
   }
 
-  async function add(
-    c: DigestCommandContext,
-    cmd: Extract<DigestCommand, { op: 'add' }>,
-  ): Promise<SlackReply> {
-    const refused = await refuseUnlessChannelManager(c, c.channelId, 'add', 'add digests to this channel');
+  async function add(c: DigestCommandContext, cmd: Op<'add'>): Promise<DigestAnswer> {
+    const refused = await refuseUnlessChannelManager(c, c.channelId, 'add');
     if (refused) return refused;
     let repo = cmd.repo;
     if (!repo) {
@@ -154,18 +189,13 @@ export function createCommandHandler(env: HandlerEnv) {
       const workspace = await deps.store.getWorkspace(c.workspaceId);
       repo = channel?.repo ?? workspace?.defaultTarget?.repo ?? deps.defaultTarget?.repo;
     }
-    if (!repo)
-      return reply(
-        'This channel has no repository yet. Name one, for example `/mergequeue digest add failing acme/web`, or set the channel’s with `/mergequeue config channel acme/web`.',
-      );
+    if (!repo) return { answer: 'no_repo' };
     if ((await subs.countInChannel(c.workspaceId, c.channelId)) >= MAX_PER_CHANNEL)
-      return reply(
-        `This channel already has ${MAX_PER_CHANNEL} digests; remove one with \`/mergequeue digest remove <id>\` first.`,
-      );
+      return { answer: 'channel_full', max: MAX_PER_CHANNEL };
     const tz = cmd.tz ?? (c.userTz ? canonicalTimeZone(c.userTz) : undefined) ?? 'UTC';
     const spec = { minuteOfDay: cmd.minuteOfDay ?? DEFAULT_TIME, tz, days: cmd.days ?? DEFAULT_DAYS };
-    const problem = await checkRepo(c.workspaceId, { repo });
-    if (problem) return reply(problem);
+    const problem = await checkRepo(c.workspaceId, repo);
+    if (problem) return problem;
     const t = now();
     const sub = await subs.insert({
       workspaceId: c.workspaceId,
@@ -185,13 +215,10 @@ export function createCommandHandler(env: HandlerEnv) {
       schedule: describeSchedule(sub),
       channel: c.channelId,
     });
-    return reply(
-      `Added digest \`${sub.id}\`: ${sub.kind} tests of \`${repoLabel(sub)}\`, ${describeSchedule(sub)}, in <#${c.channelId}>. ` +
-        `The first is due ${slackDate(sub.nextDueAt)}. It is not posted when there is nothing to report (\`digest set ${sub.id} skip-empty off\` to change), lists the top ${sub.topN} tests (\`digest set ${sub.id} top 20\`); try it now with \`/mergequeue digest run ${sub.id}\`.`,
-    );
+    return { answer: 'added', sub };
   }
 
-  async function list(c: DigestCommandContext): Promise<SlackReply> {
+  async function list(c: DigestCommandContext): Promise<DigestAnswer> {
     // Only the digests of channels the person can see: a list must not name private channels to outsiders.
     const visible = new Map<string, Promise<boolean>>();
     const seen = (channelId: string) => {
@@ -205,28 +232,15 @@ export function createCommandHandler(env: HandlerEnv) {
     const every = await subs.list(c.workspaceId);
     const shown = await Promise.all(every.map((s) => seen(s.channelId)));
     const all = every.filter((_, i) => shown[i]);
-    if (all.length === 0)
-      return reply(
-        'No digests in this workspace yet. Add one with `/mergequeue digest add failing owner/repo 09:00`.',
-      );
-    const lines = all.map(
-      (s) =>
-        `• \`${s.id}\` ${s.kind} · \`${repoLabel(s)}\` · ${describeSchedule(s)} · <#${s.channelId}> · top ${s.topN} · skip-empty ${s.skipEmpty ? 'on' : 'off'} · next ${slackDate(s.nextDueAt)}`,
-    );
+    if (all.length === 0) return { answer: 'listed', subs: [], ownerMappings: 0 };
     const mentions = await subs.mentions(c.workspaceId);
-    const owners = mentions.size
-      ? `\n${mentions.size} code owner mapping${mentions.size === 1 ? '' : 's'} (\`digest owners\`).`
-      : '';
-    return reply(`*Digests (${all.length})*\n${lines.join('\n').slice(0, 38_000)}${owners}`);
+    return { answer: 'listed', subs: all, ownerMappings: mentions.size };
   }
 
-  async function set(
-    c: DigestCommandContext,
-    cmd: Extract<DigestCommand, { op: 'set' }>,
-  ): Promise<SlackReply> {
+  async function set(c: DigestCommandContext, cmd: Op<'set'>): Promise<DigestAnswer> {
     const found = await findSub(c, cmd.id, 'set');
-    if (!('id' in found)) return found;
-    const refused = await refuseUnlessChannelManager(c, found.channelId, 'set', 'change this digest');
+    if ('answer' in found) return found;
+    const refused = await refuseUnlessChannelManager(c, found.channelId, 'set');
     if (refused) return refused;
     const next = { ...found };
     if (cmd.option === 'skip-empty') next.skipEmpty = cmd.value;
@@ -246,43 +260,24 @@ export function createCommandHandler(env: HandlerEnv) {
           ? formatLocalTime(cmd.value as number)
           : String(cmd.value);
     await audit(c, 'digest.set', repoLabel(found), 'ok', { id: found.id, option: cmd.option, value: shown });
-    return reply(
-      `Digest \`${found.id}\`: ${cmd.option} is now ${shown}. It posts ${describeSchedule(next)}; next due ${slackDate(next.nextDueAt)}.`,
-    );
+    return { answer: 'changed', sub: next, option: cmd.option, value: shown };
   }
 
-  async function owners(
-    c: DigestCommandContext,
-    cmd: Extract<DigestCommand, { op: 'owners' }>,
-  ): Promise<SlackReply> {
-    if (cmd.owner === undefined) {
-      const map = await subs.mentions(c.workspaceId);
-      if (map.size === 0)
-        return reply(
-          'No code owners are mapped yet. Map one with `/mergequeue digest owners @acme/payments @alice @payments-team`.',
-        );
-      const lines = [...map].map(([o, m]) => `• \`${o}\` → ${m.join(' ')}`);
-      return reply(`*Code owners mentioned in digests*\n${lines.join('\n')}`);
-    }
-    const refused = await refuseUnlessOperator(c, 'owners', 'change who digests mention');
+  async function owners(c: DigestCommandContext, cmd: Op<'owners'>): Promise<DigestAnswer> {
+    if (cmd.owner === undefined) return { answer: 'owners', mentions: await subs.mentions(c.workspaceId) };
+    const refused = await refuseUnlessOperator(c);
     if (refused) return refused;
     const mentions = cmd.mentions ?? [];
     const changed = await subs.setMentions(c.workspaceId, cmd.owner, mentions, c.userId, now());
     await audit(c, 'digest.owners', '', 'ok', { owner: cmd.owner, mentions });
-    if (mentions.length === 0)
-      return reply(
-        changed
-          ? `Digests no longer mention anyone for \`${cmd.owner}\`.`
-          : `\`${cmd.owner}\` was not mapped; nothing changed.`,
-      );
-    return reply(`Digests now mention ${mentions.join(' ')} for tests owned by \`${cmd.owner}\`.`);
+    return { answer: 'owner_mapped', owner: cmd.owner, mentions, changed };
   }
 
   /** `digest run <id>`: by a manager of its channel, once per cooldown window, in a free scheduler slot. */
-  async function run(c: DigestCommandContext, id: string): Promise<SlackReply> {
+  async function run(c: DigestCommandContext, id: string): Promise<DigestAnswer> {
     const found = await findSub(c, id, 'run');
-    if (!('id' in found)) return found;
-    const refused = await refuseUnlessChannelManager(c, found.channelId, 'run', 'run this digest');
+    if ('answer' in found) return found;
+    const refused = await refuseUnlessChannelManager(c, found.channelId, 'run');
     if (refused) return refused;
     const key = { subscriptionId: found.id, workspaceId: c.workspaceId };
     const claim = await env.cooldown.claim(key, c.userId, now(), env.cooldownMs);
@@ -292,55 +287,36 @@ export function createCommandHandler(env: HandlerEnv) {
         reason: 'cooldown',
         lastRunAt: claim.lastStartedAt,
       });
-      const by = claim.lastStartedBy ? ` by <@${claim.lastStartedBy}>` : '';
-      return reply(
-        `Digest \`${found.id}\` is already running or ran ${slackDate(claim.lastStartedAt)}${by}; a digest can be run by hand once every ${Math.round(env.cooldownMs / 60_000)} minutes. Try again after ${slackDate(claim.nextAllowedAt)}.`,
-      );
+      return {
+        answer: 'run_cooling_down',
+        sub: found,
+        lastStartedAt: claim.lastStartedAt,
+        lastStartedBy: claim.lastStartedBy,
+        nextAllowedAt: claim.nextAllowedAt,
+        cooldownMs: env.cooldownMs,
+      };
     }
     const started = env.runManual(found);
     if (!started) {
       await env.cooldown.release(found.id, claim.startedAt);
       await audit(c, 'digest.run', repoLabel(found), 'refused', { id: found.id, reason: 'scheduler busy' });
-      return reply(
-        `Every digest slot of this app is busy posting right now, so \`${found.id}\` was not run. Try again in a minute.`,
-      );
+      return { answer: 'run_busy', sub: found };
     }
     started.catch((err: unknown) => logger.error({ err }, 'manual digest failed'));
     await audit(c, 'digest.run', repoLabel(found), 'ok', { id: found.id });
-    return reply(`Posting digest \`${found.id}\` in <#${found.channelId}> now.`);
+    return { answer: 'run_started', sub: found };
   }
 
-  async function handle(args: string[], c: DigestCommandContext): Promise<SlackReply> {
-    const parsed = parseDigestCommand(args);
-    if (!parsed.ok) return reply(parsed.error);
-    const cmd = parsed.command;
-    switch (cmd.op) {
-      case 'help':
-        return reply(DIGEST_HELP);
-      case 'add':
-        return add(c, cmd);
-      case 'list':
-        return list(c);
-      case 'set':
-        return set(c, cmd);
-      case 'owners':
-        return owners(c, cmd);
-      case 'remove': {
-        const found = await findSub(c, cmd.id, 'remove');
-        if (!('id' in found)) return found;
-        const refused = await refuseUnlessChannelManager(c, found.channelId, 'remove', 'remove this digest');
-        if (refused) return refused;
-        await subs.remove(c.workspaceId, cmd.id);
-        await env.cooldown.forget(cmd.id);
-        await audit(c, 'digest.remove', repoLabel(found), 'ok', { id: found.id });
-        return reply(
-          `Removed digest \`${found.id}\` (${found.kind} tests of \`${repoLabel(found)}\` in <#${found.channelId}>).`,
-        );
-      }
-      case 'run':
-        return run(c, cmd.id);
-    }
+  async function remove(c: DigestCommandContext, id: string): Promise<DigestAnswer> {
+    const found = await findSub(c, id, 'remove');
+    if ('answer' in found) return found;
+    const refused = await refuseUnlessChannelManager(c, found.channelId, 'remove');
+    if (refused) return refused;
+    await subs.remove(c.workspaceId, id);
+    await env.cooldown.forget(id);
+    await audit(c, 'digest.remove', repoLabel(found), 'ok', { id: found.id });
+    return { answer: 'removed', sub: found };
   }
 
-  return handle;
+  return { add, list, set, owners, remove, run };
 }

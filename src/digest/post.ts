@@ -3,6 +3,7 @@
  * its Retry-After before that channel's next message. Whether the WebClient waits on 429 itself or
  * rejects rate-limited calls, both end up here as one retry after the advertised delay.
  */
+import type { PostFailure } from './surface.ts';
 import type { DigestMessage, SlackPoster } from './types.ts';
 
 export class ChannelPacer {
@@ -44,27 +45,25 @@ export class SlackPostError extends Error {
   }
 }
 
-interface WebApiErrorLike {
-  code?: string;
-  retryAfter?: number;
-  statusCode?: number;
-  data?: { error?: string };
-}
-
 const MAX_RATE_LIMIT_RETRIES = 5;
 
-/** Posts one message and returns its ts. Errors and 429 waits are counted by the WebClient's instrumented fetch. */
+/**
+ * Posts one message and returns its ts. Errors and 429 waits are counted by the WebClient's instrumented
+ * fetch. What the client threw is read by `postFailure`, from the Slack side, which knows its errors.
+ */
 export async function postPaced(
   slack: SlackPoster,
   pacer: ChannelPacer,
   target: { workspaceId: string; channel: string; threadTs?: string },
   message: DigestMessage,
+  postFailure: (err: unknown) => PostFailure,
 ): Promise<string> {
   const key = `${target.workspaceId}:${target.channel}`;
   for (let attempt = 0; ; attempt++) {
     await pacer.turn(key);
+    let res: Awaited<ReturnType<SlackPoster['chat']['postMessage']>>;
     try {
-      const res = await slack.chat.postMessage({
+      res = await slack.chat.postMessage({
         channel: target.channel,
         text: message.text,
         blocks: message.blocks,
@@ -72,21 +71,16 @@ export async function postPaced(
         unfurl_media: false,
         ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
       });
-      if (!res.ts) throw new SlackPostError(res.error ?? 'no_ts_in_response');
-      return res.ts;
     } catch (err) {
-      const e = err as WebApiErrorLike;
-      if (e.code === 'slack_webapi_rate_limited_error' && attempt < MAX_RATE_LIMIT_RETRIES) {
-        pacer.backOff(key, Math.max(1, e.retryAfter ?? 1) * 1000);
+      const failure = postFailure(err);
+      if (failure.retryAfterSeconds !== undefined && attempt < MAX_RATE_LIMIT_RETRIES) {
+        pacer.backOff(key, Math.max(1, failure.retryAfterSeconds) * 1000);
         continue;
       }
-      if (err instanceof SlackPostError) throw err;
-      const code =
-        e.data?.error ??
-        (e.code === 'slack_webapi_http_error' ? `http_${e.statusCode}` : e.code) ??
-        'unknown_error';
-      throw new SlackPostError(code);
+      throw new SlackPostError(failure.code);
     }
+    if (!res.ts) throw new SlackPostError(res.error ?? 'no_ts_in_response');
+    return res.ts;
   }
 }
 

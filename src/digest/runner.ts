@@ -9,14 +9,14 @@
  */
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { isEmpty, renderDigest, renderFailure } from '../slack/blocks/digest.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import type { ClaimRepository, RunPayload, RunRecord } from './claims.ts';
-import { baselineOf, collectFailing, collectQuarantined } from './collect.ts';
+import { baselineOf, collectFailing, collectQuarantined, isEmpty } from './collect.ts';
+import type { DigestDeps } from './deps.ts';
 import { type ChannelPacer, postPaced, SlackPostError, slackHint } from './post.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { isFinalSlackError, MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
-import type { DigestDeps, RunOutcome, SlackPoster, Subscription } from './types.ts';
+import type { RunOutcome, SlackPoster, Subscription } from './types.ts';
 
 export interface RunnerContext {
   deps: DigestDeps;
@@ -101,7 +101,13 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
         channel: sub.channelId,
       };
       if (i > 0 && headerTs) target.threadTs = headerTs;
-      const ts = await postPaced(slack, ctx.pacer, target, payload.messages[i]!);
+      const ts = await postPaced(
+        slack,
+        ctx.pacer,
+        target,
+        payload.messages[i]!,
+        ctx.deps.surface.postFailure,
+      );
       if (i === 0) headerTs = ts;
       check(await ctx.claims.recordPosted(key, me, headerTs ?? ts, i + 1, ctx.now() + ctx.leaseMs));
     }
@@ -177,13 +183,10 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
 async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Promise<RunPayload> {
   const trunk = await ctx.deps.trunkFor(sub.workspaceId);
   if (!trunk) {
-    const what = 'this workspace has no Trunk API token.';
     return {
-      messages: [
-        renderFailure(sub, what, 'An admin can store one with `/mergequeue connect`.', rec.scheduledAt),
-      ],
+      messages: [ctx.deps.surface.renderFailure(sub, { kind: 'no_trunk_token' }, rec.scheduledAt)],
       empty: false,
-      failure: what,
+      failure: 'this workspace has no Trunk API token.',
     };
   }
   const baseline = await ctx.subs.baseline(sub.id);
@@ -194,7 +197,7 @@ async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Pro
         ? await collectFailing(trunk, rec.scheduledAt, opts)
         : await collectQuarantined(trunk, opts);
     const mentions = await ctx.subs.mentions(sub.workspaceId);
-    const messages = renderDigest(sub, collection, {
+    const messages = ctx.deps.surface.renderDigest(sub, collection, {
       appUrl: ctx.appUrl,
       orgSlug: trunk.orgSlug,
       mentions,
@@ -214,7 +217,7 @@ async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Pro
       'Trunk failed while collecting a digest',
     );
     return {
-      messages: [renderFailure(sub, err.userMessage, err.hint, rec.scheduledAt)],
+      messages: [ctx.deps.surface.renderFailure(sub, { kind: 'trunk', error: err }, rec.scheduledAt)],
       empty: false,
       failure: err.userMessage,
     };

@@ -1,15 +1,14 @@
-/** The digest service: commands, the scheduler, manual runs. Wires the modules of digest/ together. */
+/** The digest service: what people may do with digests, the scheduler, manual runs. Wires the modules of digest/ together. */
 import { randomBytes } from 'node:crypto';
-import { reply } from '../slack/commands/digest.ts';
-import type { SlackReply } from '../slack/reply.ts';
 import { ClaimRepository } from './claims.ts';
 import { MANUAL_RUN_COOLDOWN_MS, ManualRunCooldown } from './cooldown.ts';
-import { createCommandHandler, type DigestCommandContext } from './manage.ts';
+import type { DigestDeps } from './deps.ts';
+import { createDigestManager, type DigestCommandContext, type DigestManager } from './manage.ts';
 import { ChannelPacer } from './post.ts';
 import { SubscriptionRepository } from './repository.ts';
 import type { RunnerContext } from './runner.ts';
 import { Scheduler } from './scheduler.ts';
-import type { DigestDeps, RunOutcome } from './types.ts';
+import type { RunOutcome } from './types.ts';
 
 export type { DigestCommandContext };
 
@@ -18,7 +17,8 @@ export interface DigestService {
   start(): void;
   /** Stops claiming; waits up to timeoutMs (default 10 s) for digests being posted. */
   stop(timeoutMs?: number): Promise<void>;
-  handleCommand(args: string[], ctx: DigestCommandContext): Promise<SlackReply>;
+  /** The operations behind `/mergequeue digest …`, answering with plain data. */
+  readonly manage: DigestManager;
   /** Posts a digest now (as `digest run` does) and resolves when it is done. */
   runNow(workspaceId: string, id: string): Promise<RunOutcome>;
   /** One scheduler pass now (tests drive the clock and call this instead of waiting for the minute). */
@@ -75,7 +75,7 @@ export function createDigestService(input: DigestDeps): DigestService {
   };
   const scheduler = new Scheduler(ctx, deps.concurrency ?? 50);
 
-  const handle = createCommandHandler({
+  const manage = createDigestManager({
     deps,
     subs,
     now,
@@ -87,6 +87,7 @@ export function createDigestService(input: DigestDeps): DigestService {
 
   return {
     subscriptions: subs,
+    manage,
     claims,
     start() {
       abandon = false;
@@ -96,16 +97,6 @@ export function createDigestService(input: DigestDeps): DigestService {
     async stop(timeoutMs = 10_000) {
       await scheduler.stop(timeoutMs);
       abandon = true;
-    },
-    async handleCommand(args, c) {
-      try {
-        return await handle(args, c);
-      } catch (err) {
-        logger.error({ err }, 'digest command failed');
-        return reply(
-          'Something went wrong handling that digest command; nothing may have changed. Try again in a minute.',
-        );
-      }
     },
     async runNow(workspaceId, id) {
       const sub = await subs.get(workspaceId, id);

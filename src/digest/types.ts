@@ -1,9 +1,5 @@
 /** Plain data of the digest domain, shared by its modules. */
-import type { KnownBlock } from '@slack/types';
-import type { TargetSpec } from '../core/target.ts';
-import type { Logger } from '../observability/log.ts';
-import type { Metrics } from '../observability/metrics.ts';
-import type { Store } from '../store/types.ts';
+import type { RepoRef } from '../core/target.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { Repo } from '../trunk/types.ts';
 import type { DaysRule } from './schedule.ts';
@@ -36,10 +32,18 @@ export interface Baseline {
   shown: Array<{ id: string; name: string; url?: string }>;
 }
 
-/** A Slack message as posted: the digest keeps them in the run record so a takeover posts the same. */
+/**
+ * One block of a message, as the Slack side's renderer built it (src/slack/blocks/digest.ts). The digest
+ * never looks inside: it stores the block and posts it as it is, so it needs no Block Kit types.
+ */
+export interface MessageBlock {
+  type: string;
+}
+
+/** A message as posted: the digest keeps them in the run record so a takeover posts the same. */
 export interface DigestMessage {
   text: string;
-  blocks: KnownBlock[];
+  blocks: MessageBlock[];
 }
 
 /** The part of a Slack WebClient a digest needs (WebClient satisfies it). */
@@ -48,7 +52,7 @@ export interface SlackPoster {
     postMessage(args: {
       channel: string;
       text: string;
-      blocks?: KnownBlock[];
+      blocks?: MessageBlock[];
       thread_ts?: string;
       unfurl_links?: boolean;
       unfurl_media?: boolean;
@@ -62,38 +66,31 @@ export interface WorkspaceTrunk {
   orgSlug: string;
 }
 
-export interface DigestDeps {
-  store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace' | 'appendAudit'>;
-  /** undefined when the workspace has no Trunk credentials yet. */
-  trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined> | WorkspaceTrunk | undefined;
-  slackFor(workspaceId: string): Promise<SlackPoster> | SlackPoster;
-  logger: Logger;
-  metrics: Metrics;
-  /** Epoch ms; defaults to Date.now (tests pass a controllable clock). */
-  clock?: () => number;
-  graceHours: number;
-  /** Names this process in claims (e.g. hostname:pid). */
-  replicaId: string;
-  /** Trunk web app base for links, default https://app.trunk.io. */
-  trunkAppUrl?: string;
-  /** Workspace-wide default repo from DEFAULT_REPO, used after the channel's and workspace's. */
-  defaultTarget?: TargetSpec;
-  /** How long a claim stays owned without a heartbeat, default 60 s. */
-  leaseMs?: number;
-  /** Digests one replica runs at the same time, default 50 (most of a digest is waiting: Trunk pages, Slack pace). */
-  concurrency?: number;
-  /** Least time between two manual runs (`digest run`) of one digest, default 5 minutes. */
-  manualRunCooldownMs?: number;
-  /** node-cron expression of the ticker, default every minute (UTC). */
-  tickCron?: string;
-  /** Pause between two messages in one channel, default 1100 ms (Slack: about one per second). */
-  channelPaceMs?: number;
-  sleep?: (ms: number) => Promise<void>;
-}
-
 export interface RunOutcome {
   /** retrying: Slack failed in passing; the claim is left to be taken over after a backoff. */
   outcome: 'posted' | 'skipped_empty' | 'skipped_late' | 'failed' | 'lost_claim' | 'retrying';
   detail?: string;
   messages?: number;
 }
+
+/**
+ * What a person asks of the digests. The `/mergequeue digest` grammar (src/slack/commands/digest.ts)
+ * produces these; the digest's operations (manage.ts) take them.
+ */
+export type DigestRequest =
+  | {
+      op: 'add';
+      kind: DigestKind;
+      repo?: RepoRef;
+      minuteOfDay?: number;
+      tz?: string;
+      days?: DaysRule;
+    }
+  | { op: 'list' }
+  | { op: 'remove' | 'run'; id: string }
+  | { op: 'set'; id: string; option: 'skip-empty'; value: boolean }
+  | { op: 'set'; id: string; option: 'top'; value: number }
+  | { op: 'set'; id: string; option: 'time'; value: number }
+  | { op: 'set'; id: string; option: 'tz'; value: string }
+  | { op: 'set'; id: string; option: 'days'; value: DaysRule }
+  | { op: 'owners'; owner?: string; mentions?: string[] };

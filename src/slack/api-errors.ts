@@ -23,3 +23,20 @@ export function slackAnswer(err: unknown): string | undefined {
   if (typeof data !== 'object' || data === null || !('error' in data)) return undefined;
   return typeof data.error === 'string' ? data.error : undefined;
 }
+
+/**
+ * What a rejected chat.postMessage means for a poster that paces itself (the digest): Slack's own error
+ * (`not_in_channel`), else the client's (`http_503`, `slack_webapi_request_error`), and for a 429 the
+ * wait Slack asked for (1 s when it named none).
+ */
+export function classifyPostFailure(err: unknown): { code: string; retryAfterSeconds?: number } {
+  if (!isSlackApiError(err)) return { code: 'unknown_error' };
+  if (err.code === 'slack_webapi_rate_limited_error')
+    return { code: err.code, retryAfterSeconds: err.retryAfter ?? 1 };
+  const code =
+    slackAnswer(err) ??
+    (err.code === 'slack_webapi_http_error' ? `http_${err.statusCode}` : undefined) ??
+    (typeof err.code === 'string' ? err.code : undefined) ??
+    'unknown_error';
+  return { code };
+}

@@ -1,27 +1,14 @@
 /** What every listener is given: built once in app.ts, passed to each `register(app, deps)`. */
 import type { Config } from '../config.ts';
+import type { DigestService } from '../digest/index.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { DirectoryCache } from './directory.ts';
-import type { SlackReply } from './reply.ts';
 import type { Workspaces } from './workspace.ts';
 
 /** The part of the digest service the `/mergequeue digest …` command uses. */
-export interface DigestCommands {
-  handleCommand(
-    args: string[],
-    ctx: {
-      workspaceId: string;
-      channelId: string;
-      userId: string;
-      userTz?: string;
-      isOperator: () => Promise<boolean>;
-      isChannelMember: (channelId: string) => Promise<boolean>;
-      canSeeChannel: (channelId: string) => Promise<boolean>;
-    },
-  ): Promise<SlackReply>;
-}
+export type DigestCommands = Pick<DigestService, 'manage'>;
 
 export interface SlackDeps {
   config: Config;

@@ -6,7 +6,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/fakes/slack/server.ts';
 import type { WireFailingTest, WireQuarantinedTest } from '../../src/fakes/trunk/index.ts';
 import { assertValidReply } from '../helpers/block-kit.ts';
-import { addedId, CHANNEL, ctx, OTHER_WS, type Rig, startRig, textOfBlocks, WS } from './helpers.ts';
+import {
+  addedId,
+  CHANNEL,
+  ctx,
+  digestCommand,
+  OTHER_WS,
+  type Rig,
+  startRig,
+  textOfBlocks,
+  WS,
+} from './helpers.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -47,7 +57,8 @@ describe('digest commands', () => {
   it('refuses non-operators and bad input with a clear message, changing nothing', async () => {
     const s = rig.service();
     rig.trunk.setFailingTests('acme/web', []);
-    const refused = await s.handleCommand(
+    const refused = await digestCommand(
+      s,
       ['add', 'failing', 'acme/web'],
       ctx({ operator: false, member: false }),
     );
@@ -63,11 +74,11 @@ describe('digest commands', () => {
       [['frobnicate'], /is not a digest command/],
     ];
     for (const [args, expected] of cases) {
-      const r = await s.handleCommand(args, ctx());
+      const r = await digestCommand(s, args, ctx());
       expect(r.text, args.join(' ')).toMatch(expected);
       assertValidReply(r);
     }
-    const list = await s.handleCommand(['list'], ctx({ operator: false }));
+    const list = await digestCommand(s, ['list'], ctx({ operator: false }));
     expect(list.text).toMatch(/No digests in this workspace yet/);
     const audit = await rig.store.listAudit(WS);
     expect(audit.some((a) => a.action === 'digest.add' && a.outcome === 'refused')).toBe(true);
@@ -79,7 +90,8 @@ describe('digest commands', () => {
     await rig.store.setChannelDefault(WS, 'C0DEFAULTS', {
       repo: { host: 'github.com', owner: 'acme', name: 'web' },
     });
-    const added = await s.handleCommand(
+    const added = await digestCommand(
+      s,
       ['add', 'failing'],
       ctx({ channelId: 'C0DEFAULTS', userTz: 'Asia/Tokyo' }),
     );
@@ -94,31 +106,34 @@ describe('digest commands', () => {
       topN: 10,
       skipEmpty: true,
     });
-    expect((await s.handleCommand(['set', id, 'top', '20'], ctx())).text).toMatch(/top is now 20/);
-    expect((await s.handleCommand(['set', id, 'skip-empty', 'off'], ctx())).text).toMatch(
+    expect((await digestCommand(s, ['set', id, 'top', '20'], ctx())).text).toMatch(/top is now 20/);
+    expect((await digestCommand(s, ['set', id, 'skip-empty', 'off'], ctx())).text).toMatch(
       /skip-empty is now off/,
     );
-    expect((await s.handleCommand(['set', id, 'time', '07:45'], ctx())).text).toMatch(/at 07:45 Asia\/Tokyo/);
-    const list = await s.handleCommand(['list'], ctx({ operator: false }));
+    expect((await digestCommand(s, ['set', id, 'time', '07:45'], ctx())).text).toMatch(
+      /at 07:45 Asia\/Tokyo/,
+    );
+    const list = await digestCommand(s, ['list'], ctx({ operator: false }));
     expect(list.text).toContain(
       `\`${id}\` failing · \`acme/web\` · on weekdays at 07:45 Asia/Tokyo · <#C0DEFAULTS> · top 20 · skip-empty off`,
     );
-    const owners = await s.handleCommand(
+    const owners = await digestCommand(
+      s,
       ['owners', '@acme/Payments', '<!subteam^S0PAY|@payments>', '<@U0ALICE|alice>'],
       ctx(),
     );
     expect(owners.text).toBe(
       'Digests now mention <!subteam^S0PAY> <@U0ALICE> for tests owned by `@acme/payments`.',
     );
-    expect((await s.handleCommand(['owners'], ctx({ operator: false }))).text).toContain(
+    expect((await digestCommand(s, ['owners'], ctx({ operator: false }))).text).toContain(
       '`@acme/payments` → <!subteam^S0PAY> <@U0ALICE>',
     );
-    expect((await s.handleCommand(['remove', id], ctx({ operator: false, member: false }))).text).toMatch(
+    expect((await digestCommand(s, ['remove', id], ctx({ operator: false, member: false }))).text).toMatch(
       /no digest/,
     );
-    expect((await s.handleCommand(['remove', id], ctx())).text).toMatch(/Removed digest/);
+    expect((await digestCommand(s, ['remove', id], ctx())).text).toMatch(/Removed digest/);
     expect(await s.subscriptions.get(WS, id)).toBeUndefined();
-    const help = await s.handleCommand(['help'], ctx());
+    const help = await digestCommand(s, ['help'], ctx());
     expect(help.text).toContain('digest set <id> skip-empty on|off');
     expect(help.text).toContain('digest owners @acme/payments');
   });
@@ -135,9 +150,9 @@ describe('a scheduled failing-tests digest', () => {
     ]);
     rig.clock.now = at('2026-11-02T10:00:00Z');
     const id = addedId(
-      (await s.handleCommand(['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'], ctx())).text,
+      (await digestCommand(s, ['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'], ctx())).text,
     );
-    await s.handleCommand(['set', id, 'top', '25'], ctx());
+    await digestCommand(s, ['set', id, 'top', '25'], ctx());
     rig.trunk.clearRequests();
     await tickAt(s, '2026-11-03T08:59:30Z');
     expect(messagesIn(CHANNEL)).toHaveLength(0);
@@ -201,7 +216,7 @@ describe('a scheduled failing-tests digest', () => {
       /\*Newly failing:\* <https:\/\/app.trunk.example\/acme\/tests\/fresh-6\|Suite › fresh test number 6>, /,
     );
     for (let i = 0; i < 7; i++) expect(summary).toContain(`|Suite › fresh test number ${i}>`);
-    await s.handleCommand(['remove', id], ctx());
+    await digestCommand(s, ['remove', id], ctx());
   });
 
   it('skips an empty digest unless skip-empty is off', async () => {
@@ -210,7 +225,8 @@ describe('a scheduled failing-tests digest', () => {
     rig.clock.now = at('2026-11-05T10:00:00Z');
     const id = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/quiet', '09:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0QUIET' }),
         )
@@ -219,12 +235,12 @@ describe('a scheduled failing-tests digest', () => {
     await tickAt(s, '2026-11-06T09:00:01Z');
     expect(messagesIn('C0QUIET')).toHaveLength(0);
     expect((await s.claims.listFor(id))[0]?.outcome).toBe('skipped_empty');
-    await s.handleCommand(['set', id, 'skip-empty', 'off'], ctx());
+    await digestCommand(s, ['set', id, 'skip-empty', 'off'], ctx());
     await tickAt(s, '2026-11-07T09:00:01Z');
     const posted = messagesIn('C0QUIET');
     expect(posted).toHaveLength(1);
     expect(textOfBlocks(posted[0]!.blocks)).toContain('No tests failed in `acme/quiet`');
-    await s.handleCommand(['remove', id], ctx());
+    await digestCommand(s, ['remove', id], ctx());
   });
 });
 
@@ -237,7 +253,8 @@ describe('failures stay in their workspace', () => {
     rig.clock.now = at('2026-11-09T12:00:00Z');
     const a = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0REVOKED' }),
         )
@@ -245,7 +262,8 @@ describe('failures stay in their workspace', () => {
     );
     const b = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0HEALTHY', workspaceId: OTHER_WS }),
         )
@@ -263,8 +281,8 @@ describe('failures stay in their workspace', () => {
     expect(messagesIn('C0HEALTHY').length).toBeGreaterThanOrEqual(2);
     expect((await s.claims.listFor(a))[0]?.outcome).toBe('failed');
     expect((await s.claims.listFor(b))[0]?.outcome).toBe('posted');
-    await s.handleCommand(['remove', a], ctx());
-    await s.handleCommand(['remove', b], ctx({ workspaceId: OTHER_WS }));
+    await digestCommand(s, ['remove', a], ctx());
+    await digestCommand(s, ['remove', b], ctx({ workspaceId: OTHER_WS }));
   });
 
   it('a revoked Slack token fails that digest once, recorded and logged, without retry loops', async () => {
@@ -273,7 +291,8 @@ describe('failures stay in their workspace', () => {
     rig.clock.now = at('2026-11-13T12:00:00Z');
     const id = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0GONE', workspaceId: OTHER_WS }),
         )
@@ -287,7 +306,7 @@ describe('failures stay in their workspace', () => {
     expect(rig.slack.callsTo('chat.postMessage').filter((c) => c.args['channel'] === 'C0GONE')).toHaveLength(
       1,
     );
-    await s.handleCommand(['remove', id], ctx({ workspaceId: OTHER_WS }));
+    await digestCommand(s, ['remove', id], ctx({ workspaceId: OTHER_WS }));
   });
 
   it('waits out Slack’s 429 Retry-After and posts once', async () => {
@@ -296,7 +315,8 @@ describe('failures stay in their workspace', () => {
     rig.clock.now = at('2026-11-11T12:00:00Z');
     const id = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0LIMITED' }),
         )
@@ -308,7 +328,7 @@ describe('failures stay in their workspace', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(950);
     expect(messagesIn('C0LIMITED')).toHaveLength(2);
     expect((await rig.metrics.slackRateLimitWaits.get()).values[0]?.value).toBeGreaterThanOrEqual(1);
-    await s.handleCommand(['remove', id], ctx());
+    await digestCommand(s, ['remove', id], ctx());
   });
 });
 
@@ -319,13 +339,14 @@ describe('the schedule', () => {
     rig.clock.now = at('2026-10-30T20:00:00Z');
     const id = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/dst', '09:00', 'America/New_York', 'daily'],
           ctx({ channelId: 'C0DST' }),
         )
       ).text,
     );
-    await s.handleCommand(['set', id, 'skip-empty', 'off'], ctx());
+    await digestCommand(s, ['set', id, 'skip-empty', 'off'], ctx());
     for (let t = at('2026-10-31T11:00:00Z'); t <= at('2026-11-01T16:00:00Z'); t += 10 * 60_000) {
       rig.clock.now = t;
       await s.tick();
@@ -337,7 +358,7 @@ describe('the schedule', () => {
       '2026-11-01T14:00:00.000Z',
     ]);
     expect(messagesIn('C0DST')).toHaveLength(2);
-    await s.handleCommand(['remove', id], ctx());
+    await digestCommand(s, ['remove', id], ctx());
   });
 
   it('posts 09:00 Paris once each day across the start of summer time', async () => {
@@ -346,13 +367,14 @@ describe('the schedule', () => {
     rig.clock.now = at('2027-03-26T20:00:00Z');
     const id = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/dst', '09:00', 'Europe/Paris', 'daily'],
           ctx({ channelId: 'C0SPRING' }),
         )
       ).text,
     );
-    await s.handleCommand(['set', id, 'skip-empty', 'off'], ctx());
+    await digestCommand(s, ['set', id, 'skip-empty', 'off'], ctx());
     // Minute by minute around both 09:00s (the clocks go forward at 01:00 UTC on 28 March 2027).
     for (const [from, to] of [
       ['2027-03-27T07:50:00Z', '2027-03-27T08:10:00Z'],
@@ -371,7 +393,7 @@ describe('the schedule', () => {
       '2027-03-28T07:00:00.000Z',
     ]);
     expect(messagesIn('C0SPRING')).toHaveLength(2);
-    await s.handleCommand(['remove', id], ctx());
+    await digestCommand(s, ['remove', id], ctx());
   });
 
   it('posts late (saying so) within the grace period, skips and records older misses', async () => {
@@ -380,13 +402,14 @@ describe('the schedule', () => {
     rig.clock.now = at('2026-11-15T20:00:00Z');
     const id = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'failing', 'acme/late', '09:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0LATE' }),
         )
       ).text,
     );
-    await s.handleCommand(['set', id, 'skip-empty', 'off'], ctx());
+    await digestCommand(s, ['set', id, 'skip-empty', 'off'], ctx());
     await tickAt(s, '2026-11-16T11:30:00Z'); // down 2.5 h
     const late = messagesIn('C0LATE');
     expect(late).toHaveLength(1);
@@ -400,7 +423,7 @@ describe('the schedule', () => {
     ]);
     await tickAt(s, '2026-11-18T09:00:30Z'); // back on time
     expect(messagesIn('C0LATE')).toHaveLength(2);
-    await s.handleCommand(['remove', id], ctx());
+    await digestCommand(s, ['remove', id], ctx());
     // Finished claims are pruned after 30 days.
     expect(await s.claims.listFor(id)).toHaveLength(3);
     await tickAt(rig.service(), '2026-12-17T12:00:00Z');
@@ -417,13 +440,14 @@ describe('the schedule', () => {
     rig.clock.now = at('2026-11-19T12:00:00Z');
     const id = addedId(
       (
-        await a.handleCommand(
+        await digestCommand(
+          a,
           ['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0TAKEOVER' }),
         )
       ).text,
     );
-    await a.handleCommand(['set', id, 'top', '40'], ctx());
+    await digestCommand(a, ['set', id, 'top', '40'], ctx());
     rig.clock.now = due + 5000;
     await a.tick();
     await rig.slack.waitFor(() => messagesIn('C0TAKEOVER').length >= 2, 10_000);
@@ -442,7 +466,7 @@ describe('the schedule', () => {
     expect(posted.filter((m) => !m.threadTs)).toHaveLength(1);
     const done = await b.claims.get({ subscriptionId: id, scheduledAt: due });
     expect(done).toMatchObject({ status: 'done', outcome: 'posted', postedCount: 5, attempts: 2 });
-    await b.handleCommand(['remove', id], ctx());
+    await digestCommand(b, ['remove', id], ctx());
   });
 });
 
@@ -459,10 +483,11 @@ describe('a quarantined-tests digest', () => {
     });
     rig.trunk.setQuarantinedTests('acme/web', [q(1, '@acme/payments'), q(2, '@acme/search'), q(3, '')]);
     rig.clock.now = at('2026-11-21T12:00:00Z');
-    await s.handleCommand(['owners', '@acme/payments', '<!subteam^S0PAY|@payments>'], ctx());
+    await digestCommand(s, ['owners', '@acme/payments', '<!subteam^S0PAY|@payments>'], ctx());
     const id = addedId(
       (
-        await s.handleCommand(
+        await digestCommand(
+          s,
           ['add', 'quarantined', 'acme/web', '08:00', 'UTC', 'daily'],
           ctx({ channelId: 'C0QUAR' }),
         )
@@ -486,7 +511,7 @@ describe('a quarantined-tests digest', () => {
     const list = textOfBlocks(posted[3]!.blocks);
     expect(list.indexOf('@acme/search')).toBeLessThan(list.indexOf('@acme/payments'));
     expect(list).toContain(':new: quarantined 4');
-    const reply = await s.handleCommand(['run', id], ctx({ operator: false }));
+    const reply = await digestCommand(s, ['run', id], ctx({ operator: false }));
     expect(reply.text).toMatch(/Posting digest/);
     await s.idle();
     expect(messagesIn('C0QUAR')).toHaveLength(6);

@@ -6,13 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
-import { createDigestService, type DigestService } from '../../src/digest/index.ts';
-import type { DigestDeps, WorkspaceTrunk } from '../../src/digest/types.ts';
+import type { DigestDeps } from '../../src/digest/deps.ts';
+import {
+  createDigestService,
+  type DigestCommandContext,
+  type DigestService,
+} from '../../src/digest/index.ts';
+import type { WorkspaceTrunk } from '../../src/digest/types.ts';
 import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
 import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { instrumentedSlackFetch } from '../../src/observability/slack-metrics.ts';
+import { digestSurface } from '../../src/slack/digest-surface.ts';
+import { answerDigest } from '../../src/slack/listeners/commands/digest/index.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
@@ -96,6 +103,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
         store,
         trunkFor,
         slackFor,
+        surface: digestSurface,
         logger: silentLogger(),
         metrics,
         clock: () => clock.now,
@@ -149,4 +157,9 @@ export function addedId(text: string): string {
 
 export function textOfBlocks(blocks: unknown[] | undefined): string {
   return JSON.stringify(blocks ?? []);
+}
+
+/** `/mergequeue digest <args>` as the command listener answers it, without the Slack round trip. */
+export function digestCommand(service: DigestService, args: string[], c: DigestCommandContext) {
+  return answerDigest(service.manage, args, c, silentLogger());
 }

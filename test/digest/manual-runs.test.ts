@@ -4,7 +4,7 @@
  * cooldown it had claimed is given back so the person can retry as soon as a slot frees.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addedId, CHANNEL, ctx, type Rig, startRig, WS } from './helpers.ts';
+import { addedId, CHANNEL, ctx, digestCommand, type Rig, startRig, WS } from './helpers.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -21,14 +21,14 @@ describe('manual runs and the scheduler’s concurrency', () => {
     ]);
     const add = async (channelId: string) =>
       addedId(
-        (await s.handleCommand(['add', 'failing', 'acme/web', '09:00', 'UTC'], ctx({ channelId }))).text,
+        (await digestCommand(s, ['add', 'failing', 'acme/web', '09:00', 'UTC'], ctx({ channelId }))).text,
       );
     const first = await add(CHANNEL);
     const second = await add('C0DIGEST09');
     rig.slack.setLatency(400, 'chat.postMessage');
     try {
-      expect((await s.handleCommand(['run', first], ctx())).text).toMatch(/Posting digest/);
-      const busy = await s.handleCommand(['run', second], ctx({ channelId: 'C0DIGEST09' }));
+      expect((await digestCommand(s, ['run', first], ctx())).text).toMatch(/Posting digest/);
+      const busy = await digestCommand(s, ['run', second], ctx({ channelId: 'C0DIGEST09' }));
       expect(busy.text).toMatch(/Every digest slot of this app is busy.*Try again in a minute/);
       const [audit] = await rig.store.listAudit(WS, { limit: 1 });
       expect(audit).toMatchObject({
@@ -41,7 +41,7 @@ describe('manual runs and the scheduler’s concurrency', () => {
       rig.slack.setLatency(0, 'chat.postMessage');
     }
     // The refused run did not keep the cooldown: it runs at once now.
-    expect((await s.handleCommand(['run', second], ctx({ channelId: 'C0DIGEST09' }))).text).toMatch(
+    expect((await digestCommand(s, ['run', second], ctx({ channelId: 'C0DIGEST09' }))).text).toMatch(
       /Posting digest/,
     );
     await s.idle();

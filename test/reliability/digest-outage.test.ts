@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireFailingTest } from '../../src/fakes/trunk/index.ts';
-import { addedId, ctx, type Rig, startRig } from '../digest/helpers.ts';
+import { addedId, ctx, digestCommand, type Rig, startRig } from '../digest/helpers.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -31,7 +31,8 @@ function failing(n: number, windowEnd: number): Partial<WireFailingTest>[] {
 }
 
 async function addDigest(s: ReturnType<Rig['service']>, channel: string): Promise<string> {
-  const reply = await s.handleCommand(
+  const reply = await digestCommand(
+    s,
     ['add', 'failing', 'acme/web', '09:00', 'UTC', 'daily'],
     ctx({ channelId: channel, userId: CREATOR }),
   );
@@ -81,7 +82,7 @@ describe('Slack failing while a digest is posted', () => {
     expect(all.slice(1).every((m) => m.threadTs === parent.ts)).toBe(true);
     expect(new Set(all.map((m) => m.text)).size).toBe(all.length);
     expect(dmsTo(CREATOR)).toHaveLength(0);
-    await s.handleCommand(['remove', id], ctx({ userId: CREATOR }));
+    await digestCommand(s, ['remove', id], ctx({ userId: CREATOR }));
   });
 
   it('not_in_channel ends the occurrence at once and DMs the creator what to do', async () => {
@@ -99,7 +100,7 @@ describe('Slack failing while a digest is posted', () => {
     expect(dms).toHaveLength(1);
     expect(dms[0]!.text).toContain('invite @mergequeue to <#C0PRIVATE1>');
     expect(dms[0]!.text).toContain(`/mergequeue digest run ${id}`);
-    await s.handleCommand(['remove', id], ctx({ userId: CREATOR }));
+    await digestCommand(s, ['remove', id], ctx({ userId: CREATOR }));
   });
 
   it('a Slack that stays down is retried with growing waits, then given up on and the creator told', async () => {

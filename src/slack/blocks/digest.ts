@@ -6,21 +6,20 @@
 import type { KnownBlock } from '@slack/types';
 import { formatLocalTime } from '../../core/local-time.ts';
 import type { Collection, FailingEntry, QuarantinedEntry } from '../../digest/collect.ts';
-import type { DigestMessage, Subscription } from '../../digest/types.ts';
+import { repoLabel } from '../../digest/describe.ts';
+import type { DigestProblem, RenderContext } from '../../digest/surface.ts';
+import type { Subscription } from '../../digest/types.ts';
+import { trunkHint } from './errors.ts';
 
 /** Tests per thread reply; each is one section (plus owner headings for quarantined), far below 50 blocks. */
 export const ENTRIES_PER_REPLY = 10;
 const SECTION_MAX = 3000;
 const HEADER_MAX = 150;
 
-export interface RenderContext {
-  appUrl: string;
-  orgSlug: string;
-  /** Lower-cased code owner → Slack mentions (`<@U…>`, `<!subteam^S…>`). */
-  mentions: Map<string, string[]>;
-  scheduledAt: number;
-  late: boolean;
-  manual: boolean;
+/** A digest message as Block Kit; the digest stores and posts it without reading the blocks. */
+export interface DigestMessage {
+  text: string;
+  blocks: KnownBlock[];
 }
 
 export function escapeText(s: string): string {
@@ -44,11 +43,6 @@ export function slackDate(ms: number): string {
   return `<!date^${unix}^{date_short_pretty} {time}|${fallback}>`;
 }
 
-export function repoLabel(sub: Pick<Subscription, 'repo'>): string {
-  const r = sub.repo;
-  return r.host === 'github.com' ? `${r.owner}/${r.name}` : `${r.host}/${r.owner}/${r.name}`;
-}
-
 export function trunkTestsUrl(appUrl: string, orgSlug: string, sub: Pick<Subscription, 'repo'>): string {
   const repo = encodeURIComponent(`${sub.repo.owner}/${sub.repo.name}`);
   return `${appUrl}/${encodeURIComponent(orgSlug)}/flaky-tests?repo=${repo}`;
@@ -67,10 +61,6 @@ function ownerText(owners: string[], mentions: Map<string, string[]>): string {
   });
   if (owners.length > 5) shown.push(`+${owners.length - 5} more`);
   return shown.join(', ');
-}
-
-export function isEmpty(c: Collection): boolean {
-  return c.total === 0;
 }
 
 function changeText(c: Collection, newWord: string, goneWord: string): string {
@@ -243,12 +233,11 @@ export function renderDigest(sub: Subscription, c: Collection, ctx: RenderContex
 }
 
 /** One clear message in the channel when a digest cannot be made. */
-export function renderFailure(
-  sub: Subscription,
-  what: string,
-  hint: string,
-  scheduledAt: number,
-): DigestMessage {
+export function renderFailure(sub: Subscription, problem: DigestProblem, scheduledAt: number): DigestMessage {
+  const [what, hint] =
+    problem.kind === 'no_trunk_token'
+      ? ['this workspace has no Trunk API token.', 'An admin can store one with `/mergequeue connect`.']
+      : [problem.error.userMessage, trunkHint(problem.error)];
   const text = `The ${sub.kind} tests digest \`${sub.id}\` for ${repoLabel(sub)} could not be made: ${what}`;
   return {
     text: cut(text, 300),

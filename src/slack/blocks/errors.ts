@@ -3,7 +3,7 @@
  * Trunk failure. Each says what happened and what to try; none contains a stack trace or a secret.
  */
 import { isStoreNotAnswering } from '../../store/not-answering.ts';
-import { isTrunkError } from '../../trunk/errors.ts';
+import { isTrunkError, type TrunkError } from '../../trunk/errors.ts';
 import type { SlackReply } from '../reply.ts';
 import { escTrim } from './format.ts';
 import { context, section } from './kit.ts';
@@ -16,9 +16,14 @@ function reply(what: string, hint: string): SlackReply {
   };
 }
 
+/** What to do about a Trunk error, in words for Slack. */
+export function trunkHint(err: TrunkError): string {
+  return err.hint;
+}
+
 /** For any thrown value. Trunk errors carry their own sentence and hint; anything else is generic. */
 export function renderError(err: unknown): SlackReply {
-  if (isTrunkError(err)) return reply(err.userMessage, err.hint);
+  if (isTrunkError(err)) return reply(err.userMessage, trunkHint(err));
   if (isStoreNotAnswering(err))
     return reply(
       "The app's store (its database) is not answering, so nothing was changed.",

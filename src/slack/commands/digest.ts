@@ -1,38 +1,14 @@
 /**
- * `/mergequeue digest …`: parsing into a typed command (pure, never throws) and handling it against the
- * repository. Bad input gets a message saying what was wrong and what to type, and changes nothing.
+ * The `/mergequeue digest …` grammar: the words after `digest`, parsed into a typed command (pure, never
+ * throws). Bad input gets a message saying what was wrong and what to type, and changes nothing.
  */
 
-import { canonicalTimeZone, formatLocalTime, parseLocalTime } from '../../core/local-time.ts';
-import { parseTarget, type RepoRef } from '../../core/target.ts';
-import type { DaysRule } from '../../digest/schedule.ts';
-import type { DigestKind } from '../../digest/types.ts';
-import type { SlackReply } from '../reply.ts';
+import { canonicalTimeZone, parseLocalTime } from '../../core/local-time.ts';
+import { parseTarget } from '../../core/target.ts';
+import { DEFAULT_TOP, type DigestRequest, MAX_TOP } from '../../digest/index.ts';
 
-export const DEFAULT_TIME = 9 * 60;
-export const DEFAULT_DAYS: DaysRule = 'weekdays';
-export const DEFAULT_TOP = 10;
-export const MAX_TOP = 50;
-export const MAX_PER_CHANNEL = 20;
-
-export type DigestCommand =
-  | { op: 'help' }
-  | {
-      op: 'add';
-      kind: DigestKind;
-      repo?: RepoRef;
-      minuteOfDay?: number;
-      tz?: string;
-      days?: DaysRule;
-    }
-  | { op: 'list' }
-  | { op: 'remove' | 'run'; id: string }
-  | { op: 'set'; id: string; option: 'skip-empty'; value: boolean }
-  | { op: 'set'; id: string; option: 'top'; value: number }
-  | { op: 'set'; id: string; option: 'time'; value: number }
-  | { op: 'set'; id: string; option: 'tz'; value: string }
-  | { op: 'set'; id: string; option: 'days'; value: DaysRule }
-  | { op: 'owners'; owner?: string; mentions?: string[] };
+/** What the grammar reads: a request for the digest domain, or a request for help. */
+export type DigestCommand = { op: 'help' } | DigestRequest;
 
 export type ParsedDigestCommand = { ok: true; command: DigestCommand } | { ok: false; error: string };
 
@@ -238,12 +214,4 @@ export function parseDigestCommand(args: readonly string[]): ParsedDigestCommand
     default:
       return bad(`\`digest ${sub.slice(0, 30)}\` is not a digest command.\n${DIGEST_HELP}`);
   }
-}
-
-export function describeSchedule(s: { minuteOfDay: number; tz: string; days: DaysRule }): string {
-  return `${s.days === 'daily' ? 'every day' : 'on weekdays'} at ${formatLocalTime(s.minuteOfDay)} ${s.tz}`;
-}
-
-export function reply(text: string): SlackReply {
-  return { text, response_type: 'ephemeral' };
 }

@@ -10,6 +10,7 @@ import {
   TopN,
 } from '../../../src/digest/collect.ts';
 import type { Subscription } from '../../../src/digest/types.ts';
+import { TrunkAuthError } from '../../../src/trunk/errors.ts';
 import { ENTRIES_PER_REPLY, renderDigest, renderFailure } from '../../../src/slack/blocks/digest.ts';
 import { assertValidReply } from '../../helpers/block-kit.ts';
 
@@ -118,12 +119,8 @@ describe('rendering', () => {
   });
 
   it('a failure notice is valid and carries the hint', () => {
-    const m = renderFailure(
-      sub,
-      'Trunk rejected the API token for this workspace.',
-      'Use `/mergequeue connect`.',
-      0,
-    );
+    const error = new TrunkAuthError('401 from Trunk', { operation: 'listQuarantinedTests', status: 401 });
+    const m = renderFailure(sub, { kind: 'trunk', error }, 0);
     assertValidReply(m);
     expect(m.text).toContain('could not be made: Trunk rejected the API token');
   });

@@ -1,0 +1,37 @@
+/**
+ * What the digest needs from the Slack side, handed in rather than imported (the domain never imports
+ * slack/): how its messages look, and what a refused post means. src/slack/digest-surface.ts implements it.
+ */
+import type { TrunkError } from '../trunk/errors.ts';
+import type { Collection } from './collect.ts';
+import type { DigestMessage, Subscription } from './types.ts';
+
+/** What a renderer needs besides the subscription and what was collected. */
+export interface RenderContext {
+  appUrl: string;
+  orgSlug: string;
+  /** Lower-cased code owner → Slack mentions (`<@U…>`, `<!subteam^S…>`). */
+  mentions: Map<string, string[]>;
+  scheduledAt: number;
+  late: boolean;
+  manual: boolean;
+}
+
+/** Why a digest could not be made; the channel is told in one message instead. */
+export type DigestProblem = { kind: 'no_trunk_token' } | { kind: 'trunk'; error: TrunkError };
+
+/** A rejected post, classified: Slack's error code, and when Slack said to wait (429), for how long. */
+export interface PostFailure {
+  code: string;
+  /** Set only when rate limited: the post may be tried again after this many seconds. */
+  retryAfterSeconds?: number;
+}
+
+export interface DigestSurface {
+  /** The header message, then the thread replies. */
+  renderDigest(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[];
+  /** One clear message in the channel when a digest cannot be made. */
+  renderFailure(sub: Subscription, problem: DigestProblem, scheduledAt: number): DigestMessage;
+  /** Classifies what chat.postMessage threw. */
+  postFailure(err: unknown): PostFailure;
+}

@@ -1,0 +1,13 @@
+/**
+ * The Slack side of the digest, handed to the digest service when the app is assembled (app.ts): the
+ * domain collects, schedules and claims; this decides how its messages look and what Slack's errors mean.
+ */
+import type { DigestSurface } from '../digest/surface.ts';
+import { classifyPostFailure } from './api-errors.ts';
+import { renderDigest, renderFailure } from './blocks/digest.ts';
+
+export const digestSurface: DigestSurface = {
+  renderDigest,
+  renderFailure,
+  postFailure: classifyPostFailure,
+};
