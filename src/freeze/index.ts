@@ -8,7 +8,7 @@ export {
   type FreezeParseContext,
   parseFreezeCommand,
 } from './parse.ts';
-export { describeFailure, queueCallbacks } from './queue-callbacks.ts';
+export { queueCallbacks } from './queue-callbacks.ts';
 export {
   activeOccurrence,
   activeOrNext,

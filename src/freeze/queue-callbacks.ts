@@ -8,7 +8,6 @@ import { formatQueueRef, type QueueRef } from '../core/target.ts';
 import { changeState, readQueue as readQueueState } from '../queue/service.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
-import { isTrunkError } from '../trunk/errors.ts';
 import type { ChangeQueue, QueueReading, ReadQueue } from './types.ts';
 
 export interface QueueCallbackDeps {
@@ -16,16 +15,15 @@ export interface QueueCallbackDeps {
   /** The workspace's Trunk client; undefined when Trunk is not connected. */
   trunkFor(workspaceId: string): Promise<TrunkApi | undefined> | TrunkApi | undefined;
   now: () => number;
+  /**
+   * A failed change or read in one sentence for the channel. The words (what to type in Slack) are the
+   * Slack side's: `describeTrunkFailure` in src/slack/blocks/errors.ts.
+   */
+  describeFailure: (err: unknown) => string;
 }
 
 const NOT_CONNECTED = 'Trunk is not connected for this workspace (an admin can run `/mergequeue connect`).';
 const STATE_AFTER: Record<string, string> = { pause: 'paused', drain: 'draining', resume: 'running' };
-
-/** A sentence for the channel: Trunk errors carry their own, anything else stays in the log. */
-export function describeFailure(err: unknown): string {
-  if (isTrunkError(err)) return `${err.userMessage} ${err.hint}`;
-  return 'something went wrong on our side (the log has details)';
-}
 
 export function queueCallbacks(deps: QueueCallbackDeps): { changeQueue: ChangeQueue; readQueue: ReadQueue } {
   const changeQueue: ChangeQueue = async (workspaceId, target, state, reason, window) => {
@@ -38,7 +36,7 @@ export function queueCallbacks(deps: QueueCallbackDeps): { changeQueue: ChangeQu
       return r.before
         ? { outcome: 'noop', state: String(r.before.state), reason: r.reason }
         : { outcome: 'noop', reason: r.reason };
-    return { outcome: 'failed', error: describeFailure(r.error) };
+    return { outcome: 'failed', error: deps.describeFailure(r.error) };
   };
 
   const readQueue: ReadQueue = async (workspaceId, target: QueueRef) => {
@@ -48,7 +46,7 @@ export function queueCallbacks(deps: QueueCallbackDeps): { changeQueue: ChangeQu
     try {
       queue = await readQueueState({ trunk }, target);
     } catch (err) {
-      throw new Error(describeFailure(err));
+      throw new Error(deps.describeFailure(err));
     }
     const reading: QueueReading = { state: String(queue.state) };
     const audit = await deps.store.listAudit(workspaceId, { target: formatQueueRef(target), limit: 20 });

@@ -7,7 +7,9 @@ import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { formatQueueRef, type QueueRef } from '../core/target.ts';
 import { readQueue } from '../queue/service.ts';
+import { isTrunkError } from '../trunk/errors.ts';
 import { buildConnectModal } from './blocks/connect.ts';
+import { trunkHint } from './blocks/errors.ts';
 import { buildSettingsModal } from './blocks/settings.ts';
 import type { SlackDeps } from './deps.ts';
 import type { WorkspaceTrunk } from './workspace.ts';
@@ -78,11 +80,10 @@ export async function openSettingsModal(
     const form = buildSettingsModal({ ref, queue });
     view = { ...form, private_metadata: wrapMetadata(channelId, form.private_metadata) };
   } catch (err) {
-    const e = err as { userMessage?: string; hint?: string };
     view = messageModal(
       'Queue settings',
-      e.userMessage
-        ? `:warning: ${e.userMessage} ${e.hint ?? ''}`
+      isTrunkError(err)
+        ? `:warning: ${err.userMessage} ${trunkHint(err)}`
         : ':warning: The settings could not be read.',
     );
     outcome = 'failed';

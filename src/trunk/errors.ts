@@ -1,8 +1,10 @@
 /**
- * One error taxonomy for every Trunk failure. Each error carries a sentence a person can read in Slack
- * (`userMessage`) and what to do about it (`hint`), and never the token.
+ * One error taxonomy for every Trunk failure. Each error carries its kind and facts (operation, status,
+ * what it was about) and a sentence saying what happened (`userMessage`), never the token. What a person
+ * should do about it depends on where they read it, so those words live with the renderers (for Slack,
+ * `trunkHint` in src/slack/blocks/errors.ts).
  */
-import { PULL_REQUEST_WRITES, type TrunkOperation } from './api.ts';
+import type { TrunkOperation } from './api.ts';
 
 export type TrunkErrorKind =
   | 'auth'
@@ -42,8 +44,6 @@ export abstract class TrunkError extends Error {
 
   /** One sentence for a person: what happened. */
   abstract get userMessage(): string;
-  /** One sentence for a person: what to do. */
-  abstract get hint(): string;
 }
 
 /** 401/403: the token is missing, wrong, expired or lacks access. */
@@ -52,9 +52,6 @@ export class TrunkAuthError extends TrunkError {
   readonly retryable = false;
   get userMessage() {
     return 'Trunk rejected the API token for this workspace.';
-  }
-  get hint() {
-    return 'An admin can store a current token with `/mergequeue connect` (Trunk → Settings → API token).';
   }
 }
 
@@ -67,9 +64,6 @@ export class TrunkNotFoundError extends TrunkError {
     const extra = this.detail && !/not found/i.test(this.detail) ? ` (${this.detail})` : '';
     if (this.subject) return `Trunk found no ${this.subject}${extra}.`;
     return this.detail ? `Trunk could not find that: ${this.detail}` : 'Trunk could not find that.';
-  }
-  get hint() {
-    return 'Check the repository, branch or number, for example `/mergequeue status acme/web:main`.';
   }
 }
 
@@ -95,9 +89,6 @@ export class TrunkInvalidRequestError extends TrunkError {
       ? `Trunk refused the request: ${this.detail}`
       : 'Trunk refused the request as invalid.';
   }
-  get hint() {
-    return 'Check the values and try again; `/mergequeue help` shows the accepted forms.';
-  }
 }
 
 /** 429 after retries ran out. */
@@ -112,10 +103,6 @@ export class TrunkRateLimitedError extends TrunkError {
   get userMessage() {
     return 'Trunk is rate limiting requests right now.';
   }
-  get hint() {
-    const s = this.retryAfterMs ? Math.ceil(this.retryAfterMs / 1000) : undefined;
-    return s ? `Try again in about ${s} s.` : 'Try again in a minute.';
-  }
 }
 
 /** 5xx, network failure or timeout, after retries ran out. */
@@ -129,14 +116,6 @@ export class TrunkUnavailableError extends TrunkError {
   }
   get userMessage() {
     return this.timedOut ? 'Trunk did not answer in time.' : 'Trunk is not reachable right now.';
-  }
-  get hint() {
-    // A write that timed out or failed mid-flight may still have been applied by Trunk: never claim otherwise.
-    if (this.operation === 'updateQueue')
-      return 'Trunk may have applied the change anyway: check `/mergequeue status` before trying again. If it persists, see https://status.trunk.io.';
-    if (PULL_REQUEST_WRITES.has(this.operation))
-      return 'Trunk may have done it anyway: check `/mergequeue pr <number>` before trying again. If it persists, see https://status.trunk.io.';
-    return 'Nothing was changed. Try again in a minute; if it persists, check https://status.trunk.io.';
   }
 }
 
@@ -154,9 +133,6 @@ export class TrunkInvalidResponseError extends TrunkError {
     return this.field
       ? `Trunk sent an answer this app does not understand (field \`${this.field}\`).`
       : 'Trunk sent an answer this app does not understand.';
-  }
-  get hint() {
-    return 'Try again later; if it persists, tell whoever runs this app (the log has details).';
   }
 }
 

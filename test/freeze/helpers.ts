@@ -13,6 +13,7 @@ import { queueCallbacks } from '../../src/freeze/queue-callbacks.ts';
 import type { FreezeEvent } from '../../src/freeze/types.ts';
 import { addWindow, type WindowView } from '../../src/freeze/windows.ts';
 import { silentLogger } from '../../src/observability/log.ts';
+import { describeTrunkFailure } from '../../src/slack/blocks/errors.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
@@ -67,7 +68,12 @@ export async function startRig(
     events,
     client,
     freezer(replicaId, overrides = {}, store = stores[0]!) {
-      const callbacks = queueCallbacks({ store, trunkFor: () => api, now: () => clock.now });
+      const callbacks = queueCallbacks({
+        store,
+        trunkFor: () => api,
+        now: () => clock.now,
+        describeFailure: describeTrunkFailure,
+      });
       return new Freezer({
         db: store.db,
         ...callbacks,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FreezeClaims } from '../../src/freeze/claims.ts';
 import type { Freezer } from '../../src/freeze/freezer.ts';
 import { queueCallbacks } from '../../src/freeze/queue-callbacks.ts';
+import { describeTrunkFailure } from '../../src/slack/blocks/errors.ts';
 import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
 import { type Rig, startRig } from './helpers.ts';
 
@@ -71,6 +72,7 @@ describe.skipIf(!enabled)('freeze windows across replicas on one PostgreSQL', ()
       store: s0!,
       trunkFor: () => rig.client(),
       now: () => rig.clock.now,
+      describeFailure: describeTrunkFailure,
     });
     let victim!: Freezer;
     const changed = new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@
  * never leaks into any error.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { trunkHint } from '../../src/slack/blocks/errors.ts';
 import {
   isTrunkError,
   TrunkAuthError,
@@ -45,7 +46,7 @@ function allText(err: unknown): string {
     e.message,
     e.detail ?? '',
     e.userMessage,
-    e.hint,
+    trunkHint(e),
     JSON.stringify(e),
     String(e.stack),
     String(e.cause),
@@ -113,7 +114,7 @@ describe('error classes: each status maps to one class, tried once when not retr
     const err = (await rejectionOf(client.getQueue(addr))) as TrunkRateLimitedError;
     expect(err).toBeInstanceOf(TrunkRateLimitedError);
     expect(err.retryAfterMs).toBe(2000);
-    expect(err.hint).toBe('Try again in about 2 s.');
+    expect(trunkHint(err)).toBe('Try again in about 2 s.');
     expect(sleeps).toEqual([1000]);
     expect(server.requests).toHaveLength(2);
   });

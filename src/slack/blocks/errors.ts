@@ -3,7 +3,8 @@
  * Trunk failure. Each says what happened and what to try; none contains a stack trace or a secret.
  */
 import { isStoreNotAnswering } from '../../store/not-answering.ts';
-import { isTrunkError, type TrunkError } from '../../trunk/errors.ts';
+import { PULL_REQUEST_WRITES } from '../../trunk/api.ts';
+import { isTrunkError, type TrunkError, TrunkRateLimitedError } from '../../trunk/errors.ts';
 import type { SlackReply } from '../reply.ts';
 import { escTrim } from './format.ts';
 import { context, section } from './kit.ts';
@@ -16,9 +17,35 @@ function reply(what: string, hint: string): SlackReply {
   };
 }
 
-/** What to do about a Trunk error, in words for Slack. */
+/** What to do about a Trunk error, in words for Slack: one sentence, naming the command that helps. */
 export function trunkHint(err: TrunkError): string {
-  return err.hint;
+  switch (err.kind) {
+    case 'auth':
+      return 'An admin can store a current token with `/mergequeue connect` (Trunk → Settings → API token).';
+    case 'not_found':
+      return 'Check the repository, branch or number, for example `/mergequeue status acme/web:main`.';
+    case 'invalid_request':
+      return 'Check the values and try again; `/mergequeue help` shows the accepted forms.';
+    case 'rate_limited': {
+      const ms = err instanceof TrunkRateLimitedError ? err.retryAfterMs : undefined;
+      return ms ? `Try again in about ${Math.ceil(ms / 1000)} s.` : 'Try again in a minute.';
+    }
+    case 'unavailable':
+      // A write that timed out or failed mid-flight may still have been applied by Trunk: never claim otherwise.
+      if (err.operation === 'updateQueue')
+        return 'Trunk may have applied the change anyway: check `/mergequeue status` before trying again. If it persists, see https://status.trunk.io.';
+      if (PULL_REQUEST_WRITES.has(err.operation))
+        return 'Trunk may have done it anyway: check `/mergequeue pr <number>` before trying again. If it persists, see https://status.trunk.io.';
+      return 'Nothing was changed. Try again in a minute; if it persists, check https://status.trunk.io.';
+    case 'invalid_response':
+      return 'Try again later; if it persists, tell whoever runs this app (the log has details).';
+  }
+}
+
+/** A Trunk error as one sentence of what happened and what to do; anything else stays in the log. */
+export function describeTrunkFailure(err: unknown): string {
+  if (isTrunkError(err)) return `${err.userMessage} ${trunkHint(err)}`;
+  return 'something went wrong on our side (the log has details)';
 }
 
 /** For any thrown value. Trunk errors carry their own sentence and hint; anything else is generic. */
