@@ -5,23 +5,16 @@
 import type { App, BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { formatQueueRef } from '../../../core/target.ts';
-import { type ChangeResult, type QueueContext, recordRefusal } from '../../../queue/service.ts';
+import type { ChangeResult, QueueContext } from '../../../queue/service.ts';
 import type { Queue } from '../../../trunk/types.ts';
-import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
-import { renderError, renderInvalidButton, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';
+import { renderError, renderInvalidButton, renderNotConnected } from '../../blocks/errors.ts';
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
-import {
-  afterAck,
-  mayOperate,
-  postToChannel,
-  queueContext,
-  sendReply,
-  updateMessage,
-  workspaceIdOf,
-} from '../../interaction.ts';
+import { afterAck, queueContext, sendReply, updateMessage, workspaceIdOf } from '../../interaction.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
+import type { Outcome } from '../outcome.ts';
+import { applyQueueChange } from '../queue-change.ts';
 
 export interface Click {
   deps: SlackDeps;
@@ -118,47 +111,29 @@ export interface ClickChange {
   run: (c: Click) => Promise<ChangeResult>;
 }
 
-/**
- * The part every queue-changing button shares: the clicker must be an operator (checked on every click,
- * refusals audited), then the change runs against the queue's current state; the message is redrawn in
- * place and the change announced in the channel, or the person is told why nothing changed.
- */
-export async function applyClickChange(
-  c: Click,
-  change: ClickChange,
-): Promise<'ok' | 'noop' | 'refused' | 'failed'> {
-  const { deps } = c;
-  const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId, c.userTeamId);
-  if (!decision.allowed) {
-    await recordRefusal(c.ctx, change.auditAction, formatQueueRef(c.value.ref), decision.because);
-    await sendReply(deps, c.respond, renderRefusal(change.refusedWhat, decision.because), {
-      replace_original: false,
-    });
-    return 'refused';
-  }
-  const result = await change.run(c);
-  if (result.outcome === 'ok') {
-    const at = deps.now();
-    await redraw(c, result.view, { userId: c.userId, verb: change.verb, at });
-    const announcement = renderAnnouncement({
-      action: result.action,
-      ref: c.value.ref,
+/** A clicked queue change: the one change flow, answering beside the message and redrawing it in place. */
+export function applyClickChange(c: Click, change: ClickChange): Promise<Outcome> {
+  return applyQueueChange(
+    {
+      deps: c.deps,
+      client: c.client,
+      respond: c.respond,
+      workspaceId: c.workspaceId,
       userId: c.userId,
-      at,
-      before: result.before,
-      after: result.after,
-    });
-    await postToChannel(deps, c.client, c.channelId ?? '', announcement, c.respond);
-    return 'ok';
-  }
-  if (result.outcome === 'noop') {
-    // Show the queue as it is now, so the buttons match reality; a repeated click leaves it alone.
-    if (result.before) await redraw(c, result.before);
-    await sendReply(deps, c.respond, renderNoop(result.reason), { replace_original: false });
-    return 'noop';
-  }
-  await sendReply(deps, c.respond, renderError(result.error), { replace_original: false });
-  return 'failed';
+      userTeamId: c.userTeamId,
+      channelId: c.channelId ?? '',
+      ctx: c.ctx,
+      ref: c.value.ref,
+      replyOptions: { replace_original: false },
+      redraw: (queue, at) =>
+        redraw(c, queue, at === undefined ? undefined : { userId: c.userId, verb: change.verb, at }),
+    },
+    {
+      auditAction: change.auditAction,
+      refusedWhat: change.refusedWhat,
+      run: () => change.run(c),
+    },
+  );
 }
 
 /**
@@ -169,12 +144,12 @@ export function registerButton(
   app: App,
   deps: SlackDeps,
   actionId: string,
-  handle: (c: Click) => Promise<string>,
+  handle: (c: Click) => Promise<Outcome>,
 ): void {
   app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, respond, context }) => {
     await ack();
     await afterAck();
-    let outcome = 'failed';
+    let outcome: Outcome = 'failed';
     try {
       const c = await readClick(deps, { body, action, client, respond, context });
       outcome = c ? await handle(c) : 'invalid';

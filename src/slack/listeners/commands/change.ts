@@ -1,13 +1,12 @@
 /**
- * What every queue-changing command shares: resolve the queue, require an operator (refusals audited and
- * ephemeral), run the change against the queue's current state, announce it in the channel.
+ * A typed queue change (`/mergequeue pause|drain|resume|concurrency`): resolve the queue and the
+ * workspace's Trunk access, then run the one change flow shared with the status buttons.
  */
 
 import { formatQueueRef, type QueueRef, type TargetSpec } from '../../../core/target.ts';
-import { type ChangeResult, type QueueContext, recordRefusal } from '../../../queue/service.ts';
-import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
-import { renderError, renderRefusal } from '../../blocks/errors.ts';
-import { mayOperate, postToChannel, queueContext, sendReply } from '../../interaction.ts';
+import type { ChangeResult, QueueContext } from '../../../queue/service.ts';
+import { queueContext } from '../../interaction.ts';
+import { applyQueueChange } from '../queue-change.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export interface CommandChange {
@@ -28,34 +27,13 @@ export async function applyCommandChange(
   if ('outcome' in got) return got.outcome;
   const { ref, trunk } = got;
   const ctx = queueContext(req.deps, trunk.api, req.workspaceId, req.userId);
-  const decision = await mayOperate(req.deps, req.client, req.workspaceId, req.userId);
-  if (!decision.allowed) {
-    await recordRefusal(ctx, change.auditAction, formatQueueRef(ref), decision.because);
-    await sendReply(
-      req.deps,
-      req.respond,
-      renderRefusal(change.refusedWhat(formatQueueRef(ref)), decision.because),
-    );
-    return 'refused';
-  }
-  const result = await change.run(ctx, ref);
-  if (result.outcome === 'ok') {
-    const announcement = renderAnnouncement({
-      action: result.action,
-      ref,
-      userId: req.userId,
-      at: req.deps.now(),
+  return applyQueueChange(
+    { ...req, ctx, ref },
+    {
+      auditAction: change.auditAction,
+      refusedWhat: change.refusedWhat(formatQueueRef(ref)),
       ...(change.reason ? { reason: change.reason } : {}),
-      before: result.before,
-      after: result.after,
-    });
-    await postToChannel(req.deps, req.client, req.channelId, announcement, req.respond);
-    return 'ok';
-  }
-  if (result.outcome === 'noop') {
-    await sendReply(req.deps, req.respond, renderNoop(result.reason));
-    return 'noop';
-  }
-  await sendReply(req.deps, req.respond, renderError(result.error));
-  return 'failed';
+      run: () => change.run(ctx, ref),
+    },
+  );
 }

@@ -6,6 +6,7 @@ import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/er
 import type { SlackDeps } from '../../deps.ts';
 import { resolveRef, sendReply } from '../../interaction.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
+import type { Outcome } from '../outcome.ts';
 
 export interface CommandRequest {
   deps: SlackDeps;
@@ -17,8 +18,7 @@ export interface CommandRequest {
   triggerId: string;
 }
 
-/** For the commands counter. */
-export type Outcome = 'ok' | 'noop' | 'refused' | 'invalid' | 'failed';
+export type { Outcome };
 
 /** The queue a command means and the workspace's Trunk access; answers and returns undefined if either is missing. */
 export async function queueAndTrunk(
