@@ -5,22 +5,13 @@
 
 import { canonicalTimeZone, parseLocalTime } from '../../core/local-time.ts';
 import { parseTarget } from '../../core/target.ts';
-import { DEFAULT_TOP, type DigestRequest, MAX_TOP } from '../../digest/index.ts';
+import { type DigestRequest, MAX_TOP } from '../../digest/index.ts';
+import { DIGEST_HELP } from './usage.ts';
 
 /** What the grammar reads: a request for the digest domain, or a request for help. */
 export type DigestCommand = { op: 'help' } | DigestRequest;
 
 export type ParsedDigestCommand = { ok: true; command: DigestCommand } | { ok: false; error: string };
-
-export const DIGEST_HELP = [
-  '*Flaky-test digests* (posted in this channel, threaded, links to Trunk):',
-  '• `/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays]` — defaults: this channel’s repo, 09:00, your Slack timezone, weekdays. Example: `/mergequeue digest add failing acme/web 09:30 Europe/Paris daily`',
-  '• `/mergequeue digest list` · `digest remove <id>` · `digest run <id>` (post one now, to try it)',
-  '• `/mergequeue digest set <id> skip-empty on|off` (no post when there is nothing to report; on by default)',
-  `• \`/mergequeue digest set <id> top <1-${MAX_TOP}>\` (tests listed, default ${DEFAULT_TOP}) · \`set <id> time 08:30\` · \`set <id> tz America/New_York\` · \`set <id> days daily|weekdays\``,
-  '• `/mergequeue digest owners` lists who is mentioned for which code owner; `digest owners @acme/payments @alice @payments-team` maps a Trunk code owner to Slack users or user groups; `digest owners @acme/payments none` removes it',
-  'Operators, and members of a digest’s channel, may add, change, remove and run it (`digest run` once every 5 minutes per digest). `digest owners` changes are for operators. `digest list` shows the digests of channels you can see.',
-].join('\n');
 
 const ID_RE = /^d[a-z0-9]{5}$/;
 /** Slack's escaped mentions, as slash commands deliver them: `<@U123|name>`, `<!subteam^S123|@team>`. */

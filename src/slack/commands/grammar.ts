@@ -6,6 +6,7 @@
 import { parseTarget, type RepoRef, type TargetSpec } from '../../core/target.ts';
 import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
+import { USAGE } from './usage.ts';
 
 export type ConfigCommand =
   | { kind: 'show' }
@@ -35,27 +36,8 @@ export type CommandName = Command['name'];
 
 export type ParseCommandResult = { ok: true; command: Command } | { ok: false; error: string; usage: string };
 
-/** The exact forms to type, by command; shown with usage errors and in help. */
-export const USAGE = {
-  help: '/mergequeue help [command]',
-  status: '/mergequeue status [owner/repo[:branch]]',
-  pause: '/mergequeue pause [owner/repo[:branch]] [reason…]',
-  drain: '/mergequeue drain [owner/repo[:branch]] [reason…]',
-  resume: '/mergequeue resume [owner/repo[:branch]] [reason…]',
-  concurrency: '/mergequeue concurrency <1–4294967295> [owner/repo[:branch]]',
-  settings: '/mergequeue settings [owner/repo[:branch]]',
-  pr: '/mergequeue pr <number> [owner/repo[:branch]]',
-  run: '/mergequeue run <testRunId> [owner/repo[:branch]]',
-  flaky: '/mergequeue flaky [owner/repo]',
-  quarantined: '/mergequeue quarantined [owner/repo]',
-  digest:
-    '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] · digest list · digest remove <id> · digest run <id>',
-  connect: '/mergequeue connect',
-  config:
-    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group…',
-} as const satisfies Record<CommandName, string>;
-
-export const COMMAND_NAMES = Object.keys(USAGE) as CommandName[];
+/** Every command, in help order; `satisfies` fails the build if a command has no usage line. */
+export const COMMAND_NAMES = Object.keys(USAGE satisfies Record<CommandName, string>) as CommandName[];
 
 const MAX_TEXT = 4000;
 const MAX_REASON = 500;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_NAMES, parseCommand, parsePrincipal, USAGE } from '../../../src/slack/commands/grammar.ts';
+import { COMMAND_NAMES, parseCommand, parsePrincipal } from '../../../src/slack/commands/grammar.ts';
+import { USAGE } from '../../../src/slack/commands/usage.ts';
 
 const repo = { host: 'github.com', owner: 'acme', name: 'web' };
 

@@ -1,0 +1,36 @@
+/**
+ * The words that teach the `/mergequeue` commands: the exact form of each (shown with every usage error
+ * and in help) and the digest's longer help. The grammars (grammar.ts, digest.ts) read the commands; this
+ * says how to type them, so a wording change never touches a parser.
+ */
+import { DEFAULT_TOP, MAX_TOP } from '../../digest/index.ts';
+
+/** The exact forms to type, by command; shown with usage errors and in help. */
+export const USAGE = {
+  help: '/mergequeue help [command]',
+  status: '/mergequeue status [owner/repo[:branch]]',
+  pause: '/mergequeue pause [owner/repo[:branch]] [reason…]',
+  drain: '/mergequeue drain [owner/repo[:branch]] [reason…]',
+  resume: '/mergequeue resume [owner/repo[:branch]] [reason…]',
+  concurrency: '/mergequeue concurrency <1–4294967295> [owner/repo[:branch]]',
+  settings: '/mergequeue settings [owner/repo[:branch]]',
+  pr: '/mergequeue pr <number> [owner/repo[:branch]]',
+  run: '/mergequeue run <testRunId> [owner/repo[:branch]]',
+  flaky: '/mergequeue flaky [owner/repo]',
+  quarantined: '/mergequeue quarantined [owner/repo]',
+  digest:
+    '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] · digest list · digest remove <id> · digest run <id>',
+  connect: '/mergequeue connect',
+  config:
+    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group…',
+} as const;
+
+export const DIGEST_HELP = [
+  '*Flaky-test digests* (posted in this channel, threaded, links to Trunk):',
+  '• `/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays]` — defaults: this channel’s repo, 09:00, your Slack timezone, weekdays. Example: `/mergequeue digest add failing acme/web 09:30 Europe/Paris daily`',
+  '• `/mergequeue digest list` · `digest remove <id>` · `digest run <id>` (post one now, to try it)',
+  '• `/mergequeue digest set <id> skip-empty on|off` (no post when there is nothing to report; on by default)',
+  `• \`/mergequeue digest set <id> top <1-${MAX_TOP}>\` (tests listed, default ${DEFAULT_TOP}) · \`set <id> time 08:30\` · \`set <id> tz America/New_York\` · \`set <id> days daily|weekdays\``,
+  '• `/mergequeue digest owners` lists who is mentioned for which code owner; `digest owners @acme/payments @alice @payments-team` maps a Trunk code owner to Slack users or user groups; `digest owners @acme/payments none` removes it',
+  'Operators, and members of a digest’s channel, may add, change, remove and run it (`digest run` once every 5 minutes per digest). `digest owners` changes are for operators. `digest list` shows the digests of channels you can see.',
+].join('\n');
