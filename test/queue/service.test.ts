@@ -22,13 +22,6 @@ import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
 import { isTrunkError } from '../../src/trunk/errors.ts';
-import {
-  changeOperators,
-  connectTrunk,
-  readConfig,
-  setChannelDefault,
-  setWorkspaceDefault,
-} from '../../src/workspace/config.ts';
 
 const ref: QueueRef = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
 const target = 'acme/web:main';
@@ -340,48 +333,7 @@ describe('summaries', () => {
   });
 });
 
-describe('config and refusals', () => {
-  it('sets and clears defaults, changes operators, and audits each', async () => {
-    const c = ctx('UADMIN', 'T9');
-    await setChannelDefault(c, 'C1', { repo: ref.repo, branch: 'main' });
-    await setWorkspaceDefault(c, { repo: ref.repo });
-    let view = await readConfig(c, 'C1');
-    expect(view.channelDefault).toEqual({ repo: ref.repo, branch: 'main' });
-    expect(view.workspaceDefault).toEqual({ repo: ref.repo });
-    await setChannelDefault(c, 'C1', null);
-    view = await readConfig(c, 'C1');
-    expect(view.channelDefault).toBeUndefined();
-
-    const added = await changeOperators(c, 'add', [
-      { kind: 'user', id: 'U1' },
-      { kind: 'usergroup', id: 'S1' },
-      { kind: 'name', name: 'ghost' },
-    ]);
-    expect(added).toEqual({
-      changed: [
-        { kind: 'user', id: 'U1' },
-        { kind: 'usergroup', id: 'S1' },
-      ],
-      unchanged: [],
-      unresolved: ['ghost'],
-    });
-    const again = await changeOperators(c, 'add', [{ kind: 'user', id: 'U1' }], {
-      findByName: async (n) => (n === 'bob' ? { kind: 'user', id: 'UBOB' } : undefined),
-    });
-    expect(again.unchanged).toEqual([{ kind: 'user', id: 'U1' }]);
-    await changeOperators(c, 'remove', [{ kind: 'user', id: 'U1' }]);
-    expect((await store.listOperators('T9')).map((o) => o.id)).toEqual(['S1']);
-    const actions = (await audit('T9')).map((a) => `${a.action}:${a.outcome}`);
-    expect(actions).toEqual([
-      'config.channel:ok',
-      'config.workspace:ok',
-      'config.channel:ok',
-      'config.operators.add:ok',
-      'config.operators.add:noop',
-      'config.operators.remove:ok',
-    ]);
-  });
-
+describe('refusals', () => {
   it('records refusals without changing anything', async () => {
     await recordRefusal(ctx('UEVE'), 'pause', target, 'not an operator');
     expect((await audit()).at(-1)).toMatchObject({
@@ -391,26 +343,5 @@ describe('config and refusals', () => {
       detail: { because: 'not an operator' },
     });
     expect(fake.requests).toHaveLength(0);
-  });
-
-  it('connect stores credentials, refusing a token Trunk rejects; the token is never audited', async () => {
-    const c = ctx('UADMIN', 'T8');
-    const bad = await connectTrunk(
-      c,
-      { token: 'wrong-token-1', orgSlug: 'acme', defaultTarget: { repo: ref.repo } },
-      client,
-    );
-    expect(bad).toMatchObject({ ok: false, field: 'token' });
-    expect(await store.getTrunkCredentials('T8')).toBeUndefined();
-    const good = await connectTrunk(
-      c,
-      { token: 'test-token', orgSlug: 'acme', defaultTarget: { repo: ref.repo } },
-      client,
-    );
-    expect(good).toEqual({ ok: true });
-    expect(await store.getTrunkCredentials('T8')).toEqual({ token: 'test-token', orgSlug: 'acme' });
-    expect((await store.getWorkspace('T8'))?.defaultTarget).toEqual({ repo: ref.repo });
-    expect(JSON.stringify(await audit('T8'))).not.toContain('token-1');
-    expect(JSON.stringify(await audit('T8'))).not.toContain('test-token');
   });
 });
