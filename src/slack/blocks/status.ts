@@ -4,6 +4,7 @@
  */
 import type { ActionsBlockElement, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
+import type { WindowView } from '../../freeze/index.ts';
 import { type EnqueuedPullRequest, PRIORITIES, QUEUE_INT_MAX, type Queue } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import {
@@ -19,6 +20,7 @@ import {
   slackDate,
   trunkQueueUrl,
 } from './format.ts';
+import { freezeStatusLine } from './freeze.ts';
 import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, divider, fields, header, section, sectionsOfLines } from './kit.ts';
 
@@ -43,7 +45,11 @@ export interface StatusInput {
   lastAction?: LastAction;
   /** PR lines listed before "and N more"; default 15. */
   maxPrs?: number;
+  /** The queue's open freeze window, else its next one (freeze/nextOrActiveWindow). */
+  freeze?: StatusFreeze;
 }
+
+export type StatusFreeze = WindowView & { current: NonNullable<WindowView['current']> };
 
 export const STATE_EMOJI: Record<string, string> = {
   running: ':large_green_circle:',
@@ -134,6 +140,7 @@ export function renderStatus(input: StatusInput): SlackReply {
     if (a.note) line += ` (${escTrim(a.note, 500)})`;
     blocks.push(context(line));
   }
+  if (input.freeze) blocks.push(context(freezeStatusLine(input.freeze)));
 
   blocks.push(divider());
   if (!prsKnown) {

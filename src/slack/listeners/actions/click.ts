@@ -12,6 +12,7 @@ import { renderError, renderInvalidButton, renderNotConnected, renderRefusal } f
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { statusFreeze } from '../../freeze-status.ts';
 import {
   afterAck,
   mayOperate,
@@ -89,13 +90,15 @@ export async function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click
 }
 
 /** Double clicks of one rendered button (same message, action and shown value) count once. */
-export function clickKeyOf(c: Click): string {
+export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): string {
   return `${c.messageTs ?? 'nots'}:${c.actionId}:${formatQueueRef(c.value.ref)}:${c.value.state}:${c.value.concurrency}:${c.value.renderedAt}`;
 }
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
+  const window = await statusFreeze(c.deps, c.workspaceId, c.value.ref);
   const reply = renderStatus({
+    ...(window ? { freeze: window } : {}),
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),
