@@ -183,32 +183,22 @@ function statusButtons(input: StatusInput, state: string): ActionsBlockElement[]
   const label = queueLabel(ref);
   const out: ActionsBlockElement[] = [];
   const known = ['running', 'paused', 'draining'].includes(state);
-  if (state !== 'paused')
-    out.push(
-      button('Pause', ACTIONS.pause, {
-        value,
-        style: 'danger',
-        confirm: {
-          title: 'Pause the queue?',
-          text: `No PRs in ${label} will be tested or merged until someone resumes it.`,
-          confirm: 'Pause',
-          style: 'danger',
-        },
-      }),
-    );
-  if (state === 'running' || !known)
-    out.push(
-      button('Drain', ACTIONS.drain, {
-        value,
-        confirm: {
-          title: 'Drain the queue?',
-          text: `PRs already testing in ${label} finish; no new PRs start until someone resumes it.`,
-          confirm: 'Drain',
-        },
-      }),
-    );
+  // Pause and Drain open a modal that asks for a reason (listeners/actions/state.ts) in place of a confirm.
+  if (state !== 'paused') out.push(button('Pause…', ACTIONS.pause, { value, style: 'danger' }));
+  if (state === 'running' || !known) out.push(button('Drain…', ACTIONS.drain, { value }));
   if (state === 'paused' || state === 'draining' || !known)
-    out.push(button('Resume', ACTIONS.resume, { value, style: 'primary' }));
+    out.push(
+      button('Resume', ACTIONS.resume, {
+        value,
+        style: 'primary',
+        confirm: {
+          title: 'Resume the queue?',
+          text: `PRs in ${label} will be tested and merged again.`,
+          confirm: 'Resume',
+          style: 'primary',
+        },
+      }),
+    );
   if (queue.concurrency > 1) out.push(button('Concurrency −', ACTIONS.concurrencyDec, { value }));
   if (queue.concurrency < QUEUE_INT_MAX) out.push(button('Concurrency +', ACTIONS.concurrencyInc, { value }));
   out.push(button('Refresh', ACTIONS.refresh, { value }));

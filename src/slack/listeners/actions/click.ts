@@ -118,6 +118,8 @@ export interface ClickChange {
   refusedWhat: string;
   /** Past-tense phrase for the message's last-action line: "paused", "set concurrency to 3 on". */
   verb: string;
+  /** Why, as the person gave it (the Pause and Drain modals): announced and shown on the message. */
+  reason?: string;
   run: (c: Click) => Promise<ChangeResult>;
 }
 
@@ -142,12 +144,14 @@ export async function applyClickChange(
   const result = await change.run(c);
   if (result.outcome === 'ok') {
     const at = deps.now();
-    await redraw(c, result.view, { userId: c.userId, verb: change.verb, at });
+    const why = change.reason ? { reason: change.reason } : {};
+    await redraw(c, result.view, { userId: c.userId, verb: change.verb, at, ...why });
     const announcement = renderAnnouncement({
       action: result.action,
       ref: c.value.ref,
       userId: c.userId,
       at,
+      ...why,
       before: result.before,
       after: result.after,
     });
