@@ -30,7 +30,9 @@ export type Command =
   | { name: 'connect' }
   | { name: 'config'; config: ConfigCommand }
   /** The digest helper parses the rest. */
-  | { name: 'digest'; args: string[] };
+  | { name: 'digest'; args: string[] }
+  /** The freeze parser (freeze/parse.ts) reads the rest: it needs the person's time zone and the time. */
+  | { name: 'freeze'; text: string };
 
 export type CommandName = Command['name'];
 
@@ -87,6 +89,8 @@ function parse(raw: string): ParseCommandResult {
       return parseConfig(rest);
     case 'digest':
       return ok({ name: 'digest', args: rest });
+    case 'freeze':
+      return ok({ name: 'freeze', text: rest.join(' ') });
     default:
       return {
         ok: false,

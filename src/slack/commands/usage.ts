@@ -23,6 +23,8 @@ export const USAGE = {
   connect: '/mergequeue connect',
   config:
     '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group…',
+  freeze:
+    '/mergequeue freeze add [owner/repo[:branch]] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…] · freeze list · freeze remove <id> · freeze skip <id>',
 } as const;
 
 export const DIGEST_HELP = [

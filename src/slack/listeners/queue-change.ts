@@ -48,15 +48,31 @@ export interface QueueChange {
   run: () => Promise<ChangeResult>;
 }
 
+/**
+ * Whether the person may change the queue: an operator, checked every time. Anyone else is told privately
+ * and the refusal audited; the caller then stops (a form that opens first, such as the Pause reason
+ * modal, asks here before opening, and the change asks again when it is submitted).
+ */
+export async function mayChangeQueue(
+  o: ChangeOrigin,
+  change: Pick<QueueChange, 'auditAction' | 'refusedWhat'>,
+): Promise<boolean> {
+  const decision = await mayOperate(o.deps, o.client, o.workspaceId, o.userId, o.userTeamId);
+  if (decision.allowed) return true;
+  await recordRefusal(o.ctx, change.auditAction, formatQueueRef(o.ref), decision.because);
+  await sendReply(
+    o.deps,
+    o.respond,
+    renderRefusal(change.refusedWhat, decision.because),
+    o.replyOptions ?? {},
+  );
+  return false;
+}
+
 export async function applyQueueChange(o: ChangeOrigin, change: QueueChange): Promise<Outcome> {
   const { deps } = o;
   const replyOptions = o.replyOptions ?? {};
-  const decision = await mayOperate(deps, o.client, o.workspaceId, o.userId, o.userTeamId);
-  if (!decision.allowed) {
-    await recordRefusal(o.ctx, change.auditAction, formatQueueRef(o.ref), decision.because);
-    await sendReply(deps, o.respond, renderRefusal(change.refusedWhat, decision.because), replyOptions);
-    return 'refused';
-  }
+  if (!(await mayChangeQueue(o, change))) return 'refused';
   const result = await change.run();
   if (result.outcome === 'ok') {
     const at = deps.now();

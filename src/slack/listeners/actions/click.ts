@@ -11,10 +11,11 @@ import { renderError, renderInvalidButton, renderNotConnected } from '../../bloc
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { statusFreeze } from '../../freeze-status.ts';
 import { afterAck, queueContext, sendReply, updateMessage, workspaceIdOf } from '../../interaction.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
 import type { Outcome } from '../outcome.ts';
-import { applyQueueChange } from '../queue-change.ts';
+import { applyQueueChange, type ChangeOrigin } from '../queue-change.ts';
 
 export interface Click {
   deps: SlackDeps;
@@ -82,13 +83,15 @@ export async function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click
 }
 
 /** Double clicks of one rendered button (same message, action and shown value) count once. */
-export function clickKeyOf(c: Click): string {
+export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): string {
   return `${c.messageTs ?? 'nots'}:${c.actionId}:${formatQueueRef(c.value.ref)}:${c.value.state}:${c.value.concurrency}:${c.value.renderedAt}`;
 }
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
+  const window = await statusFreeze(c.deps, c.workspaceId, c.value.ref);
   const reply = renderStatus({
+    ...(window ? { freeze: window } : {}),
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),
@@ -108,29 +111,39 @@ export interface ClickChange {
   refusedWhat: string;
   /** Past-tense phrase for the message's last-action line: "paused", "set concurrency to 3 on". */
   verb: string;
+  /** Why, as the person gave it (the Pause and Drain modals): announced and shown on the message. */
+  reason?: string;
   run: (c: Click) => Promise<ChangeResult>;
 }
 
 /** A clicked queue change: the one change flow, answering beside the message and redrawing it in place. */
+/** Where a clicked change came from: it answers beside the message, never in its place. */
+export function clickOrigin(c: Click, redrawn?: ChangeOrigin['redraw']): ChangeOrigin {
+  return {
+    deps: c.deps,
+    client: c.client,
+    respond: c.respond,
+    workspaceId: c.workspaceId,
+    userId: c.userId,
+    userTeamId: c.userTeamId,
+    channelId: c.channelId ?? '',
+    ctx: c.ctx,
+    ref: c.value.ref,
+    replyOptions: { replace_original: false },
+    ...(redrawn ? { redraw: redrawn } : {}),
+  };
+}
+
 export function applyClickChange(c: Click, change: ClickChange): Promise<Outcome> {
+  const why = change.reason ? { reason: change.reason } : {};
   return applyQueueChange(
-    {
-      deps: c.deps,
-      client: c.client,
-      respond: c.respond,
-      workspaceId: c.workspaceId,
-      userId: c.userId,
-      userTeamId: c.userTeamId,
-      channelId: c.channelId ?? '',
-      ctx: c.ctx,
-      ref: c.value.ref,
-      replyOptions: { replace_original: false },
-      redraw: (queue, at) =>
-        redraw(c, queue, at === undefined ? undefined : { userId: c.userId, verb: change.verb, at }),
-    },
+    clickOrigin(c, (queue, at) =>
+      redraw(c, queue, at === undefined ? undefined : { userId: c.userId, verb: change.verb, at, ...why }),
+    ),
     {
       auditAction: change.auditAction,
       refusedWhat: change.refusedWhat,
+      ...why,
       run: () => change.run(c),
     },
   );

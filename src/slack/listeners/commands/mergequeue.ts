@@ -11,6 +11,7 @@ import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
 import { digest } from './digest/index.ts';
+import { freeze } from './freeze.ts';
 import { help } from './help.ts';
 import { pr } from './pr.ts';
 import { run } from './run.ts';
@@ -85,6 +86,9 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'digest':
             outcome = await digest(req, c.args);
+            break;
+          case 'freeze':
+            outcome = await freeze(req, c.text);
             break;
         }
       }
