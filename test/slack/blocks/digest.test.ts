@@ -10,8 +10,8 @@ import {
   TopN,
 } from '../../../src/digest/collect.ts';
 import type { Subscription } from '../../../src/digest/types.ts';
-import { TrunkAuthError } from '../../../src/trunk/errors.ts';
 import { ENTRIES_PER_REPLY, renderDigest, renderFailure } from '../../../src/slack/blocks/digest.ts';
+import { TrunkAuthError } from '../../../src/trunk/errors.ts';
 import { assertValidReply } from '../../helpers/block-kit.ts';
 
 const sub: Subscription = {
