@@ -25,6 +25,7 @@ import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
+import { createQueueEvents, type QueueEvents } from './slack/events/service.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
@@ -71,6 +72,8 @@ export interface AppOverrides {
   interactiveDeadlineMs?: number;
   /** false: no digest service (commands answer that digests are unavailable). */
   digest?: false;
+  /** false: no queue watcher (no feeds, live status messages or notes to authors). */
+  watch?: false;
   /** More routes served beside /slack/events (the sandbox's pages). */
   customRoutes?: CustomRoute[];
   /** Shutdown coordination (src/lifecycle.ts); default: one made from config.shutdownTimeoutMs. */
@@ -88,6 +91,8 @@ export interface RunningApp {
   readonly metrics: Metrics;
   readonly bolt: App;
   readonly workspaces: Workspaces;
+  /** Queue events (feeds, live status messages, notes to authors); undefined when turned off. */
+  readonly events: QueueEvents | undefined;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -250,6 +255,19 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         });
 
+  const events =
+    overrides.watch === false
+      ? undefined
+      : createQueueEvents({
+          config,
+          store,
+          workspaces,
+          logger,
+          metrics,
+          now,
+          replicaId: overrides.replicaId ?? `${process.pid}`,
+        });
+
   const deps: SlackDeps = {
     config,
     store,
@@ -259,6 +277,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     directory,
     digest: digestService as DigestCommands | undefined,
     now,
+    ...(events ? { liveStatus: events.live } : {}),
   };
   registerListeners(bolt, deps);
 
@@ -276,6 +295,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   };
   if (socketReceiver) lifecycle.onStopIntake('slack-socket', stopReceiver);
   lifecycle.onClose('digest-scheduler', () => digestService?.stop());
+  // Releases this replica's queue leases so another replica polls them at once.
+  lifecycle.onClose('queue-watcher', () => events?.stop());
   if (httpReceiver) lifecycle.onClose('http-server', stopReceiver);
   if (ownStore) lifecycle.onClose('store', () => store.close());
   const running: RunningApp = {
@@ -291,6 +312,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     metrics,
     bolt,
     workspaces,
+    events,
     async start() {
       if (started) return;
       if (httpReceiver) {
@@ -303,7 +325,12 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
         port = addr && typeof addr === 'object' ? addr.port : config.port;
       }
       started = true;
-      if (config.digest.schedulerEnabled) digestService?.start();
+      // SCHEDULER_ENABLED=false also keeps this replica from polling queues: replicas that run it do,
+      // and every replica still registers the live status messages it posts.
+      if (config.digest.schedulerEnabled) {
+        digestService?.start();
+        events?.start();
+      }
       const retention = startAuditRetention({
         store,
         retentionDays: config.auditRetentionDays,

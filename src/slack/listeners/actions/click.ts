@@ -95,7 +95,13 @@ export function clickKeyOf(c: Click): string {
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
+  // A live status message stays marked live when a click redraws it.
+  const live =
+    c.channelId && c.messageTs && !c.ephemeral
+      ? await c.deps.liveStatus?.isLive(c.workspaceId, c.channelId, c.messageTs).catch(() => false)
+      : false;
   const reply = renderStatus({
+    ...(live ? { live: 'live' as const } : {}),
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),
