@@ -60,6 +60,28 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
       '/mergequeue config channel acme/web:main',
       '/mergequeue config operators add @alice @release-team',
       '/mergequeue config operators list',
+      '/mergequeue config people @alice alice-gh',
+    ],
+  },
+  watch: {
+    what: "This channel receives the queue's events as they happen: state or settings changes (also made outside Slack), PRs submitted, testing, merged, failed, and health alerts when the queue is stuck or paused too long. Bursts are grouped into one message.",
+    examples: [
+      '/mergequeue watch acme/web:main',
+      '/mergequeue watch acme/web:main merged failed health stuck 30',
+      '/mergequeue watch list',
+    ],
+  },
+  unwatch: {
+    what: "Ends this channel's feed of a queue.",
+    examples: ['/mergequeue unwatch', '/mergequeue unwatch acme/web:main'],
+  },
+  me: {
+    what: 'Links you to your GitHub login: you get a direct message when your PR starts testing, merges, or fails or is cancelled.',
+    examples: [
+      '/mergequeue me github octocat',
+      '/mergequeue me',
+      '/mergequeue me notify off',
+      '/mergequeue me forget',
     ],
   },
   freeze: {

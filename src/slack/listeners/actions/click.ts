@@ -97,8 +97,14 @@ export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
   const window = await statusFreeze(c.deps, c.workspaceId, c.value.ref);
+  // A live status message stays marked live when a click redraws it.
+  const live =
+    c.channelId && c.messageTs && !c.ephemeral
+      ? await c.deps.liveStatus?.isLive(c.workspaceId, c.channelId, c.messageTs).catch(() => false)
+      : false;
   const reply = renderStatus({
     ...(window ? { freeze: window } : {}),
+    ...(live ? { live: 'live' as const } : {}),
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),
