@@ -25,6 +25,7 @@ import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
+import { createFreezer } from './slack/freeze-announcer.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
@@ -76,6 +77,8 @@ export interface AppOverrides {
   /** Shutdown coordination (src/lifecycle.ts); default: one made from config.shutdownTimeoutMs. */
   lifecycle?: Lifecycle;
   replicaId?: string;
+  /** How often the freezer looks for windows to start or end; default 5 s (tests pass less). */
+  freezeTickMs?: number;
 }
 
 export interface RunningApp {
@@ -250,6 +253,16 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         });
 
+  // Freeze windows start and end on the app's clock (`now`), so tests move time by hand.
+  const freezer = createFreezer({
+    store,
+    workspaces,
+    logger: logger.child({ component: 'freeze' }),
+    replicaId: overrides.replicaId ?? `${process.pid}`,
+    clock: now,
+    ...(overrides.freezeTickMs ? { tickMs: overrides.freezeTickMs } : {}),
+  });
+
   const deps: SlackDeps = {
     config,
     store,
@@ -276,6 +289,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   };
   if (socketReceiver) lifecycle.onStopIntake('slack-socket', stopReceiver);
   lifecycle.onClose('digest-scheduler', () => digestService?.stop());
+  // Runs in flight get the shutdown budget; an unfinished one is taken over by another replica (its lease).
+  lifecycle.onClose('freezer', () => freezer.stop(config.shutdownTimeoutMs));
   if (httpReceiver) lifecycle.onClose('http-server', stopReceiver);
   if (ownStore) lifecycle.onClose('store', () => store.close());
   const running: RunningApp = {
@@ -303,7 +318,10 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
         port = addr && typeof addr === 'object' ? addr.port : config.port;
       }
       started = true;
-      if (config.digest.schedulerEnabled) digestService?.start();
+      if (config.digest.schedulerEnabled) {
+        digestService?.start();
+        freezer.start();
+      }
       const retention = startAuditRetention({
         store,
         retentionDays: config.auditRetentionDays,

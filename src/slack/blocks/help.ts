@@ -78,6 +78,14 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
       '/mergequeue config operators list',
     ],
   },
+  freeze: {
+    what: 'Freeze windows: the queue is drained (or paused) at a time of day and resumed at the end, announced in this channel (operators).',
+    examples: [
+      '/mergequeue freeze add acme/web:main 18:00-08:00 Europe/Paris weekdays drain Nightly release',
+      '/mergequeue freeze list',
+      '/mergequeue freeze skip f7k2m9',
+    ],
+  },
 };
 
 export function renderHelp(topic?: string): SlackReply {
@@ -110,7 +118,7 @@ export function renderHelp(topic?: string): SlackReply {
       section(lines.slice(0, half).join('\n')),
       section(lines.slice(half).join('\n')),
       context(
-        "Anyone can read. Pausing, draining, resuming, concurrency, settings and config need an operator; submit, cancel and restart need an operator or the PR's confirmed author. `/mergequeue help <command>` for examples.",
+        "Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator; submit, cancel and restart need an operator or the PR's confirmed author. `/mergequeue help <command>` for examples.",
       ),
     ],
     response_type: 'ephemeral',

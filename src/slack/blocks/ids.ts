@@ -23,6 +23,8 @@ export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
 export const CALLBACKS = {
   settings: 'mq_settings',
   connect: 'mq_connect',
+  /** Pause or Drain with an optional reason (blocks/reason-modal.ts). */
+  reason: 'mq_reason',
   prCancel: 'mq_pr_cancel_confirm',
 } as const;
 

@@ -4,6 +4,7 @@
  */
 import type { ActionsBlockElement, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
+import type { WindowView } from '../../freeze/index.ts';
 import { type EnqueuedPullRequest, PRIORITIES, QUEUE_INT_MAX, type Queue } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import {
@@ -19,6 +20,7 @@ import {
   slackDate,
   trunkQueueUrl,
 } from './format.ts';
+import { freezeStatusLine } from './freeze.ts';
 import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, divider, fields, header, section, sectionsOfLines } from './kit.ts';
 
@@ -43,7 +45,11 @@ export interface StatusInput {
   lastAction?: LastAction;
   /** PR lines listed before "and N more"; default 15. */
   maxPrs?: number;
+  /** The queue's open freeze window, else its next one (freeze/nextOrActiveWindow). */
+  freeze?: StatusFreeze;
 }
+
+export type StatusFreeze = WindowView & { current: NonNullable<WindowView['current']> };
 
 export const STATE_EMOJI: Record<string, string> = {
   running: ':large_green_circle:',
@@ -134,6 +140,7 @@ export function renderStatus(input: StatusInput): SlackReply {
     if (a.note) line += ` (${escTrim(a.note, 500)})`;
     blocks.push(context(line));
   }
+  if (input.freeze) blocks.push(context(freezeStatusLine(input.freeze)));
 
   blocks.push(divider());
   if (!prsKnown) {
@@ -176,32 +183,22 @@ function statusButtons(input: StatusInput, state: string): ActionsBlockElement[]
   const label = queueLabel(ref);
   const out: ActionsBlockElement[] = [];
   const known = ['running', 'paused', 'draining'].includes(state);
-  if (state !== 'paused')
-    out.push(
-      button('Pause', ACTIONS.pause, {
-        value,
-        style: 'danger',
-        confirm: {
-          title: 'Pause the queue?',
-          text: `No PRs in ${label} will be tested or merged until someone resumes it.`,
-          confirm: 'Pause',
-          style: 'danger',
-        },
-      }),
-    );
-  if (state === 'running' || !known)
-    out.push(
-      button('Drain', ACTIONS.drain, {
-        value,
-        confirm: {
-          title: 'Drain the queue?',
-          text: `PRs already testing in ${label} finish; no new PRs start until someone resumes it.`,
-          confirm: 'Drain',
-        },
-      }),
-    );
+  // Pause and Drain open a modal that asks for a reason (listeners/actions/state.ts) in place of a confirm.
+  if (state !== 'paused') out.push(button('Pause…', ACTIONS.pause, { value, style: 'danger' }));
+  if (state === 'running' || !known) out.push(button('Drain…', ACTIONS.drain, { value }));
   if (state === 'paused' || state === 'draining' || !known)
-    out.push(button('Resume', ACTIONS.resume, { value, style: 'primary' }));
+    out.push(
+      button('Resume', ACTIONS.resume, {
+        value,
+        style: 'primary',
+        confirm: {
+          title: 'Resume the queue?',
+          text: `PRs in ${label} will be tested and merged again.`,
+          confirm: 'Resume',
+          style: 'primary',
+        },
+      }),
+    );
   if (queue.concurrency > 1) out.push(button('Concurrency −', ACTIONS.concurrencyDec, { value }));
   if (queue.concurrency < QUEUE_INT_MAX) out.push(button('Concurrency +', ACTIONS.concurrencyInc, { value }));
   out.push(button('Refresh', ACTIONS.refresh, { value }));

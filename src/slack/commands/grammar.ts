@@ -37,6 +37,8 @@ export type Command =
   | { name: 'config'; config: ConfigCommand }
   /** The digest helper parses the rest. */
   | { name: 'digest'; args: string[] }
+  /** The freeze parser (freeze/parse.ts) reads the rest: it needs the person's time zone and the time. */
+  | { name: 'freeze'; text: string }
   | PrCommand;
 
 /** The commands that act on one PR, or list the queue's PRs. */
@@ -79,6 +81,8 @@ export const USAGE = {
   connect: '/mergequeue connect',
   config:
     '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group…',
+  freeze:
+    '/mergequeue freeze add [owner/repo[:branch]] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…] · freeze list · freeze remove <id> · freeze skip <id>',
 } as const satisfies Record<CommandName, string>;
 
 export const COMMAND_NAMES = Object.keys(USAGE) as CommandName[];
@@ -139,6 +143,8 @@ function parse(raw: string): ParseCommandResult {
       return parseConfig(rest);
     case 'digest':
       return ok({ name: 'digest', args: rest });
+    case 'freeze':
+      return ok({ name: 'freeze', text: rest.join(' ') });
     default:
       return {
         ok: false,

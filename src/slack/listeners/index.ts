@@ -11,6 +11,7 @@ import * as mergequeue from './commands/mergequeue.ts';
 import * as uninstall from './events/uninstall.ts';
 import * as connectView from './views/connect.ts';
 import * as prCancelView from './views/pr-cancel.ts';
+import * as reasonView from './views/reason.ts';
 import * as settingsView from './views/settings.ts';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
@@ -24,6 +25,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     prButtons,
     settingsView,
     prCancelView,
+    reasonView,
     connectView,
     uninstall,
   ]) {

@@ -12,6 +12,7 @@ import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
 import { digest } from './digest.ts';
+import { freeze } from './freeze.ts';
 import { help } from './help.ts';
 import { pr } from './pr.ts';
 import { prs } from './prs.ts';
@@ -101,6 +102,9 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'prs':
             outcome = await prs(req, c);
+            break;
+          case 'freeze':
+            outcome = await freeze(req, c.text);
             break;
         }
       }

@@ -9,6 +9,7 @@ import { readQueue } from '../../../queue/service.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
+import { statusFreeze } from '../../freeze-status.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
@@ -17,13 +18,16 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   if ('outcome' in got) return got.outcome;
   const { ref, trunk } = got;
   let queue: Queue;
+  const freeze = statusFreeze(req.deps, req.workspaceId, ref);
   try {
     queue = await readQueue({ trunk: trunk.api }, ref);
   } catch (err) {
     await sendReply(req.deps, req.respond, renderError(err));
     return 'failed';
   }
+  const window = await freeze;
   const reply = renderStatus({
+    ...(window ? { freeze: window } : {}),
     ref,
     queue,
     renderedAt: req.deps.now(),
