@@ -425,3 +425,37 @@ describe('buttons on the /mergequeue pr reply', () => {
     expect(h.trunkCalls('cancelPullRequest')).toHaveLength(0);
   });
 });
+
+describe('with a short Trunk deadline for clicks', () => {
+  let short: Harness;
+  beforeAll(async () => {
+    short = await startHarness({ app: { interactiveDeadlineMs: 2_000 } });
+  });
+  afterAll(async () => short?.close());
+
+  it('a Re-submit whose answer timed out after Trunk queued the PR: sent once, clicker told it is in the queue', async () => {
+    short.trunk.addQueue(REPO, 'main', { state: 'running' });
+    short.trunk.addSubmittedPr(REPO, 'main', {
+      prNumber: 60,
+      state: 'cancelled',
+      isCurrentlySubmittedToQueue: false,
+    });
+    const sent = await short.sendCommand('pr 60', { user: OPERATOR });
+    const reply = await short.reply(sent.responseUrl);
+    await short.idle();
+    short.trunk.loseAnswerNext(1, 'hang', 'submitPullRequest');
+    const message = { channel: CHANNEL, ts: '1700000000.000200', blocks: reply['blocks'] as unknown[] };
+    const click = await short.clickButton({ message, actionId: 'mq_pr_resubmit', user: OPERATOR });
+    const told = await short.slack.waitFor(
+      () => short.replies(click.responseUrl).find((r) => /answer was lost/.test(textOf(r))),
+      8_000,
+    );
+    await short.idle();
+    expect(textOf(told)).toMatch(/#60 is in the queue \(pending\).*not sent again/);
+    expect(short.trunkCalls('submitPullRequest')).toHaveLength(1);
+    const queued = (short.trunk.queue(REPO, 'main')!.enqueuedPullRequests ?? []).filter(
+      (p) => p.prNumber === 60,
+    );
+    expect(queued).toHaveLength(1);
+  });
+});
