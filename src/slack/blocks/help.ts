@@ -34,6 +34,22 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     what: "One PR's place in the queue, and in plain words why it is or is not testing.",
     examples: ['/mergequeue pr 1234', '/mergequeue pr #1234 acme/web:main'],
   },
+  submit: {
+    what: 'Puts a PR in the queue, with a priority and without batching if you like. Its author (once an operator has confirmed their GitHub login with `config people`) or an operator; `urgent` skips the line and is for operators only.',
+    examples: ['/mergequeue submit 1234', '/mergequeue submit 1234 acme/web:main high nobatch'],
+  },
+  cancel: {
+    what: 'Takes a PR out of the queue; the reason is announced in the channel. Its author (confirmed by an operator) or an operator.',
+    examples: ['/mergequeue cancel 1234 needs another fix'],
+  },
+  restart: {
+    what: "Restarts a failed PR's tests. Its author (confirmed by an operator) or an operator.",
+    examples: ['/mergequeue restart 1234'],
+  },
+  prs: {
+    what: "The queue's PRs: by default every one not yet merged, failed or cancelled; or those in one state.",
+    examples: ['/mergequeue prs', '/mergequeue prs acme/web:main failed'],
+  },
   run: {
     what: 'One test run: status, required checks with links, PRs tested and impacted targets.',
     examples: ['/mergequeue run 5d1c7e0a-…'],
@@ -124,7 +140,7 @@ export function renderHelp(topic?: string): SlackReply {
       section(lines.slice(0, half).join('\n')),
       section(lines.slice(half).join('\n')),
       context(
-        'Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator. `/mergequeue help <command>` for examples.',
+        "Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator; submit, cancel and restart need an operator or the PR's confirmed author. `/mergequeue help <command>` for examples.",
       ),
     ],
     response_type: 'ephemeral',

@@ -96,7 +96,7 @@ export function requiredStatusesText(list: readonly string[] | null | undefined,
   return shown.join(', ') + (more > 0 ? ` and ${more} more` : '');
 }
 
-function prLine(ref: QueueRef, pr: EnqueuedPullRequest): string {
+export function prLine(ref: QueueRef, pr: EnqueuedPullRequest): string {
   const n = Number.isFinite(pr.prNumber) ? pr.prNumber : 0;
   const since = parseTime(pr.stateChangedAt);
   const parts = [

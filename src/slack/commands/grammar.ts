@@ -4,7 +4,14 @@
  */
 
 import { parseTarget, type RepoRef, type TargetSpec } from '../../core/target.ts';
-import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../../trunk/types.ts';
+import {
+  PRIORITIES,
+  type PriorityName,
+  PULL_REQUEST_STATES,
+  type PullRequestState,
+  QUEUE_INT_MAX,
+  QUEUE_INT_MIN,
+} from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
 import {
   type MeCommand,
@@ -44,7 +51,22 @@ export type Command =
   | { name: 'freeze'; text: string }
   | { name: 'watch'; watch: WatchCommand }
   | { name: 'unwatch'; target?: TargetSpec }
-  | { name: 'me'; me: MeCommand };
+  | { name: 'me'; me: MeCommand }
+  | PrCommand;
+
+/** The commands that act on one PR, or list the queue's PRs. */
+export type PrCommand =
+  | {
+      name: 'submit';
+      number: number;
+      target?: TargetSpec;
+      /** A name, or a number 0..255 (lower is sooner). */
+      priority?: PriorityName | number;
+      noBatch?: boolean;
+    }
+  | { name: 'cancel'; number: number; target?: TargetSpec; reason?: string }
+  | { name: 'restart'; number: number; target?: TargetSpec }
+  | { name: 'prs'; target?: TargetSpec; state?: PullRequestState };
 
 export type CommandName = Command['name'];
 
@@ -61,6 +83,10 @@ export const USAGE = {
   settings: '/mergequeue settings [owner/repo[:branch]]',
   pr: '/mergequeue pr <number> [owner/repo[:branch]]',
   run: '/mergequeue run <testRunId> [owner/repo[:branch]]',
+  submit: '/mergequeue submit <pr> [owner/repo[:branch]] [urgent|high|medium|low|none|<0-255>] [nobatch]',
+  cancel: '/mergequeue cancel <pr> [owner/repo[:branch]] [reason…]',
+  restart: '/mergequeue restart <pr> [owner/repo[:branch]]',
+  prs: `/mergequeue prs [owner/repo[:branch]] [${PULL_REQUEST_STATES.join('|')}]`,
   flaky: '/mergequeue flaky [owner/repo]',
   quarantined: '/mergequeue quarantined [owner/repo]',
   digest:
@@ -115,6 +141,14 @@ function parse(raw: string): ParseCommandResult {
       return parsePr(rest);
     case 'run':
       return parseRun(rest);
+    case 'submit':
+      return parseSubmit(rest);
+    case 'cancel':
+      return parseCancel(rest);
+    case 'restart':
+      return parseRestart(rest);
+    case 'prs':
+      return parsePrs(rest);
     case 'flaky':
     case 'quarantined':
       return parseRepoOnly(name, rest);
@@ -252,17 +286,134 @@ function parseConcurrency(rest: string[]): ParseCommandResult {
   return t.ok ? ok({ name: 'concurrency', value: n, target: t.value }) : t.result;
 }
 
-function parsePr(rest: string[]): ParseCommandResult {
-  const [num, where, ...extra] = rest;
-  if (num === undefined) return usageError('pr', 'Say which PR, for example `/mergequeue pr 123`.');
+type PrNumberCommand = 'pr' | 'submit' | 'cancel' | 'restart';
+
+/** The PR number every PR command starts with: `123` or `#123`. */
+function prNumber(
+  name: PrNumberCommand,
+  num: string | undefined,
+): { ok: true; value: number } | { ok: false; result: ParseCommandResult } {
+  if (num === undefined)
+    return { ok: false, result: usageError(name, `Say which PR, for example \`/mergequeue ${name} 123\`.`) };
   const digits = num.startsWith('#') ? num.slice(1) : num;
   const n = /^\d{1,10}$/.test(digits) ? Number(digits) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1 || n > QUEUE_INT_MAX)
-    return usageError('pr', `\`${clip(num, 40)}\` is not a PR number; write it like \`123\` or \`#123\`.`);
+    return {
+      ok: false,
+      result: usageError(name, `\`${clip(num, 40)}\` is not a PR number; write it like \`123\` or \`#123\`.`),
+    };
+  return { ok: true, value: n };
+}
+
+function parsePr(rest: string[]): ParseCommandResult {
+  const [num, where, ...extra] = rest;
+  const n = prNumber('pr', num);
+  if (!n.ok) return n.result;
   if (extra.length > 0) return usageError('pr', 'Too many words after the PR number.');
-  if (where === undefined) return ok({ name: 'pr', number: n });
+  if (where === undefined) return ok({ name: 'pr', number: n.value });
   const t = target('pr', where);
-  return t.ok ? ok({ name: 'pr', number: n, target: t.value }) : t.result;
+  return t.ok ? ok({ name: 'pr', number: n.value, target: t.value }) : t.result;
+}
+
+const PRIORITY_NAMES = Object.keys(PRIORITIES) as PriorityName[];
+
+/** After the number, in any order and each at most once: a target, a priority, `nobatch`. */
+function parseSubmit(rest: string[]): ParseCommandResult {
+  const n = prNumber('submit', rest[0]);
+  if (!n.ok) return n.result;
+  const command: Extract<Command, { name: 'submit' }> = { name: 'submit', number: n.value };
+  for (const word of rest.slice(1)) {
+    const lower = word.toLowerCase();
+    if (lower === 'nobatch' || lower === 'no-batch') {
+      if (command.noBatch) return usageError('submit', '`nobatch` is given twice.');
+      command.noBatch = true;
+    } else if ((PRIORITY_NAMES as string[]).includes(lower) || /^\d+$/.test(word)) {
+      if (command.priority !== undefined) return usageError('submit', 'Give one priority, not two.');
+      if (/^\d+$/.test(word)) {
+        const p = word.length <= 3 ? Number(word) : Number.NaN;
+        if (!(p >= 0 && p <= 255))
+          return usageError(
+            'submit',
+            `A priority is a name (${PRIORITY_NAMES.join(', ')}) or a number from 0 to 255; got ${clip(word, 40)}.`,
+          );
+        command.priority = p;
+      } else {
+        command.priority = lower as PriorityName;
+      }
+    } else if (looksLikeTarget(word)) {
+      if (command.target) return usageError('submit', 'Give one target, not two.');
+      const t = target('submit', word);
+      if (!t.ok) return t.result;
+      command.target = t.value;
+    } else {
+      return usageError(
+        'submit',
+        `\`${clip(word, 40)}\` is not a target, a priority (${PRIORITY_NAMES.join(', ')} or 0–255) or \`nobatch\`.`,
+      );
+    }
+  }
+  return ok(command);
+}
+
+function parseCancel(rest: string[]): ParseCommandResult {
+  const n = prNumber('cancel', rest[0]);
+  if (!n.ok) return n.result;
+  const command: Extract<Command, { name: 'cancel' }> = { name: 'cancel', number: n.value };
+  let words = rest.slice(1);
+  const first = words[0];
+  if (first !== undefined && looksLikeTarget(first)) {
+    const parsed = parseTarget(first);
+    // As for pause: a reason may start with a word like "ci/cd"; only a parseable target is taken as one.
+    if (parsed.ok) {
+      command.target = parsed.value;
+      words = words.slice(1);
+    } else if (first.startsWith(':') || words.length === 1) {
+      return usageError('cancel', parsed.error);
+    }
+  }
+  const reason = slackTextToPlain(words.join(' '));
+  if (Array.from(reason).length > MAX_REASON)
+    return usageError('cancel', `The reason is too long (at most ${MAX_REASON} characters).`);
+  if (reason) command.reason = reason;
+  return ok(command);
+}
+
+function parseRestart(rest: string[]): ParseCommandResult {
+  const [num, where, ...extra] = rest;
+  const n = prNumber('restart', num);
+  if (!n.ok) return n.result;
+  if (extra.length > 0) return usageError('restart', 'Too many words after the PR number.');
+  if (where === undefined) return ok({ name: 'restart', number: n.value });
+  const t = target('restart', where);
+  return t.ok ? ok({ name: 'restart', number: n.value, target: t.value }) : t.result;
+}
+
+/** `pending-failure` and `pending_failure` both name the state. */
+function prState(word: string): PullRequestState | undefined {
+  const w = word.toLowerCase().replaceAll('-', '_');
+  return (PULL_REQUEST_STATES as readonly string[]).includes(w) ? (w as PullRequestState) : undefined;
+}
+
+/** A target and a state, in either order, each optional. */
+function parsePrs(rest: string[]): ParseCommandResult {
+  if (rest.length > 2) return usageError('prs', '`prs` takes at most a target and a state.');
+  const command: Extract<Command, { name: 'prs' }> = { name: 'prs' };
+  for (const word of rest) {
+    const state = prState(word);
+    if (state && !command.state) {
+      command.state = state;
+    } else if (looksLikeTarget(word) && !command.target) {
+      const t = target('prs', word);
+      if (!t.ok) return t.result;
+      command.target = t.value;
+    } else {
+      return usageError(
+        'prs',
+        `\`${clip(word, 40)}\` is not a target or a PR state (${PULL_REQUEST_STATES.join(', ')}).`,
+      );
+    }
+  }
+  return ok(command);
 }
 
 function parseRun(rest: string[]): ParseCommandResult {

@@ -7,6 +7,7 @@ import { renderError, renderUsageError } from '../../blocks/errors.ts';
 import { parseCommand } from '../../commands/grammar.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { afterAck, sendReply, workspaceIdOf } from '../../interaction.ts';
+import { cancel } from './cancel.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
@@ -15,10 +16,13 @@ import { freeze } from './freeze.ts';
 import { help } from './help.ts';
 import { me } from './me.ts';
 import { pr } from './pr.ts';
+import { prs } from './prs.ts';
+import { restart } from './restart.ts';
 import { run } from './run.ts';
 import { settings } from './settings.ts';
 import { changeQueueState } from './state.ts';
 import { status } from './status.ts';
+import { submit } from './submit.ts';
 import { tests } from './tests.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 import { unwatch, watch } from './watch.ts';
@@ -88,6 +92,18 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'digest':
             outcome = await digest(req, c.args);
+            break;
+          case 'submit':
+            outcome = await submit(req, c);
+            break;
+          case 'cancel':
+            outcome = await cancel(req, c);
+            break;
+          case 'restart':
+            outcome = await restart(req, c);
+            break;
+          case 'prs':
+            outcome = await prs(req, c);
             break;
           case 'freeze':
             outcome = await freeze(req, c.text);
