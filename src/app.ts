@@ -26,6 +26,7 @@ import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { digestSurface } from './slack/digest-surface.ts';
 import { createDirectoryCache } from './slack/directory.ts';
+import { createQueueEvents, type QueueEvents } from './slack/events/service.ts';
 import { createFreezer } from './slack/freeze-announcer.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
@@ -73,6 +74,8 @@ export interface AppOverrides {
   interactiveDeadlineMs?: number;
   /** false: no digest service (commands answer that digests are unavailable). */
   digest?: false;
+  /** false: no queue watcher (no feeds, live status messages or notes to authors). */
+  watch?: false;
   /** More routes served beside /slack/events (the sandbox's pages). */
   customRoutes?: CustomRoute[];
   /** Shutdown coordination (src/lifecycle.ts); default: one made from config.shutdownTimeoutMs. */
@@ -92,6 +95,8 @@ export interface RunningApp {
   readonly metrics: Metrics;
   readonly bolt: App;
   readonly workspaces: Workspaces;
+  /** Queue events (feeds, live status messages, notes to authors); undefined when turned off. */
+  readonly events: QueueEvents | undefined;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -264,6 +269,18 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     clock: now,
     ...(overrides.freezeTickMs ? { tickMs: overrides.freezeTickMs } : {}),
   });
+  const events =
+    overrides.watch === false
+      ? undefined
+      : createQueueEvents({
+          config,
+          store,
+          workspaces,
+          logger,
+          metrics,
+          now,
+          replicaId: overrides.replicaId ?? `${process.pid}`,
+        });
 
   const deps: SlackDeps = {
     config,
@@ -274,6 +291,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     directory,
     digest: digestService as DigestCommands | undefined,
     now,
+    ...(events ? { liveStatus: events.live } : {}),
   };
   registerListeners(bolt, deps);
 
@@ -293,6 +311,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   lifecycle.onClose('digest-scheduler', () => digestService?.stop());
   // Runs in flight get the shutdown budget; an unfinished one is taken over by another replica (its lease).
   lifecycle.onClose('freezer', () => freezer.stop(config.shutdownTimeoutMs));
+  // Releases this replica's queue leases so another replica polls them at once.
+  lifecycle.onClose('queue-watcher', () => events?.stop());
   if (httpReceiver) lifecycle.onClose('http-server', stopReceiver);
   if (ownStore) lifecycle.onClose('store', () => store.close());
   const running: RunningApp = {
@@ -308,6 +328,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     metrics,
     bolt,
     workspaces,
+    events,
     async start() {
       if (started) return;
       if (httpReceiver) {
@@ -323,6 +344,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       if (config.digest.schedulerEnabled) {
         digestService?.start();
         freezer.start();
+        events?.start();
       }
       const retention = startAuditRetention({
         store,

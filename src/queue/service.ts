@@ -366,7 +366,7 @@ function intError(field: string, v: unknown): TrunkInvalidRequestError | undefin
   return undefined;
 }
 
-async function claimClick(ctx: QueueContext, clickKey: string): Promise<boolean> {
+export async function claimClick(ctx: QueueContext, clickKey: string): Promise<boolean> {
   return ctx.store.claimOnce(clickClaimKey(ctx, clickKey), CLICK_TTL_MS);
 }
 
@@ -378,12 +378,12 @@ function clickClaimKey(ctx: QueueContext, clickKey: string): string {
  * A claim covers only a change that was applied: when Trunk (or the store) failed before that, the claim
  * is given back so the person can click again at once. If even that fails the claim expires by itself.
  */
-async function releaseClick(ctx: QueueContext, clickKey: string | undefined): Promise<void> {
+export async function releaseClick(ctx: QueueContext, clickKey: string | undefined): Promise<void> {
   if (!clickKey) return;
   await ctx.store.releaseClaim(clickClaimKey(ctx, clickKey)).catch(() => undefined);
 }
 
-async function audit(
+export async function audit(
   ctx: Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now' | 'auditLost'>,
   action: string,
   target: string,

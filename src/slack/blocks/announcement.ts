@@ -73,24 +73,62 @@ export function changedFields(
 
 export function renderAnnouncement(input: AnnouncementInput): SlackReply {
   const label = queueLabel(input.ref);
-  const verb = VERB[input.action];
-  const reason = input.reason ? ` — ${escTrim(input.reason, 500)}` : '';
-  const head = `${mention(input.userId)} ${verb} *${esc(label)}*${reason}`;
   const changes = changedFields(input.before, input.after);
   // Always show the field the action is about, even when Trunk reports it unchanged.
   const key =
     input.action === 'concurrency' ? 'concurrency' : input.action === 'settings' ? undefined : 'state';
   if (key && !changes.some((c) => c.field === key))
     changes.unshift({ field: key, before: show(input.before[key]), after: show(input.after[key]) });
-  const lines = changes
+  return renderChangeAnnouncement({
+    userId: input.userId,
+    verb: VERB[input.action],
+    subject: `*${esc(label)}*`,
+    plainSubject: label,
+    ...(input.reason ? { reason: input.reason } : {}),
+    changes,
+    at: input.at,
+  });
+}
+
+export interface ChangeAnnouncement {
+  userId: string;
+  /** Past tense: "paused", "cancelled". */
+  verb: string;
+  /** What changed, as escaped mrkdwn. */
+  subject: string;
+  /** The same in plain words, for the notification text. */
+  plainSubject: string;
+  reason?: string;
+  /** Before → after lines; a line with no `before` shows only its value. */
+  changes: Array<{ field: string; before?: string; after: string }>;
+  at: number;
+  /** Extra context after the date (escaped mrkdwn). */
+  note?: string;
+}
+
+/** Who changed what, why, and the fields before → after: queue changes and PR changes alike. */
+export function renderChangeAnnouncement(input: ChangeAnnouncement): SlackReply {
+  const reason = input.reason ? ` — ${escTrim(input.reason, 500)}` : '';
+  const head = `${mention(input.userId)} ${input.verb} ${input.subject}${reason}`;
+  const lines = input.changes
     .slice(0, 20)
-    .map((c) => `• ${esc(c.field)}: ${code(c.before, 300)} → ${code(c.after, 300)}`);
-  if (changes.length > 20) lines.push(`• …and ${changes.length - 20} more`);
+    .map((c) =>
+      c.before === undefined
+        ? `• ${esc(c.field)}: ${code(c.after, 300)}`
+        : `• ${esc(c.field)}: ${code(c.before, 300)} → ${code(c.after, 300)}`,
+    );
+  if (input.changes.length > 20) lines.push(`• …and ${input.changes.length - 20} more`);
   const blocks: KnownBlock[] = [section(head)];
   if (lines.length > 0) blocks.push(section(lines.join('\n')));
-  blocks.push(context(`${slackDate(input.at)} · as reported by Trunk`));
+  blocks.push(
+    context(`${slackDate(input.at)} · as reported by Trunk${input.note ? ` · ${input.note}` : ''}`),
+  );
   const plainReason = input.reason ? ` — ${escTrim(input.reason, 200)}` : '';
-  return { text: `<@${input.userId}> ${verb} ${label}${plainReason}`, blocks, response_type: 'in_channel' };
+  return {
+    text: `<@${input.userId}> ${input.verb} ${input.plainSubject}${plainReason}`,
+    blocks,
+    response_type: 'in_channel',
+  };
 }
 
 /** Ephemeral: the click or command changed nothing, and why. */

@@ -73,11 +73,12 @@ export function renderUsageError(error: string, usage: string): SlackReply {
   };
 }
 
-export function renderRefusal(actionWords: string, because: string): SlackReply {
-  return reply(
-    `You can't ${actionWords}: ${because}.`,
-    'Ask a workspace admin to add you with `/mergequeue config operators add @you`. Nothing was changed.',
-  );
+export function renderRefusal(
+  actionWords: string,
+  because: string,
+  hint = 'Ask a workspace admin to add you with `/mergequeue config operators add @you`. Nothing was changed.',
+): SlackReply {
+  return reply(`You can't ${actionWords}: ${because}.`, hint);
 }
 
 export function renderNoTarget(): SlackReply {

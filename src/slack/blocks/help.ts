@@ -35,6 +35,22 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     what: "One PR's place in the queue, and in plain words why it is or is not testing.",
     examples: ['/mergequeue pr 1234', '/mergequeue pr #1234 acme/web:main'],
   },
+  submit: {
+    what: 'Puts a PR in the queue, with a priority and without batching if you like. Its author (once an operator has confirmed their GitHub login with `config people`) or an operator; `urgent` skips the line and is for operators only.',
+    examples: ['/mergequeue submit 1234', '/mergequeue submit 1234 acme/web:main high nobatch'],
+  },
+  cancel: {
+    what: 'Takes a PR out of the queue; the reason is announced in the channel. Its author (confirmed by an operator) or an operator.',
+    examples: ['/mergequeue cancel 1234 needs another fix'],
+  },
+  restart: {
+    what: "Restarts a failed PR's tests. Its author (confirmed by an operator) or an operator.",
+    examples: ['/mergequeue restart 1234'],
+  },
+  prs: {
+    what: "The queue's PRs: by default every one not yet merged, failed or cancelled; or those in one state.",
+    examples: ['/mergequeue prs', '/mergequeue prs acme/web:main failed'],
+  },
   run: {
     what: 'One test run: status, required checks with links, PRs tested and impacted targets.',
     examples: ['/mergequeue run 5d1c7e0a-…'],
@@ -61,6 +77,28 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
       '/mergequeue config channel acme/web:main',
       '/mergequeue config operators add @alice @release-team',
       '/mergequeue config operators list',
+      '/mergequeue config people @alice alice-gh',
+    ],
+  },
+  watch: {
+    what: "This channel receives the queue's events as they happen: state or settings changes (also made outside Slack), PRs submitted, testing, merged, failed, and health alerts when the queue is stuck or paused too long. Bursts are grouped into one message.",
+    examples: [
+      '/mergequeue watch acme/web:main',
+      '/mergequeue watch acme/web:main merged failed health stuck 30',
+      '/mergequeue watch list',
+    ],
+  },
+  unwatch: {
+    what: "Ends this channel's feed of a queue.",
+    examples: ['/mergequeue unwatch', '/mergequeue unwatch acme/web:main'],
+  },
+  me: {
+    what: 'Links you to your GitHub login: you get a direct message when your PR starts testing, merges, or fails or is cancelled.',
+    examples: [
+      '/mergequeue me github octocat',
+      '/mergequeue me',
+      '/mergequeue me notify off',
+      '/mergequeue me forget',
     ],
   },
   freeze: {
@@ -103,7 +141,7 @@ export function renderHelp(topic?: string): SlackReply {
       section(lines.slice(0, half).join('\n')),
       section(lines.slice(half).join('\n')),
       context(
-        'Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator. `/mergequeue help <command>` for examples.',
+        "Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator; submit, cancel and restart need an operator or the PR's confirmed author. `/mergequeue help <command>` for examples.",
       ),
     ],
     response_type: 'ephemeral',

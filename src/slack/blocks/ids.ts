@@ -14,6 +14,9 @@ export const ACTIONS = {
   refresh: 'mq_refresh',
   openTrunk: 'mq_open_trunk',
   settings: 'mq_settings_open',
+  prRestart: 'mq_pr_restart',
+  prResubmit: 'mq_pr_resubmit',
+  prCancel: 'mq_pr_cancel',
 } as const;
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
 
@@ -22,6 +25,7 @@ export const CALLBACKS = {
   connect: 'mq_connect',
   /** Pause or Drain with an optional reason (blocks/reason-modal.ts). */
   reason: 'mq_reason',
+  prCancel: 'mq_pr_cancel_confirm',
 } as const;
 
 /** What a status button carries: the queue and what the message showed when it was rendered. */
@@ -46,6 +50,20 @@ export function encodeButtonValue(v: ButtonValue): string {
 
 /** Returns undefined for anything that is not a value this app produced. Never throws. */
 export function parseButtonValue(raw: unknown): ButtonValue | undefined {
+  const base = parseShownValue(raw);
+  if (!base) return undefined;
+  const { c } = base.data;
+  if (typeof c !== 'number' || !Number.isInteger(c) || c < 0 || c > 4294967295) return undefined;
+  return { ref: base.ref, state: base.state, concurrency: c, renderedAt: base.renderedAt };
+}
+
+/**
+ * What every button value of this app carries, checked: a queue (`t`), the state shown (`s`) and when it
+ * was rendered (`v`); `data` holds the rest for the caller to check. Undefined for anything else.
+ */
+export function parseShownValue(
+  raw: unknown,
+): { ref: QueueRef; state: string; renderedAt: number; data: Record<string, unknown> } | undefined {
   if (typeof raw !== 'string' || raw.length > 2000) return undefined;
   let data: unknown;
   try {
@@ -54,17 +72,16 @@ export function parseButtonValue(raw: unknown): ButtonValue | undefined {
     return undefined;
   }
   if (typeof data !== 'object' || data === null) return undefined;
-  const { t, s, c, v } = data as Record<string, unknown>;
+  const { t, s, v } = data as Record<string, unknown>;
   if (typeof t !== 'string' || typeof s !== 'string' || s.length > 40) return undefined;
-  if (typeof c !== 'number' || !Number.isInteger(c) || c < 0 || c > 4294967295) return undefined;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return undefined;
   const parsed = parseTarget(t);
   if (!parsed.ok || !parsed.value.repo || parsed.value.branch === undefined) return undefined;
   return {
     ref: { repo: parsed.value.repo, branch: parsed.value.branch },
     state: s,
-    concurrency: c,
     renderedAt: v,
+    data: data as Record<string, unknown>,
   };
 }
 

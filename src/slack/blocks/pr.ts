@@ -6,6 +6,7 @@ import type { SubmittedPullRequest } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import { esc, escTrim, link, prUrl, queueLabel, trunkDate, trunkQueueUrl } from './format.ts';
 import { context, fields, header, section } from './kit.ts';
+import { prActionButtons } from './pr-actions.ts';
 import { priorityLabel } from './status.ts';
 
 export interface PrInput {
@@ -13,6 +14,10 @@ export interface PrInput {
   pr: SubmittedPullRequest;
   appUrl?: string;
   orgSlug?: string;
+  /** When given, the buttons that fit the PR's state are added (their values carry it). */
+  renderedAt?: number;
+  /** A line above the buttons: what the last click did (escaped mrkdwn). */
+  note?: string;
 }
 
 const MARK = { true: ':white_check_mark:', false: ':x:', undefined: ':grey_question:' } as const;
@@ -42,6 +47,17 @@ export function renderPr(input: PrInput): SlackReply {
       `SHA \`${escTrim(pr.prSha || '?', 40)}\` · ${link(trunkQueueUrl(input.appUrl, input.orgSlug, ref), 'Open in Trunk')}`,
     ),
   );
+  if (input.note) blocks.push(context(input.note));
+  if (input.renderedAt !== undefined)
+    blocks.push(
+      prActionButtons({
+        ref,
+        pr: { prNumber: n, ...(pr.state !== undefined ? { state: pr.state } : {}) },
+        renderedAt: input.renderedAt,
+        ...(input.appUrl ? { appUrl: input.appUrl } : {}),
+        ...(input.orgSlug ? { orgSlug: input.orgSlug } : {}),
+      }),
+    );
   return {
     text: escTrim(`#${n} ${pr.prTitle ?? ''}: ${ex.summary}`, 3000),
     blocks,

@@ -47,6 +47,8 @@ export interface StatusInput {
   maxPrs?: number;
   /** The queue's open freeze window, else its next one (freeze/nextOrActiveWindow). */
   freeze?: StatusFreeze;
+  /** A live status message (it keeps itself current), or one whose live period has ended. */
+  live?: 'live' | 'ended';
 }
 
 export type StatusFreeze = WindowView & { current: NonNullable<WindowView['current']> };
@@ -94,7 +96,7 @@ export function requiredStatusesText(list: readonly string[] | null | undefined,
   return shown.join(', ') + (more > 0 ? ` and ${more} more` : '');
 }
 
-function prLine(ref: QueueRef, pr: EnqueuedPullRequest): string {
+export function prLine(ref: QueueRef, pr: EnqueuedPullRequest): string {
   const n = Number.isFinite(pr.prNumber) ? pr.prNumber : 0;
   const since = parseTime(pr.stateChangedAt);
   const parts = [
@@ -164,11 +166,14 @@ export function renderStatus(input: StatusInput): SlackReply {
   }
 
   blocks.push(actions(statusButtons(input, state)));
-  blocks.push(
-    context(
-      `Updated ${slackDate(renderedAt)} · ${link(trunkQueueUrl(input.appUrl, input.orgSlug, ref), 'Trunk')}`,
-    ),
-  );
+  const trunkLink = link(trunkQueueUrl(input.appUrl, input.orgSlug, ref), 'Trunk');
+  const updated =
+    input.live === 'live'
+      ? `:large_blue_circle: live · updated ${slackDate(renderedAt, '{time}')}`
+      : input.live === 'ended'
+        ? `Updated ${slackDate(renderedAt)} · no longer live: press Refresh for the queue as it is now`
+        : `Updated ${slackDate(renderedAt)}`;
+  blocks.push(context(`${updated} · ${trunkLink}`));
 
   // Fallback text is read as mrkdwn in notifications: escape what Trunk sent.
   const text = esc(
@@ -177,9 +182,11 @@ export function renderStatus(input: StatusInput): SlackReply {
   return { text, blocks };
 }
 
-function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
-  const { ref, queue, renderedAt } = input;
-  const value = encodeButtonValue({ ref, state, concurrency: queue.concurrency, renderedAt });
+/**
+ * Pause, Drain and Resume as fit the state (all three when the state is unknown). Health alerts show these
+ * same buttons, so a click there works exactly as on the status message.
+ */
+export function stateButtons(ref: QueueRef, state: string, value: string): ActionsBlockElement[] {
   const label = queueLabel(ref);
   const out: ActionsBlockElement[] = [];
   const known = ['running', 'paused', 'draining'].includes(state);
@@ -199,6 +206,13 @@ function statusButtons(input: StatusInput, state: string): ActionsBlockElement[]
         },
       }),
     );
+  return out;
+}
+
+function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
+  const { ref, queue, renderedAt } = input;
+  const value = encodeButtonValue({ ref, state, concurrency: queue.concurrency, renderedAt });
+  const out = stateButtons(ref, state, value);
   if (queue.concurrency > 1) out.push(button('Concurrency −', ACTIONS.concurrencyDec, { value }));
   if (queue.concurrency < QUEUE_INT_MAX) out.push(button('Concurrency +', ACTIONS.concurrencyInc, { value }));
   out.push(button('Refresh', ACTIONS.refresh, { value }));

@@ -4,9 +4,24 @@
  */
 
 import { parseTarget, type RepoRef, type TargetSpec } from '../../core/target.ts';
-import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../../trunk/types.ts';
+import {
+  PRIORITIES,
+  type PriorityName,
+  PULL_REQUEST_STATES,
+  type PullRequestState,
+  QUEUE_INT_MAX,
+  QUEUE_INT_MIN,
+} from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
 import { USAGE } from './usage.ts';
+import {
+  type MeCommand,
+  type Parsed,
+  parseMe,
+  parseUnwatch,
+  parseWatch,
+  type WatchCommand,
+} from './watch.ts';
 
 export type ConfigCommand =
   | { kind: 'show' }
@@ -14,7 +29,9 @@ export type ConfigCommand =
   | { kind: 'channel'; target: TargetSpec | null }
   | { kind: 'workspace'; target: TargetSpec | null }
   | { kind: 'operators'; op: 'list' }
-  | { kind: 'operators'; op: 'add' | 'remove'; principals: Principal[] };
+  | { kind: 'operators'; op: 'add' | 'remove'; principals: Principal[] }
+  /** An operator's (verified) link of a person to a GitHub login. */
+  | { kind: 'people'; userId: string; login: string };
 
 export type StateCommandName = 'pause' | 'drain' | 'resume';
 
@@ -32,7 +49,25 @@ export type Command =
   /** The digest helper parses the rest. */
   | { name: 'digest'; args: string[] }
   /** The freeze parser (freeze/parse.ts) reads the rest: it needs the person's time zone and the time. */
-  | { name: 'freeze'; text: string };
+  | { name: 'freeze'; text: string }
+  | { name: 'watch'; watch: WatchCommand }
+  | { name: 'unwatch'; target?: TargetSpec }
+  | { name: 'me'; me: MeCommand }
+  | PrCommand;
+
+/** The commands that act on one PR, or list the queue's PRs. */
+export type PrCommand =
+  | {
+      name: 'submit';
+      number: number;
+      target?: TargetSpec;
+      /** A name, or a number 0..255 (lower is sooner). */
+      priority?: PriorityName | number;
+      noBatch?: boolean;
+    }
+  | { name: 'cancel'; number: number; target?: TargetSpec; reason?: string }
+  | { name: 'restart'; number: number; target?: TargetSpec }
+  | { name: 'prs'; target?: TargetSpec; state?: PullRequestState };
 
 export type CommandName = Command['name'];
 
@@ -78,6 +113,14 @@ function parse(raw: string): ParseCommandResult {
       return parsePr(rest);
     case 'run':
       return parseRun(rest);
+    case 'submit':
+      return parseSubmit(rest);
+    case 'cancel':
+      return parseCancel(rest);
+    case 'restart':
+      return parseRestart(rest);
+    case 'prs':
+      return parsePrs(rest);
     case 'flaky':
     case 'quarantined':
       return parseRepoOnly(name, rest);
@@ -91,6 +134,14 @@ function parse(raw: string): ParseCommandResult {
       return ok({ name: 'digest', args: rest });
     case 'freeze':
       return ok({ name: 'freeze', text: rest.join(' ') });
+    case 'watch':
+      return wrap('watch', parseWatch(rest), (watch) => ({ name: 'watch', watch }));
+    case 'unwatch':
+      return wrap('unwatch', parseUnwatch(rest), (target) =>
+        target ? { name: 'unwatch', target } : { name: 'unwatch' },
+      );
+    case 'me':
+      return wrap('me', parseMe(rest), (me) => ({ name: 'me', me }));
     default:
       return {
         ok: false,
@@ -107,6 +158,10 @@ function splitWords(text: string): string[] {
 
 function ok(command: Command): ParseCommandResult {
   return { ok: true, command };
+}
+
+function wrap<T>(name: CommandName, p: Parsed<T>, make: (v: T) => Command): ParseCommandResult {
+  return p.ok ? ok(make(p.value)) : usageError(name, p.error);
 }
 
 function usageError(name: CommandName, error: string): ParseCommandResult {
@@ -203,17 +258,134 @@ function parseConcurrency(rest: string[]): ParseCommandResult {
   return t.ok ? ok({ name: 'concurrency', value: n, target: t.value }) : t.result;
 }
 
-function parsePr(rest: string[]): ParseCommandResult {
-  const [num, where, ...extra] = rest;
-  if (num === undefined) return usageError('pr', 'Say which PR, for example `/mergequeue pr 123`.');
+type PrNumberCommand = 'pr' | 'submit' | 'cancel' | 'restart';
+
+/** The PR number every PR command starts with: `123` or `#123`. */
+function prNumber(
+  name: PrNumberCommand,
+  num: string | undefined,
+): { ok: true; value: number } | { ok: false; result: ParseCommandResult } {
+  if (num === undefined)
+    return { ok: false, result: usageError(name, `Say which PR, for example \`/mergequeue ${name} 123\`.`) };
   const digits = num.startsWith('#') ? num.slice(1) : num;
   const n = /^\d{1,10}$/.test(digits) ? Number(digits) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1 || n > QUEUE_INT_MAX)
-    return usageError('pr', `\`${clip(num, 40)}\` is not a PR number; write it like \`123\` or \`#123\`.`);
+    return {
+      ok: false,
+      result: usageError(name, `\`${clip(num, 40)}\` is not a PR number; write it like \`123\` or \`#123\`.`),
+    };
+  return { ok: true, value: n };
+}
+
+function parsePr(rest: string[]): ParseCommandResult {
+  const [num, where, ...extra] = rest;
+  const n = prNumber('pr', num);
+  if (!n.ok) return n.result;
   if (extra.length > 0) return usageError('pr', 'Too many words after the PR number.');
-  if (where === undefined) return ok({ name: 'pr', number: n });
+  if (where === undefined) return ok({ name: 'pr', number: n.value });
   const t = target('pr', where);
-  return t.ok ? ok({ name: 'pr', number: n, target: t.value }) : t.result;
+  return t.ok ? ok({ name: 'pr', number: n.value, target: t.value }) : t.result;
+}
+
+const PRIORITY_NAMES = Object.keys(PRIORITIES) as PriorityName[];
+
+/** After the number, in any order and each at most once: a target, a priority, `nobatch`. */
+function parseSubmit(rest: string[]): ParseCommandResult {
+  const n = prNumber('submit', rest[0]);
+  if (!n.ok) return n.result;
+  const command: Extract<Command, { name: 'submit' }> = { name: 'submit', number: n.value };
+  for (const word of rest.slice(1)) {
+    const lower = word.toLowerCase();
+    if (lower === 'nobatch' || lower === 'no-batch') {
+      if (command.noBatch) return usageError('submit', '`nobatch` is given twice.');
+      command.noBatch = true;
+    } else if ((PRIORITY_NAMES as string[]).includes(lower) || /^\d+$/.test(word)) {
+      if (command.priority !== undefined) return usageError('submit', 'Give one priority, not two.');
+      if (/^\d+$/.test(word)) {
+        const p = word.length <= 3 ? Number(word) : Number.NaN;
+        if (!(p >= 0 && p <= 255))
+          return usageError(
+            'submit',
+            `A priority is a name (${PRIORITY_NAMES.join(', ')}) or a number from 0 to 255; got ${clip(word, 40)}.`,
+          );
+        command.priority = p;
+      } else {
+        command.priority = lower as PriorityName;
+      }
+    } else if (looksLikeTarget(word)) {
+      if (command.target) return usageError('submit', 'Give one target, not two.');
+      const t = target('submit', word);
+      if (!t.ok) return t.result;
+      command.target = t.value;
+    } else {
+      return usageError(
+        'submit',
+        `\`${clip(word, 40)}\` is not a target, a priority (${PRIORITY_NAMES.join(', ')} or 0–255) or \`nobatch\`.`,
+      );
+    }
+  }
+  return ok(command);
+}
+
+function parseCancel(rest: string[]): ParseCommandResult {
+  const n = prNumber('cancel', rest[0]);
+  if (!n.ok) return n.result;
+  const command: Extract<Command, { name: 'cancel' }> = { name: 'cancel', number: n.value };
+  let words = rest.slice(1);
+  const first = words[0];
+  if (first !== undefined && looksLikeTarget(first)) {
+    const parsed = parseTarget(first);
+    // As for pause: a reason may start with a word like "ci/cd"; only a parseable target is taken as one.
+    if (parsed.ok) {
+      command.target = parsed.value;
+      words = words.slice(1);
+    } else if (first.startsWith(':') || words.length === 1) {
+      return usageError('cancel', parsed.error);
+    }
+  }
+  const reason = slackTextToPlain(words.join(' '));
+  if (Array.from(reason).length > MAX_REASON)
+    return usageError('cancel', `The reason is too long (at most ${MAX_REASON} characters).`);
+  if (reason) command.reason = reason;
+  return ok(command);
+}
+
+function parseRestart(rest: string[]): ParseCommandResult {
+  const [num, where, ...extra] = rest;
+  const n = prNumber('restart', num);
+  if (!n.ok) return n.result;
+  if (extra.length > 0) return usageError('restart', 'Too many words after the PR number.');
+  if (where === undefined) return ok({ name: 'restart', number: n.value });
+  const t = target('restart', where);
+  return t.ok ? ok({ name: 'restart', number: n.value, target: t.value }) : t.result;
+}
+
+/** `pending-failure` and `pending_failure` both name the state. */
+function prState(word: string): PullRequestState | undefined {
+  const w = word.toLowerCase().replaceAll('-', '_');
+  return (PULL_REQUEST_STATES as readonly string[]).includes(w) ? (w as PullRequestState) : undefined;
+}
+
+/** A target and a state, in either order, each optional. */
+function parsePrs(rest: string[]): ParseCommandResult {
+  if (rest.length > 2) return usageError('prs', '`prs` takes at most a target and a state.');
+  const command: Extract<Command, { name: 'prs' }> = { name: 'prs' };
+  for (const word of rest) {
+    const state = prState(word);
+    if (state && !command.state) {
+      command.state = state;
+    } else if (looksLikeTarget(word) && !command.target) {
+      const t = target('prs', word);
+      if (!t.ok) return t.result;
+      command.target = t.value;
+    } else {
+      return usageError(
+        'prs',
+        `\`${clip(word, 40)}\` is not a target or a PR state (${PULL_REQUEST_STATES.join(', ')}).`,
+      );
+    }
+  }
+  return ok(command);
 }
 
 function parseRun(rest: string[]): ParseCommandResult {
@@ -296,10 +468,22 @@ function parseConfig(rest: string[]): ParseCommandResult {
     }
     return ok({ name: 'config', config: { kind: 'operators', op: verb, principals } });
   }
+  if (what === 'people') return parseConfigPeople(args);
   return usageError(
     'config',
-    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace or operators.`,
+    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators or people.`,
   );
+}
+
+function parseConfigPeople(args: string[]): ParseCommandResult {
+  const [who, login, ...extra] = args;
+  const person = who === undefined ? undefined : parsePrincipal(who);
+  if (person?.kind !== 'user' || login === undefined || extra.length > 0)
+    return usageError(
+      'config',
+      'Mention one person and their GitHub login: `/mergequeue config people @alice alice-gh`.',
+    );
+  return ok({ name: 'config', config: { kind: 'people', userId: person.id, login } });
 }
 
 /** `<@U123|alice>`, `<@U123>`, `<!subteam^S123|@team>`, `<!subteam^S123>`, or a bare `@name`. */

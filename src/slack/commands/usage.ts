@@ -4,6 +4,7 @@
  * says how to type them, so a wording change never touches a parser.
  */
 import { DEFAULT_TOP, MAX_TOP } from '../../digest/index.ts';
+import { PULL_REQUEST_STATES } from '../../trunk/types.ts';
 
 /** The exact forms to type, by command; shown with usage errors and in help. */
 export const USAGE = {
@@ -16,15 +17,23 @@ export const USAGE = {
   settings: '/mergequeue settings [owner/repo[:branch]]',
   pr: '/mergequeue pr <number> [owner/repo[:branch]]',
   run: '/mergequeue run <testRunId> [owner/repo[:branch]]',
+  submit: '/mergequeue submit <pr> [owner/repo[:branch]] [urgent|high|medium|low|none|<0-255>] [nobatch]',
+  cancel: '/mergequeue cancel <pr> [owner/repo[:branch]] [reason…]',
+  restart: '/mergequeue restart <pr> [owner/repo[:branch]]',
+  prs: `/mergequeue prs [owner/repo[:branch]] [${PULL_REQUEST_STATES.join('|')}]`,
   flaky: '/mergequeue flaky [owner/repo]',
   quarantined: '/mergequeue quarantined [owner/repo]',
   digest:
     '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] · digest list · digest remove <id> · digest run <id>',
   connect: '/mergequeue connect',
   config:
-    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group…',
+    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login>',
   freeze:
     '/mergequeue freeze add [owner/repo[:branch]] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…] · freeze list · freeze remove <id> · freeze skip <id>',
+  watch:
+    '/mergequeue watch [owner/repo[:branch]] [state] [submitted] [testing] [merged] [failed] [health] [stuck <minutes>] · watch list',
+  unwatch: '/mergequeue unwatch [owner/repo[:branch]]',
+  me: '/mergequeue me · me github <login> · me forget · me notify on|off',
 } as const;
 
 export const DIGEST_HELP = [

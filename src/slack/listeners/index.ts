@@ -3,12 +3,14 @@ import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../deps.ts';
 import * as concurrencyButtons from './actions/concurrency.ts';
 import * as linkButtons from './actions/links.ts';
+import * as prButtons from './actions/pr-buttons.ts';
 import * as refreshButton from './actions/refresh.ts';
 import * as settingsButton from './actions/settings.ts';
 import * as stateButtons from './actions/state.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as uninstall from './events/uninstall.ts';
 import * as connectView from './views/connect.ts';
+import * as prCancelView from './views/pr-cancel.ts';
 import * as reasonView from './views/reason.ts';
 import * as settingsView from './views/settings.ts';
 
@@ -20,7 +22,9 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     refreshButton,
     settingsButton,
     linkButtons,
+    prButtons,
     settingsView,
+    prCancelView,
     reasonView,
     connectView,
     uninstall,

@@ -177,6 +177,45 @@ describe('parseCommand', () => {
     expect(usage('config colour blue').error).toContain('not a config setting');
   });
 
+  it('watch, unwatch, me and config people', () => {
+    expect(okCommand('watch')).toEqual({
+      name: 'watch',
+      watch: { kind: 'add', topics: ['state', 'failed', 'health'] },
+    });
+    expect(okCommand('watch acme/web:main merged FAILED stuck 30')).toEqual({
+      name: 'watch',
+      watch: {
+        kind: 'add',
+        target: { repo, branch: 'main' },
+        topics: ['merged', 'failed', 'health'],
+        stuckMinutes: 30,
+      },
+    });
+    expect(okCommand('watch list')).toEqual({ name: 'watch', watch: { kind: 'list' } });
+    const bogus = usage('watch acme/web bogus');
+    expect(bogus.error).toContain('Topics: state, submitted, testing, merged, failed, health');
+    expect(bogus.usage).toBe(USAGE.watch);
+    expect(usage('watch stuck 0').error).toContain('from 1 to 10080');
+    expect(usage('watch stuck').error).toContain('number of minutes');
+    expect(usage('watch list extra').error).toContain('no arguments');
+    expect(okCommand('unwatch')).toEqual({ name: 'unwatch' });
+    expect(okCommand('unwatch acme/web:main')).toEqual({ name: 'unwatch', target: { repo, branch: 'main' } });
+    expect(usage('unwatch a/b c/d').usage).toBe(USAGE.unwatch);
+    expect(okCommand('me')).toEqual({ name: 'me', me: { kind: 'show' } });
+    expect(okCommand('me github octocat')).toEqual({ name: 'me', me: { kind: 'github', login: 'octocat' } });
+    expect(okCommand('me notify OFF')).toEqual({ name: 'me', me: { kind: 'notify', on: false } });
+    expect(okCommand('me forget')).toEqual({ name: 'me', me: { kind: 'forget' } });
+    expect(usage('me github').error).toContain('me github octocat');
+    expect(usage('me notify sometimes').usage).toBe(USAGE.me);
+    expect(usage('me dance').error).toContain('not a `me` action');
+    expect(okCommand('config people <@U123|alice> alice-gh')).toEqual({
+      name: 'config',
+      config: { kind: 'people', userId: 'U123', login: 'alice-gh' },
+    });
+    expect(usage('config people @alice alice-gh').error).toContain('Mention one person');
+    expect(usage('config people <!subteam^S1> x').error).toContain('Mention one person');
+  });
+
   it('parsePrincipal rejects look-alikes', () => {
     for (const bad of [
       '<@u123>',
@@ -251,5 +290,76 @@ describe('parseCommand', () => {
     );
     // Non-strings from a malformed payload are still answered.
     expect(parseCommand(undefined as unknown as string)).toEqual({ ok: true, command: { name: 'help' } });
+  });
+});
+
+// Issue 14: the PR commands.
+describe('PR commands', () => {
+  it('submit: a number, then a target, a priority and nobatch in any order', () => {
+    expect(okCommand('submit 12')).toEqual({ name: 'submit', number: 12 });
+    expect(okCommand('submit #12 acme/web:main HIGH nobatch')).toEqual({
+      name: 'submit',
+      number: 12,
+      target: { repo, branch: 'main' },
+      priority: 'high',
+      noBatch: true,
+    });
+    expect(okCommand('submit 12 nobatch 0 :release')).toEqual({
+      name: 'submit',
+      number: 12,
+      target: { branch: 'release' },
+      priority: 0,
+      noBatch: true,
+    });
+    expect(okCommand('submit 12 255')).toMatchObject({ priority: 255 });
+  });
+
+  it('submit: clear errors with the form to type', () => {
+    const r = usage('submit 12 256');
+    expect(r.error).toMatch(/from 0 to 255; got 256/);
+    expect(r.usage).toMatch(/^\/mergequeue submit <pr>/);
+    expect(usage('submit').error).toMatch(/Say which PR/);
+    expect(usage('submit twelve').error).toMatch(/not a PR number/);
+    expect(usage('submit 12 high low').error).toMatch(/one priority/);
+    expect(usage('submit 12 nobatch nobatch').error).toMatch(/twice/);
+    expect(usage('submit 12 asap').error).toMatch(/not a target, a priority/);
+  });
+
+  it('cancel: an optional target, then the reason as typed', () => {
+    expect(okCommand('cancel 7')).toEqual({ name: 'cancel', number: 7 });
+    expect(okCommand('cancel 7 acme/web:main wrong base <@U1|ann>')).toEqual({
+      name: 'cancel',
+      number: 7,
+      target: { repo, branch: 'main' },
+      reason: 'wrong base @ann',
+    });
+    expect(okCommand('cancel 7 :main flaky')).toEqual({
+      name: 'cancel',
+      number: 7,
+      target: { branch: 'main' },
+      reason: 'flaky',
+    });
+    expect(usage(`cancel 7 ${'x'.repeat(501)}`).error).toMatch(/too long/);
+  });
+
+  it('restart: a number and an optional target', () => {
+    expect(okCommand('restart 9 :main')).toEqual({ name: 'restart', number: 9, target: { branch: 'main' } });
+    expect(usage('restart 9 :main again').error).toMatch(/Too many words/);
+  });
+
+  it('prs: a target and a state in either order', () => {
+    expect(okCommand('prs')).toEqual({ name: 'prs' });
+    expect(okCommand('prs pending-failure acme/web')).toEqual({
+      name: 'prs',
+      state: 'pending_failure',
+      target: { repo },
+    });
+    expect(okCommand('prs acme/web:main FAILED')).toEqual({
+      name: 'prs',
+      state: 'failed',
+      target: { repo, branch: 'main' },
+    });
+    expect(usage('prs broken').error).toMatch(/not a target or a PR state/);
+    expect(usage('prs a/b c/d e').error).toMatch(/at most a target and a state/);
   });
 });

@@ -17,7 +17,8 @@ import type { WorkspaceTrunk } from '../../workspace.ts';
 import type { Outcome } from '../outcome.ts';
 import { applyQueueChange, type ChangeOrigin } from '../queue-change.ts';
 
-export interface Click {
+/** A click on a button whose value parses as V. */
+export interface ClickOf<V> {
   deps: SlackDeps;
   client: WebClient;
   respond: RespondFn;
@@ -30,11 +31,15 @@ export interface Click {
   /** The button is on an ephemeral message: only its response_url can change it (chat.update cannot). */
   ephemeral: boolean;
   actionId: string;
-  value: ButtonValue;
+  value: V;
   trunk: WorkspaceTrunk;
   ctx: QueueContext;
   triggerId: string;
+  /** Kept for a step that answers later, like a modal's submission. */
+  responseUrl?: string;
 }
+
+export type Click = ClickOf<ButtonValue>;
 
 export interface ClickArgs {
   body: BlockAction;
@@ -45,24 +50,25 @@ export interface ClickArgs {
 }
 
 /** Reads and validates a click; answers (ephemeral) and returns undefined when it cannot be acted on. */
-export async function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click | undefined> {
-  const { body, action, client, respond, context } = args;
-  const value = parseButtonValue(action.value);
+export function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click | undefined> {
+  return readClickOf(deps, args, parseButtonValue);
+}
+
+/** readClick for any button value: `parse` checks the (untrusted) value. */
+export async function readClickOf<V>(
+  deps: SlackDeps,
+  args: ClickArgs,
+  parse: (raw: unknown) => V | undefined,
+): Promise<ClickOf<V> | undefined> {
+  const { body, action, client, respond } = args;
+  const value = parse(action.value);
   if (!value) {
     await sendReply(deps, respond, renderInvalidButton(), { replace_original: false });
     return undefined;
   }
-  const workspaceId = workspaceIdOf({
-    teamId: context.teamId ?? body.team?.id,
-    enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-    isEnterpriseInstall: context.isEnterpriseInstall,
-  });
-  // The button names a queue; this workspace must still be connected to Trunk to act on it.
-  const trunk = await deps.workspaces.trunkFor(workspaceId);
-  if (!trunk) {
-    await sendReply(deps, respond, renderNotConnected(), { replace_original: false });
-    return undefined;
-  }
+  const where = await clickWorkspace(deps, args);
+  if (!where) return undefined;
+  const { workspaceId, trunk } = where;
   const userId = body.user.id;
   return {
     deps,
@@ -79,7 +85,28 @@ export async function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click
     trunk,
     ctx: queueContext(deps, trunk.api, workspaceId, userId),
     triggerId: body.trigger_id,
+    ...(body.response_url ? { responseUrl: body.response_url } : {}),
   };
+}
+
+/** The clicked workspace and its Trunk access; answers and returns undefined when it is not connected. */
+export async function clickWorkspace(
+  deps: SlackDeps,
+  args: Pick<ClickArgs, 'body' | 'respond' | 'context'>,
+): Promise<{ workspaceId: string; trunk: WorkspaceTrunk } | undefined> {
+  const { body, respond, context } = args;
+  const workspaceId = workspaceIdOf({
+    teamId: context.teamId ?? body.team?.id,
+    enterpriseId: context.enterpriseId ?? body.enterprise?.id,
+    isEnterpriseInstall: context.isEnterpriseInstall,
+  });
+  // The button names a queue; this workspace must still be connected to Trunk to act on it.
+  const trunk = await deps.workspaces.trunkFor(workspaceId);
+  if (!trunk) {
+    await sendReply(deps, respond, renderNotConnected(), { replace_original: false });
+    return undefined;
+  }
+  return { workspaceId, trunk };
 }
 
 /** Double clicks of one rendered button (same message, action and shown value) count once. */
@@ -90,8 +117,14 @@ export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
   const window = await statusFreeze(c.deps, c.workspaceId, c.value.ref);
+  // A live status message stays marked live when a click redraws it.
+  const live =
+    c.channelId && c.messageTs && !c.ephemeral
+      ? await c.deps.liveStatus?.isLive(c.workspaceId, c.channelId, c.messageTs).catch(() => false)
+      : false;
   const reply = renderStatus({
     ...(window ? { freeze: window } : {}),
+    ...(live ? { live: 'live' as const } : {}),
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),
@@ -159,13 +192,25 @@ export function registerButton(
   actionId: string,
   handle: (c: Click) => Promise<Outcome>,
 ): void {
+  registerButtonOf(app, deps, actionId, readClick, handle);
+}
+
+/** registerButton for any kind of click: `read` checks it (and answers when it cannot be acted on). */
+export function registerButtonOf<C>(
+  app: App,
+  deps: SlackDeps,
+  actionId: string,
+  read: (deps: SlackDeps, args: ClickArgs) => Promise<C | undefined>,
+  handle: (c: C, triggerId: string) => Promise<string>,
+): void {
   app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, respond, context }) => {
     await ack();
     await afterAck();
-    let outcome: Outcome = 'failed';
+    // PR buttons (pr-buttons.ts) still count their own outcome words; queue buttons return an Outcome.
+    let outcome: string = 'failed';
     try {
-      const c = await readClick(deps, { body, action, client, respond, context });
-      outcome = c ? await handle(c) : 'invalid';
+      const c = await read(deps, { body, action, client, respond, context });
+      outcome = c ? await handle(c, body.trigger_id) : 'invalid';
     } catch (err) {
       deps.logger.error({ err, action: actionId }, 'button failed');
       await sendReply(deps, respond, renderError(err), { replace_original: false });

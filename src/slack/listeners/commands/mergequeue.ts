@@ -7,19 +7,25 @@ import { renderError, renderUsageError } from '../../blocks/errors.ts';
 import { parseCommand } from '../../commands/grammar.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { afterAck, sendReply, workspaceIdOf } from '../../interaction.ts';
+import { cancel } from './cancel.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
 import { digest } from './digest/index.ts';
 import { freeze } from './freeze.ts';
 import { help } from './help.ts';
+import { me } from './me.ts';
 import { pr } from './pr.ts';
+import { prs } from './prs.ts';
+import { restart } from './restart.ts';
 import { run } from './run.ts';
 import { settings } from './settings.ts';
 import { changeQueueState } from './state.ts';
 import { status } from './status.ts';
+import { submit } from './submit.ts';
 import { tests } from './tests.ts';
 import type { CommandRequest, Outcome } from './types.ts';
+import { unwatch, watch } from './watch.ts';
 
 /** /mergequeue, and suffixed variants such as /mergequeue-dev for a second app on the same code. */
 export const COMMAND = /^\/mergequeue(?:-[a-z0-9_-]+)?$/;
@@ -87,8 +93,29 @@ export function register(app: App, deps: SlackDeps): void {
           case 'digest':
             outcome = await digest(req, c.args);
             break;
+          case 'submit':
+            outcome = await submit(req, c);
+            break;
+          case 'cancel':
+            outcome = await cancel(req, c);
+            break;
+          case 'restart':
+            outcome = await restart(req, c);
+            break;
+          case 'prs':
+            outcome = await prs(req, c);
+            break;
           case 'freeze':
             outcome = await freeze(req, c.text);
+            break;
+          case 'watch':
+            outcome = await watch(req, c.watch);
+            break;
+          case 'unwatch':
+            outcome = await unwatch(req, c.target);
+            break;
+          case 'me':
+            outcome = await me(req, c.me);
             break;
         }
       }

@@ -24,6 +24,7 @@ export async function pr(
         ref,
         pr: found,
         appUrl: req.deps.config.trunk.appUrl,
+        renderedAt: req.deps.now(),
         ...(trunk.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
       }),
     );

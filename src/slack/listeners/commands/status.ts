@@ -26,6 +26,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
     return 'failed';
   }
   const window = await freeze;
+  const { liveStatus } = req.deps;
   const reply = renderStatus({
     ...(window ? { freeze: window } : {}),
     ref,
@@ -33,13 +34,19 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
     renderedAt: req.deps.now(),
     appUrl: req.deps.config.trunk.appUrl,
     ...(trunk.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
+    ...(liveStatus ? { live: 'live' as const } : {}),
   });
-  await postToChannel(
+  const posted = await postToChannel(
     req.deps,
     req.client,
     req.channelId,
     { ...reply, response_type: 'in_channel' },
     req.respond,
   );
+  // Only a message the bot posted has a ts that chat.update can keep current.
+  if (liveStatus && posted.via === 'api' && posted.ts)
+    await liveStatus
+      .register({ workspaceId: req.workspaceId, channelId: req.channelId, ts: posted.ts, target: ref })
+      .catch((err: unknown) => req.deps.logger.warn({ err }, 'could not register a live status message'));
   return 'ok';
 }

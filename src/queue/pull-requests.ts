@@ -1,0 +1,394 @@
+/**
+ * Acting on one PR (submit, cancel, restart its tests) and listing a queue's PRs, independent of Slack.
+ * Who may act is decided from the PR as Trunk reports it now: an operator, or its author, meaning the
+ * person linked to the PR's GitHub login by an operator. A link people make for themselves is a claim
+ * anyone could make about any login, so it never grants rights. Every change, no-op, failure and refusal
+ * is audited like a queue change; results are plain data for the caller to render.
+ */
+
+import { formatQueueRef, type QueueRef } from '../core/target.ts';
+import { isTrunkError, TrunkNotFoundError } from '../trunk/errors.ts';
+import { isInQueue } from '../trunk/pr-writes.ts';
+import {
+  type EnqueuedPullRequest,
+  PRIORITIES,
+  type PriorityName,
+  type PullRequestChange,
+  type PullRequestState,
+  type SubmittedPullRequest,
+} from '../trunk/types.ts';
+import type { OperatorDecision } from './permissions.ts';
+import { address, audit, claimClick, type QueueContext, releaseClick } from './service.ts';
+
+export type PrAction = 'submit' | 'cancel' | 'restart';
+
+/** A Slack person linked to a GitHub login; `verified` when an operator made or confirmed the link. */
+export interface AuthorLink {
+  userId: string;
+  verified: boolean;
+}
+
+/** Who holds a GitHub login in this workspace; the caller reads the people links (watch/ owns them). */
+export type AuthorLookup = (githubLogin: string) => Promise<AuthorLink | undefined>;
+
+export interface PrActor {
+  /** Whether the person is an operator (read lazily: it may ask Slack). */
+  operator: () => Promise<OperatorDecision>;
+  authorOf: AuthorLookup;
+}
+
+export interface PrChangeRequest {
+  action: PrAction;
+  ref: QueueRef;
+  prNumber: number;
+  /** submit only. */
+  priority?: PriorityName | number;
+  noBatch?: boolean;
+  /** cancel only: announced and audited. */
+  reason?: string;
+  /** The PR state the clicked message showed; given for buttons, absent for typed commands. */
+  expected?: string;
+  /** Identifies one rendered button: repeated clicks of it count once. */
+  clickKey?: string;
+}
+
+export type PrChangeResult =
+  | {
+      outcome: 'ok';
+      action: PrAction;
+      target: string;
+      /** The PR before the change; absent when Trunk had never seen it (a first submit). */
+      before?: SubmittedPullRequest;
+      /** The PR as read after the change; absent when that read failed. */
+      after?: SubmittedPullRequest;
+      /** `read_back`: Trunk's answer was lost but the PR shows the change, so it was not sent again. */
+      confirmedBy: PullRequestChange['confirmedBy'];
+      /** Why this person was allowed: `workspace admin`, `author of #12 (…)`. */
+      because: string;
+    }
+  | { outcome: 'noop'; action: PrAction; target: string; current?: SubmittedPullRequest; reason: string }
+  | { outcome: 'refused'; action: PrAction; target: string; because: string }
+  | { outcome: 'failed'; action: PrAction; target: string; error: Error };
+
+const VERB: Record<PrAction, string> = {
+  submit: 'submit',
+  cancel: 'cancel',
+  restart: 'restart the tests of',
+};
+
+/** States in which a typed command still makes sense. Trunk restarts a running test too. */
+const COMMAND_FITS: Record<PrAction, (pr: SubmittedPullRequest | undefined) => boolean> = {
+  submit: (pr) => !pr || (!isInQueue(pr) && pr.state !== 'merged'),
+  cancel: (pr) => pr !== undefined && isInQueue(pr),
+  restart: (pr) => pr !== undefined && ['failed', 'pending_failure', 'testing'].includes(String(pr.state)),
+};
+
+/**
+ * Which buttons fit a PR's state: the next steps its author would take. A click acts only while the PR is
+ * still in one of these states; one that moved on is left alone.
+ */
+export const BUTTON_STATES: Record<PrAction, readonly PullRequestState[]> = {
+  restart: ['failed', 'pending_failure'],
+  submit: ['failed', 'cancelled'],
+  cancel: ['pending', 'testing', 'not_ready'],
+};
+
+/** The next steps that fit a PR in `state`, in the order buttons show them. */
+export function nextSteps(state: string | undefined): PrAction[] {
+  return (['restart', 'submit', 'cancel'] as const).filter((a) =>
+    (BUTTON_STATES[a] as readonly string[]).includes(String(state)),
+  );
+}
+
+export function isUrgent(priority: PriorityName | number | undefined): boolean {
+  return priority === 'urgent' || priority === PRIORITIES.urgent;
+}
+
+export interface RightsFacts {
+  action: PrAction;
+  userId: string;
+  prNumber: number;
+  operator: OperatorDecision;
+  /** The PR's GitHub login as Trunk reports it; undefined when Trunk has no record of the PR. */
+  prAuthor: string | undefined;
+  /** Who holds that login here, if anyone. */
+  link: AuthorLink | undefined;
+  urgent: boolean;
+}
+
+export type RightsDecision = { allowed: true; because: string } | { allowed: false; because: string };
+
+/** Pure: an operator, or the PR's author through an operator's link; `urgent` for operators only. */
+export function decidePrRights(f: RightsFacts): RightsDecision {
+  if (f.operator.allowed) return { allowed: true, because: f.operator.because };
+  const what = `${VERB[f.action]} #${f.prNumber}`;
+  if (f.urgent)
+    return {
+      allowed: false,
+      because:
+        'only operators may submit with `urgent` priority, since it skips the line; use high, medium, low or none',
+    };
+  if (!f.prAuthor)
+    return {
+      allowed: false,
+      because: `Trunk does not say who wrote #${f.prNumber}, so only operators may ${VERB[f.action]} it`,
+    };
+  const login = f.prAuthor;
+  if (!f.link || f.link.userId !== f.userId)
+    return {
+      allowed: false,
+      because: `only operators and the PR's author may ${what}, and #${f.prNumber} is by GitHub user ${login}, who is not linked to you`,
+    };
+  if (!f.link.verified)
+    return {
+      allowed: false,
+      because: `you linked yourself to GitHub user ${login}, and an operator has not confirmed that link; ask one to run \`/mergequeue config people @you ${login}\``,
+    };
+  return { allowed: true, because: `author of #${f.prNumber} (GitHub ${login}, linked by an operator)` };
+}
+
+/**
+ * Reads the PR, decides who may act on it, checks that the action still fits its current state, and sends
+ * the write once (the client settles a lost answer by reading the PR, never by sending blindly again).
+ */
+export async function changePullRequest(
+  ctx: QueueContext,
+  req: PrChangeRequest,
+  actor: PrActor,
+): Promise<PrChangeResult> {
+  const step = new Step(ctx, req);
+  if (req.clickKey && !(await claimClick(ctx, req.clickKey))) {
+    await audit(ctx, req.action, step.target, 'noop', { ...step.detail, why: 'repeated click' });
+    return {
+      outcome: 'noop',
+      action: req.action,
+      target: step.target,
+      reason: 'That click was already handled.',
+    };
+  }
+  const ready = await step.prepare(actor);
+  if ('outcome' in ready) return ready;
+  let change: PullRequestChange;
+  try {
+    change = await send(ctx, req);
+  } catch (err) {
+    return step.fail(err);
+  }
+  // Trunk applied it: from here on the result is 'ok' whatever the read or the audit write does.
+  const after = change.pullRequest ?? (await readPr(ctx, req.ref, req.prNumber).catch(() => undefined));
+  await audit(ctx, req.action, step.target, 'ok', {
+    ...step.detail,
+    because: ready.because,
+    confirmedBy: change.confirmedBy,
+    sent: change.sent,
+    before: ready.before?.state ?? null,
+    after: after?.state ?? null,
+  });
+  const r: PrChangeResult = {
+    outcome: 'ok',
+    action: req.action,
+    target: step.target,
+    confirmedBy: change.confirmedBy,
+    because: ready.because,
+  };
+  if (ready.before) r.before = ready.before;
+  if (after) r.after = after;
+  return r;
+}
+
+export type PrPreview =
+  | { outcome: 'ready'; current: SubmittedPullRequest | undefined }
+  | Exclude<PrChangeResult, { outcome: 'ok' }>;
+
+/**
+ * The checks of changePullRequest without the write, for a step that asks first (Cancel's confirmation):
+ * a refusal or a PR that moved on is answered before the person fills anything in. Claims no click.
+ */
+export async function previewPullRequestChange(
+  ctx: QueueContext,
+  req: Omit<PrChangeRequest, 'clickKey'>,
+  actor: PrActor,
+): Promise<PrPreview> {
+  const ready = await new Step(ctx, req).prepare(actor);
+  return 'outcome' in ready ? ready : { outcome: 'ready', current: ready.before };
+}
+
+/** One attempt: its audit target and detail, and the read-decide-check part both entry points share. */
+class Step {
+  readonly target: string;
+  readonly detail: Record<string, unknown>;
+  private readonly ctx: QueueContext;
+  private readonly req: PrChangeRequest;
+  constructor(ctx: QueueContext, req: PrChangeRequest) {
+    this.ctx = ctx;
+    this.req = req;
+    this.target = `${formatQueueRef(req.ref)}#${req.prNumber}`;
+    const d: Record<string, unknown> = {
+      via: req.expected === undefined ? 'command' : 'button',
+      pr: req.prNumber,
+    };
+    if (req.priority !== undefined) d.priority = req.priority;
+    if (req.noBatch) d.noBatch = true;
+    if (req.reason) d.reason = req.reason;
+    if (req.expected !== undefined) d.expected = req.expected;
+    this.detail = d;
+  }
+
+  async prepare(
+    actor: PrActor,
+  ): Promise<
+    { before: SubmittedPullRequest | undefined; because: string } | Exclude<PrChangeResult, { outcome: 'ok' }>
+  > {
+    const { ctx, req, target } = this;
+    const { action } = req;
+    let before: SubmittedPullRequest | undefined;
+    let rights: RightsDecision;
+    try {
+      before = await readPr(ctx, req.ref, req.prNumber);
+      const operator = await actor.operator();
+      const prAuthor = before?.prAuthor?.trim() || undefined;
+      const link = operator.allowed || !prAuthor ? undefined : await actor.authorOf(prAuthor);
+      rights = decidePrRights({
+        action,
+        userId: ctx.userId,
+        prNumber: req.prNumber,
+        operator,
+        prAuthor,
+        link,
+        urgent: action === 'submit' && isUrgent(req.priority),
+      });
+    } catch (err) {
+      return this.fail(err);
+    }
+    if (!rights.allowed) {
+      await releaseClick(ctx, req.clickKey);
+      await audit(ctx, action, target, 'refused', { ...this.detail, because: rights.because });
+      return { outcome: 'refused', action, target, because: rights.because };
+    }
+    const why = whyNot(req, before);
+    if (why) {
+      await audit(ctx, action, target, 'noop', { ...this.detail, why, current: before?.state });
+      const r: Exclude<PrChangeResult, { outcome: 'ok' }> = { outcome: 'noop', action, target, reason: why };
+      if (before) r.current = before;
+      return r;
+    }
+    return { before, because: rights.because };
+  }
+
+  /** Audits a failure and gives the click back, so the person can try again at once. */
+  async fail(thrown: unknown): Promise<Extract<PrChangeResult, { outcome: 'failed' }>> {
+    const { ctx, req, target } = this;
+    await releaseClick(ctx, req.clickKey);
+    const trunk = isTrunkError(thrown) ? thrown : undefined;
+    await audit(ctx, req.action, target, 'failed', {
+      ...this.detail,
+      error: trunk?.kind ?? 'internal',
+      message: trunk?.userMessage ?? 'unexpected error',
+      ...(trunk?.status !== undefined ? { status: trunk.status } : {}),
+    });
+    const error = trunk ?? (thrown instanceof Error ? thrown : new Error(String(thrown)));
+    return { outcome: 'failed', action: req.action, target, error };
+  }
+}
+
+/** The PR as Trunk reports it, or undefined when Trunk has no record of it. */
+async function readPr(
+  ctx: Pick<QueueContext, 'trunk'>,
+  ref: QueueRef,
+  prNumber: number,
+): Promise<SubmittedPullRequest | undefined> {
+  try {
+    return await ctx.trunk.getSubmittedPullRequest({ ...address(ref), pr: { number: prNumber } });
+  } catch (err) {
+    if (err instanceof TrunkNotFoundError) return undefined;
+    throw err;
+  }
+}
+
+function send(ctx: QueueContext, req: PrChangeRequest): Promise<PullRequestChange> {
+  const pr = { ...address(req.ref), pr: { number: req.prNumber } };
+  if (req.action === 'cancel') return ctx.trunk.cancelPullRequest(pr);
+  if (req.action === 'restart') return ctx.trunk.restartTestsOnPullRequest(pr);
+  return ctx.trunk.submitPullRequest({
+    ...pr,
+    ...(req.priority !== undefined ? { priority: req.priority } : {}),
+    ...(req.noBatch ? { noBatch: true } : {}),
+  });
+}
+
+/** Why the action does not fit the PR as it is now, in words; undefined when it does. */
+function whyNot(req: PrChangeRequest, pr: SubmittedPullRequest | undefined): string | undefined {
+  const n = `#${req.prNumber}`;
+  const state = pr?.state === undefined ? undefined : String(pr.state);
+  const fits =
+    req.expected === undefined
+      ? COMMAND_FITS[req.action](pr)
+      : state !== undefined && (BUTTON_STATES[req.action] as readonly string[]).includes(state);
+  if (fits) return undefined;
+  const shown =
+    req.expected !== undefined && req.expected !== state
+      ? ` (this message showed it ${words(req.expected)})`
+      : '';
+  const nothing = 'so nothing was sent to Trunk';
+  if (!pr) return `Trunk has no record of ${n} in this queue, ${nothing}.`;
+  if (state === 'merged') return `${n} is already merged${shown}, ${nothing}.`;
+  if (req.action === 'submit' && isInQueue(pr))
+    return `${n} is already in the queue (${words(state ?? 'pending')})${shown}, ${nothing}.`;
+  if (req.action === 'cancel' && !isInQueue(pr))
+    return `${n} is not in the queue: it is ${words(state ?? 'not submitted')}${shown}, ${nothing}.`;
+  return `${n} is ${words(state ?? 'in an unknown state')} now${shown}, so ${req.action === 'submit' ? 're-submitting' : req.action === 'cancel' ? 'cancelling' : 'restarting its tests'} does not fit; ${nothing}.`;
+}
+
+function words(state: string): string {
+  return state.replaceAll('_', ' ');
+}
+
+// ---- listing ------------------------------------------------------------------------------------------
+
+export interface PrListing {
+  shown: EnqueuedPullRequest[];
+  /** Matching PRs beyond those shown. */
+  more: number;
+  /** True when counting stopped at the page limit: there are at least `more`. */
+  moreAtLeast: boolean;
+}
+
+export interface ListOptions {
+  /** Only PRs in this state; absent: every PR not concluded (merged, failed, cancelled). */
+  state?: PullRequestState;
+  /** How many rows the caller can show. */
+  show: number;
+  /** Pages read at most while counting the rest (each up to 100 rows). */
+  maxPages?: number;
+}
+
+/** The queue's PRs through listPullRequests, page by page: the first `show`, and how many more. */
+export async function listQueuePullRequests(
+  ctx: Pick<QueueContext, 'trunk'>,
+  ref: QueueRef,
+  opts: ListOptions,
+): Promise<PrListing> {
+  const maxPages = opts.maxPages ?? 10;
+  const shown: EnqueuedPullRequest[] = [];
+  let more = 0;
+  let pages = 0;
+  const req = { ...address(ref), ...(opts.state ? { state: opts.state } : {}) };
+  // maxPages + 1 lets the iteration itself stop first; reaching our own limit means "at least".
+  for await (const page of ctx.trunk.pullRequestPages(req, { pageSize: 100, maxPages: maxPages + 1 })) {
+    pages += 1;
+    for (const row of page.pullRequests) {
+      if (!opts.state && !isOpen(row)) continue;
+      if (shown.length < opts.show) shown.push(row);
+      else more += 1;
+    }
+    if (pages >= maxPages && page.nextCursor) return { shown, more, moreAtLeast: true };
+  }
+  return { shown, more, moreAtLeast: false };
+}
+
+const CONCLUDED: ReadonlySet<string> = new Set<PullRequestState>(['merged', 'failed', 'cancelled']);
+
+/** Not concluded; a row without a state (the contract leaves it out) counts as open. */
+function isOpen(row: EnqueuedPullRequest): boolean {
+  return row.state === undefined || !CONCLUDED.has(String(row.state));
+}

@@ -1,0 +1,51 @@
+/**
+ * What `submit`, `cancel` and `restart` share: resolve the queue, let the PR domain decide (an operator,
+ * or the PR's author through an operator's link) and act on the PR's current state, then announce the
+ * change in the channel. Refusals and no-ops are ephemeral; all of it is audited by the domain.
+ */
+import type { TargetSpec } from '../../../core/target.ts';
+import { changePullRequest, type PrChangeRequest } from '../../../queue/pull-requests.ts';
+import { renderNoop } from '../../blocks/announcement.ts';
+import { renderError } from '../../blocks/errors.ts';
+import { renderPrAnnouncement, renderPrRefusal, renderReadBack } from '../../blocks/pr-actions.ts';
+import { postToChannel, queueContext, sendReply } from '../../interaction.ts';
+import { prActor } from '../../pr-actor.ts';
+import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+
+export async function applyPrCommand(
+  req: CommandRequest,
+  target: TargetSpec | undefined,
+  change: Omit<PrChangeRequest, 'ref' | 'expected' | 'clickKey'>,
+): Promise<Outcome> {
+  const got = await queueAndTrunk(req, target);
+  if ('outcome' in got) return got.outcome;
+  const { ref, trunk } = got;
+  const ctx = queueContext(req.deps, trunk.api, req.workspaceId, req.userId);
+  const actor = prActor(req.deps, req.client, req.workspaceId, req.userId);
+  const result = await changePullRequest(ctx, { ...change, ref }, actor);
+  switch (result.outcome) {
+    case 'ok': {
+      const announcement = renderPrAnnouncement({
+        result,
+        ref,
+        prNumber: change.prNumber,
+        userId: req.userId,
+        at: req.deps.now(),
+        ...(change.reason ? { reason: change.reason } : {}),
+      });
+      await postToChannel(req.deps, req.client, req.channelId, announcement, req.respond);
+      if (result.confirmedBy === 'read_back')
+        await sendReply(req.deps, req.respond, renderReadBack(result, change.prNumber));
+      return 'ok';
+    }
+    case 'noop':
+      await sendReply(req.deps, req.respond, renderNoop(result.reason));
+      return 'noop';
+    case 'refused':
+      await sendReply(req.deps, req.respond, renderPrRefusal(change.action, change.prNumber, result.because));
+      return 'refused';
+    case 'failed':
+      await sendReply(req.deps, req.respond, renderError(result.error));
+      return 'failed';
+  }
+}

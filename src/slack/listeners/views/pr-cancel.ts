@@ -1,0 +1,80 @@
+/**
+ * Cancel's confirmation submitted: the PR is read again and cancelled only if it is still in the queue
+ * and the person may (checked again: the modal may have stayed open a while). Two confirmations of one
+ * click count once. The message the button was on is updated in place; the channel is told.
+ */
+import type { App } from '@slack/bolt';
+import { changePullRequest } from '../../../queue/pull-requests.ts';
+import { CALLBACKS } from '../../blocks/ids.ts';
+import { CANCEL_REASON, parseCancelMetadata } from '../../blocks/pr-actions.ts';
+import type { SlackDeps } from '../../deps.ts';
+import { queueContext, workspaceIdOf } from '../../interaction.ts';
+import { respondVia } from '../../pr-actor.ts';
+import { actorOf, answerPrClick, type PrClick, prClickKey } from '../actions/pr-buttons.ts';
+import { tellPrivately } from './settings.ts';
+
+export function register(app: App, deps: SlackDeps): void {
+  app.view(CALLBACKS.prCancel, async ({ ack, body, view, client, context }) => {
+    const meta = parseCancelMetadata(view.private_metadata);
+    if (!meta) {
+      await ack({
+        response_action: 'errors',
+        errors: { [CANCEL_REASON.block]: 'This form could not be read. Close it and click Cancel again.' },
+      });
+      deps.metrics.interactions.inc({ name: CALLBACKS.prCancel, outcome: 'invalid' });
+      return;
+    }
+    await ack();
+    const raw = view.state.values[CANCEL_REASON.block]?.[CANCEL_REASON.action]?.value;
+    const reason = typeof raw === 'string' ? raw.trim().slice(0, 500) : '';
+    const workspaceId = workspaceIdOf({
+      teamId: context.teamId ?? body.team?.id,
+      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
+      isEnterpriseInstall: context.isEnterpriseInstall,
+    });
+    const userId = body.user.id;
+    let outcome = 'failed';
+    try {
+      const trunk = await deps.workspaces.trunkFor(workspaceId);
+      if (!trunk) {
+        await tellPrivately(deps, client, meta.channelId, userId, {
+          text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.',
+        });
+      } else {
+        const c: PrClick = {
+          deps,
+          client,
+          respond: respondVia(deps, meta.responseUrl),
+          workspaceId,
+          userId,
+          userTeamId: body.user.team_id,
+          channelId: meta.channelId,
+          messageTs: meta.messageTs,
+          ephemeral: meta.ephemeral,
+          value: meta.value,
+          trunk,
+          ctx: queueContext(deps, trunk.api, workspaceId, userId),
+        };
+        const result = await changePullRequest(
+          c.ctx,
+          {
+            action: 'cancel',
+            ref: meta.value.ref,
+            prNumber: meta.value.prNumber,
+            expected: meta.value.state,
+            clickKey: prClickKey(c, 'cancel'),
+            ...(reason ? { reason } : {}),
+          },
+          actorOf(c),
+        );
+        outcome = await answerPrClick(c, result, reason || undefined);
+      }
+    } catch (err) {
+      deps.logger.error({ err }, 'cancel confirmation failed');
+      await tellPrivately(deps, client, meta.channelId, userId, {
+        text: 'Something went wrong on our side and nothing was changed. Try again in a minute.',
+      });
+    }
+    deps.metrics.interactions.inc({ name: CALLBACKS.prCancel, outcome });
+  });
+}

@@ -1,0 +1,56 @@
+/**
+ * Who is acting on a PR, as the PR domain asks it: whether they are an operator (Slack and the store), and
+ * who holds a GitHub login here (the people links of watch/, read only). Also the response_url sender a
+ * modal submission needs to update the message its button was on.
+ */
+import type { RespondArguments, RespondFn } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { PrActor } from '../queue/pull-requests.ts';
+import { PeopleRepository } from '../watch/index.ts';
+import type { SlackDeps } from './deps.ts';
+import { mayOperate } from './interaction.ts';
+
+export function prActor(
+  deps: SlackDeps,
+  client: WebClient,
+  workspaceId: string,
+  userId: string,
+  payloadTeamId?: string,
+): PrActor {
+  const people = new PeopleRepository(deps.store.db);
+  return {
+    operator: () => mayOperate(deps, client, workspaceId, userId, payloadTeamId),
+    authorOf: async (login) => {
+      const link = await people.byLogin(workspaceId, login);
+      return link ? { userId: link.userId, verified: link.verified } : undefined;
+    },
+  };
+}
+
+/**
+ * A respond() for a response_url carried through a modal's private_metadata. Only Slack's own hosts (or
+ * the configured Slack API's, for the fake) are posted to, so metadata cannot point the app elsewhere.
+ */
+export function respondVia(deps: SlackDeps, url: string | undefined): RespondFn | undefined {
+  if (!url) return undefined;
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const api = new URL(deps.config.slack.apiUrl);
+  const slackHost = target.protocol === 'https:' && target.hostname === 'hooks.slack.com';
+  if (!slackHost && target.origin !== api.origin) return undefined;
+  return async (message: string | RespondArguments) => {
+    const body = typeof message === 'string' ? { text: message } : message;
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(5_000),
+    });
+    if (!res.ok) throw new Error(`response_url answered ${res.status}`);
+    return res;
+  };
+}
