@@ -83,23 +83,3 @@ export async function postPaced(
     return res.ts;
   }
 }
-
-/** Slack errors that mean the workspace cannot be posted to at all until someone acts. */
-export function slackHint(code: string): string {
-  switch (code) {
-    case 'token_revoked':
-    case 'invalid_auth':
-    case 'account_inactive':
-    case 'not_authed':
-      return 'the app was uninstalled or its token revoked';
-    case 'no_installation':
-      return 'the app is not installed in this workspace';
-    case 'not_in_channel':
-      return 'the app is not in this channel; invite it with /invite @mergequeue';
-    case 'channel_not_found':
-    case 'is_archived':
-      return 'the channel is gone or archived';
-    default:
-      return `Slack answered ${code}`;
-  }
-}

@@ -13,7 +13,7 @@ import { isTrunkError } from '../trunk/errors.ts';
 import type { ClaimRepository, RunPayload, RunRecord } from './claims.ts';
 import { baselineOf, collectFailing, collectQuarantined, isEmpty } from './collect.ts';
 import type { DigestDeps } from './deps.ts';
-import { type ChannelPacer, postPaced, SlackPostError, slackHint } from './post.ts';
+import { type ChannelPacer, postPaced, SlackPostError } from './post.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { isFinalSlackError, MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
 import type { RunOutcome, SlackPoster, Subscription } from './types.ts';
@@ -161,15 +161,16 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
           'digest not posted yet: Slack failed; retrying after a backoff',
         );
         ctx.metrics.digests.inc({ outcome: 'retrying' });
-        return { outcome: 'retrying', detail: slackHint(err.code) };
+        return { outcome: 'retrying', detail: ctx.deps.surface.describePostFailure(err.code) };
       }
       // Nothing more can reach this channel now; record it so no replica loops on it, and tell the
       // person who made the digest why and what to do.
       await ctx.claims.finish(key, me, 'failed', 'failed', now, `slack: ${err.code}`).catch(() => false);
       ctx.metrics.digests.inc({ outcome: 'failed' });
-      log.warn({ slackError: err.code }, `digest not posted: ${slackHint(err.code)}`);
-      await tellCreator(slack, sub, err.code, log);
-      return { outcome: 'failed', detail: slackHint(err.code) };
+      const why = ctx.deps.surface.describePostFailure(err.code);
+      log.warn({ slackError: err.code }, `digest not posted: ${why}`);
+      await tellCreator(slack, sub, err.code, ctx.deps.surface.renderCreatorNotice(sub, err.code), log);
+      return { outcome: 'failed', detail: why };
     }
     // Database or unexpected trouble: leave the claim to expire so this or another replica retries.
     log.error({ err }, 'digest run failed; its claim will be retried after the lease expires');

@@ -34,4 +34,8 @@ export interface DigestSurface {
   renderFailure(sub: Subscription, problem: DigestProblem, scheduledAt: number): DigestMessage;
   /** Classifies what chat.postMessage threw. */
   postFailure(err: unknown): PostFailure;
+  /** Why a post failed (Slack's error code), in a few words for the log and the run's outcome. */
+  describePostFailure(code: string): string;
+  /** The direct message to a digest's creator when Slack refused its digest for good. */
+  renderCreatorNotice(sub: Pick<Subscription, 'id' | 'channelId'>, code: string): string;
 }

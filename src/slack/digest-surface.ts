@@ -4,10 +4,12 @@
  */
 import type { DigestSurface } from '../digest/surface.ts';
 import { classifyPostFailure } from './api-errors.ts';
-import { renderDigest, renderFailure } from './blocks/digest.ts';
+import { describePostFailure, renderCreatorNotice, renderDigest, renderFailure } from './blocks/digest.ts';
 
 export const digestSurface: DigestSurface = {
   renderDigest,
   renderFailure,
   postFailure: classifyPostFailure,
+  describePostFailure,
+  renderCreatorNotice,
 };

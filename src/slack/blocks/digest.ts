@@ -253,3 +253,50 @@ export function renderFailure(sub: Subscription, problem: DigestProblem, schedul
     ],
   };
 }
+
+/** Why a digest could not be posted, in a few words for the log and the run's outcome. */
+export function describePostFailure(code: string): string {
+  switch (code) {
+    case 'token_revoked':
+    case 'invalid_auth':
+    case 'account_inactive':
+    case 'not_authed':
+      return 'the app was uninstalled or its token revoked';
+    case 'no_installation':
+      return 'the app is not installed in this workspace';
+    case 'not_in_channel':
+      return 'the app is not in this channel; invite it with /invite @mergequeue';
+    case 'channel_not_found':
+    case 'is_archived':
+      return 'the channel is gone or archived';
+    default:
+      return `Slack answered ${code}`;
+  }
+}
+
+/** What the creator should do, in words, for a final error (or a Slack that never came back). */
+function fixFor(code: string, sub: Pick<Subscription, 'id' | 'channelId'>): string {
+  const rerun = `then \`/mergequeue digest run ${sub.id}\``;
+  switch (code) {
+    case 'not_in_channel':
+      return `invite @mergequeue to <#${sub.channelId}> (\`/invite @mergequeue\` there), ${rerun}.`;
+    case 'channel_not_found':
+    case 'is_archived':
+      return `<#${sub.channelId}> is gone or archived: remove this digest with \`/mergequeue digest remove ${sub.id}\` and add it in a channel that is in use.`;
+    case 'invalid_auth':
+    case 'token_revoked':
+    case 'account_inactive':
+    case 'not_authed':
+    case 'no_installation':
+      return 'the app was uninstalled or its token revoked: ask a workspace admin to reinstall mergequeue.';
+    case 'missing_scope':
+      return 'the app lacks a permission it needs: ask a workspace admin to reinstall mergequeue.';
+    default:
+      return `Slack kept failing (${code}); ${rerun} once Slack is back.`;
+  }
+}
+
+/** The direct message to a digest's creator when Slack refused it for good: what happened and the fix. */
+export function renderCreatorNotice(sub: Pick<Subscription, 'id' | 'channelId'>, code: string): string {
+  return `Your digest \`${sub.id}\` for <#${sub.channelId}> was not posted (Slack said \`${code}\`). To fix it: ${fixFor(code, sub)}`;
+}
