@@ -3,17 +3,55 @@
  * one message naming each variable and exits 1, without a stack trace. With no Slack variables at all the
  * app starts the local sandbox and says which variables connect a real workspace.
  */
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createApp, type RunningApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, SLACK_VARIABLES } from './config.ts';
-import { createLogger } from './observability/log.ts';
+import { createLogger, type Logger } from './observability/log.ts';
 import { configuredSecrets } from './observability/secret-values.ts';
 import { trackUnhandledRejections } from './observability/unhandled.ts';
-import { startSandbox } from './sandbox/index.ts';
 
 interface Stoppable {
   /** The app resolves with its shutdown result ({ clean: false } when work had to be abandoned). */
   stop(): Promise<unknown>;
+}
+
+/** What sandbox mode needs of the sandbox module (the sandbox declares that it provides it). */
+export interface SandboxModule {
+  startSandbox(config: Config, opts: { logger: Logger }): Promise<Stoppable & { readonly url: string }>;
+}
+
+/**
+ * The sandbox is a development tool, loaded by path only when sandbox mode starts: the specifier is not a
+ * literal, so neither the build nor the production entry pulls it in, and an installation without it
+ * (the image) says so instead of failing on a missing module.
+ */
+const SANDBOX_ENTRY = './sandbox/index.ts';
+
+async function loadSandbox(): Promise<SandboxModule> {
+  const url = new URL(SANDBOX_ENTRY, import.meta.url);
+  let mod: unknown;
+  try {
+    mod = await import(url.href);
+  } catch (err) {
+    if (!isMissing(err, fileURLToPath(url))) throw err;
+    throw new Error(
+      `sandbox mode needs the development tools (${SANDBOX_ENTRY}), which this installation leaves out. ` +
+        'Set the Slack variables to connect a workspace, or try the sandbox from a clone of the repository.',
+    );
+  }
+  if (!isSandboxModule(mod)) throw new Error(`${SANDBOX_ENTRY} does not export startSandbox`);
+  return mod;
+}
+
+/** The entry itself is absent (not some module it imports, which is a different fault). */
+function isMissing(err: unknown, path: string): boolean {
+  return (
+    err instanceof Error && Reflect.get(err, 'code') === 'ERR_MODULE_NOT_FOUND' && err.message.includes(path)
+  );
+}
+
+function isSandboxModule(mod: unknown): mod is SandboxModule {
+  return typeof mod === 'object' && mod !== null && typeof Reflect.get(mod, 'startSandbox') === 'function';
 }
 
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -32,6 +70,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   let running: Stoppable;
   if (config.slack.mode === 'sandbox') {
     // No Slack variables: the real app against local fakes, with a page to try it (see src/sandbox).
+    const { startSandbox } = await loadSandbox();
     const sandbox = await startSandbox(config, { logger });
     running = sandbox;
     logger.info({ url: sandbox.url, mode: 'sandbox' }, 'mergequeue sandbox listening');

@@ -14,6 +14,7 @@ import { createApp, EVENTS_PATH, type RunningApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { type SlackFake, startSlackFake } from '../fakes/slack/server.ts';
 import { startTrunkFake, type TrunkFake } from '../fakes/trunk/index.ts';
+import type { SandboxModule } from '../main.ts';
 import { createLogger, type Logger } from '../observability/log.ts';
 import { parseTarget } from '../queue/target.ts';
 import { Conversation } from './conversation.ts';
@@ -140,3 +141,6 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     throw err;
   }
 }
+
+// src/main.ts loads this module by path, so the compiler cannot link the two: this line checks the match.
+startSandbox satisfies SandboxModule['startSandbox'];
