@@ -14,7 +14,7 @@
  */
 
 /** The parts that make up the product: all of src/ but the development tools (fakes, sandbox). */
-const DEV_TOOLS = '^src/(fakes|sandbox)/';
+const DEV_TOOLS = '^dev/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -114,7 +114,7 @@ module.exports = {
         'that imported one would ship it in the image and could end up talking to it in production; only ' +
         'the sandbox, itself a development tool, runs them.',
       from: { path: '^src/', pathNot: DEV_TOOLS },
-      to: { path: '^src/fakes/' },
+      to: { path: '^dev/fakes/' },
     },
     {
       name: 'no-sandbox-in-production',
@@ -123,15 +123,15 @@ module.exports = {
         'The sandbox is a try-it-out tool; the production entry and image must not contain it. It is ' +
         'started from its own entry, or loaded with a dynamic import() from src/main.ts only when sandbox ' +
         'mode starts, so the production build can leave it out.',
-      from: { path: '^src/', pathNot: ['^src/sandbox/', '^src/main\\.ts$'] },
-      to: { path: '^src/sandbox/' },
+      from: { path: '^src/', pathNot: ['^dev/sandbox/', '^src/main\\.ts$'] },
+      to: { path: '^dev/sandbox/' },
     },
     {
       name: 'sandbox-loaded-only-on-demand',
       severity: 'error',
       comment: 'The one permitted way in: a dynamic import() from the entry (see no-sandbox-in-production).',
       from: { path: '^src/main\\.ts$' },
-      to: { path: '^src/sandbox/', dependencyTypesNot: ['dynamic-import'] },
+      to: { path: '^dev/sandbox/', dependencyTypesNot: ['dynamic-import'] },
     },
     {
       name: 'product-uses-no-dev-dependency',
@@ -153,7 +153,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // The sandbox page's browser scripts are not Node modules of the app.
-    exclude: { path: '^src/sandbox/public/' },
+    exclude: { path: '^dev/sandbox/public/' },
     // Read `import type` too (marked type-only), so rules can tell a type reference from a call.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

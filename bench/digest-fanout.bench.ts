@@ -8,9 +8,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { startSlackFake } from '../dev/fakes/slack/server.ts';
+import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
 import { SubscriptionRepository } from '../src/digest/repository.ts';
-import { startSlackFake } from '../src/fakes/slack/server.ts';
-import { startTrunkFake } from '../src/fakes/trunk/index.ts';
 import { openStore } from '../src/store/open.ts';
 import { startChild, stopChild } from '../test/helpers/app-harness.ts';
 import { createPgTestDatabase } from '../test/helpers/pg.ts';

@@ -25,7 +25,7 @@ export interface SandboxModule {
  * literal, so neither the build nor the production entry pulls it in, and an installation without it
  * (the image) says so instead of failing on a missing module.
  */
-const SANDBOX_ENTRY = './sandbox/index.ts';
+const SANDBOX_ENTRY = '../dev/sandbox/index.ts';
 
 async function loadSandbox(): Promise<SandboxModule> {
   const url = new URL(SANDBOX_ENTRY, import.meta.url);
@@ -69,7 +69,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
 
   let running: Stoppable;
   if (config.slack.mode === 'sandbox') {
-    // No Slack variables: the real app against local fakes, with a page to try it (see src/sandbox).
+    // No Slack variables: the real app against local fakes, with a page to try it (see dev/sandbox).
     const { startSandbox } = await loadSandbox();
     const sandbox = await startSandbox(config, { logger });
     running = sandbox;

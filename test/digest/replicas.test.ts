@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeMessage, type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../dev/fakes/trunk/index.ts';
 import { ClaimRepository } from '../../src/digest/claims.ts';
 import { SubscriptionRepository } from '../../src/digest/repository.ts';
-import { type FakeMessage, type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../src/fakes/trunk/index.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import {

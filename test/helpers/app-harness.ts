@@ -10,15 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import {
   type FakeMessage,
   type FakeView,
   type SlackFake,
   type SlackFakeOptions,
   startSlackFake,
-} from '../../src/fakes/slack/server.ts';
+} from '../../dev/fakes/slack/server.ts';
 import {
   blockActionsPayload,
   eventCallbackBody,
@@ -27,8 +25,10 @@ import {
   slashCommandBody,
   type ViewStateValue,
   viewSubmissionPayload,
-} from '../../src/fakes/slack/signing.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+} from '../../dev/fakes/slack/signing.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
+import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

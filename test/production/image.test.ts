@@ -9,9 +9,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
-import { signedHeaders, slashCommandBody } from '../../src/fakes/slack/signing.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { signedHeaders, slashCommandBody } from '../../dev/fakes/slack/signing.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { copyPaths, instructions, parseDockerfile, type Stage, stage } from './dockerfile.ts';
 import { killProcess, type Proc, ROOT, startProcess } from './proc.ts';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import {
   changeOperators,
   changeState,

@@ -1,6 +1,6 @@
 import type { InputBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { makeQueue } from '../../../src/fakes/trunk/index.ts';
+import { makeQueue } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/queue/target.ts';
 import {
   buildConnectModal,

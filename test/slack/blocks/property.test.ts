@@ -1,7 +1,7 @@
 /** Random Trunk answers, however odd, always render to messages Slack accepts. */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { makeEnqueuedPr, makeQueue, makeSubmittedPr, makeTestRun } from '../../../src/fakes/trunk/index.ts';
+import { makeEnqueuedPr, makeQueue, makeSubmittedPr, makeTestRun } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/queue/target.ts';
 import { renderAnnouncement } from '../../../src/slack/blocks/announcement.ts';
 import { renderPr } from '../../../src/slack/blocks/pr.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeQueue, makeSubmittedPr, makeTestRun } from '../../../src/fakes/trunk/index.ts';
+import { makeQueue, makeSubmittedPr, makeTestRun } from '../../../dev/fakes/trunk/index.ts';
 import { COMMAND_NAMES } from '../../../src/queue/commands.ts';
 import type { FlakySummary, QuarantinedSummary } from '../../../src/queue/summaries.ts';
 import type { QueueRef } from '../../../src/queue/target.ts';

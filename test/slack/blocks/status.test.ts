@@ -1,6 +1,6 @@
 import type { ActionsBlock, Button } from '@slack/types';
 import { describe, expect, it } from 'vitest';
-import { makeEnqueuedPr, makeQueue } from '../../../src/fakes/trunk/index.ts';
+import { makeEnqueuedPr, makeQueue } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/queue/target.ts';
 import { ACTIONS, clickKey, encodeButtonValue, parseButtonValue } from '../../../src/slack/blocks/ids.ts';
 import { renderStatus } from '../../../src/slack/blocks/status.ts';

@@ -3,7 +3,7 @@
  * message the fake Slack holds, so every click carries exactly the value the app rendered.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../../src/fakes/slack/server.ts';
+import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import {
   CHANNEL,
   findAction,

@@ -6,7 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../../src/fakes/slack/server.ts';
+import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { createLogger } from '../../../src/observability/log.ts';
 import { findAction, type Harness, startHarness, textOf } from '../../helpers/app-harness.ts';
 import { installViaOAuth } from '../../helpers/oauth-install.ts';

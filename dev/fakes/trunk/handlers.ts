@@ -2,7 +2,7 @@
  * The operations: validated body in, status and body out. No HTTP here (server.ts does that). The PR-level
  * ones live in pull-requests.ts.
  */
-import type { Page, Repo, UpdateQueueRequest } from '../../trunk/types.ts';
+import type { Page, Repo, UpdateQueueRequest } from '../../../src/trunk/types.ts';
 import type { FakeOperation } from './faults.ts';
 import { type FailingList, type PageTokens, pageOf, type RowSource } from './flaky.ts';
 import type { WireQuarantinedTest } from './generate.ts';

@@ -16,7 +16,7 @@ import {
   QUEUE_MODES,
   QUEUE_STATES_SETTABLE,
   type Repo,
-} from '../../trunk/types.ts';
+} from '../../../src/trunk/types.ts';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { elementAt, formatSlackDate, mrkdwn, renderBlocks } from '../../src/sandbox/public/blockkit.js';
+import { elementAt, formatSlackDate, mrkdwn, renderBlocks } from '../../../dev/sandbox/public/blockkit.js';
 
 // 2026-11-22T14:05:09Z
 const T = Date.UTC(2026, 10, 22, 14, 5, 9) / 1000;

@@ -9,7 +9,7 @@ import type {
   SubmittedPullRequest,
   TestRun,
   UpdateQueueRequest,
-} from '../../trunk/types.ts';
+} from '../../../src/trunk/types.ts';
 
 /** A repo as an object, or as text: `owner/name` or `host/owner/name` (host defaults to github.com). */
 export type RepoInput = Repo | string;

@@ -10,13 +10,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, EVENTS_PATH, type RunningApp } from '../app.ts';
-import type { Config } from '../config.ts';
+import { createApp, EVENTS_PATH, type RunningApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
+import type { SandboxModule } from '../../src/main.ts';
+import { createLogger, type Logger } from '../../src/observability/log.ts';
+import { parseTarget } from '../../src/queue/target.ts';
 import { type SlackFake, startSlackFake } from '../fakes/slack/server.ts';
 import { startTrunkFake, type TrunkFake } from '../fakes/trunk/index.ts';
-import type { SandboxModule } from '../main.ts';
-import { createLogger, type Logger } from '../observability/log.ts';
-import { parseTarget } from '../queue/target.ts';
 import { Conversation } from './conversation.ts';
 import {
   BOT_ID,

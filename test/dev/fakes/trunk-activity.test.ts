@@ -1,5 +1,5 @@
 /**
- * The Trunk fake's queues that move on their own (src/fakes/trunk/activity.ts), read the way the app reads
+ * The Trunk fake's queues that move on their own (dev/fakes/trunk/activity.ts), read the way the app reads
  * them: over HTTP, through the real Trunk client, and against the OpenAPI document's response schemas.
  */
 import { readFileSync } from 'node:fs';
@@ -11,9 +11,9 @@ import {
   type ActivityOptions,
   startTrunkFake,
   type TrunkFake,
-} from '../../src/fakes/trunk/index.ts';
-import { apiTokenAuth } from '../../src/trunk/auth.ts';
-import { createTrunkClient } from '../../src/trunk/client.ts';
+} from '../../../dev/fakes/trunk/index.ts';
+import { apiTokenAuth } from '../../../src/trunk/auth.ts';
+import { createTrunkClient } from '../../../src/trunk/client.ts';
 
 const NOW = Date.UTC(2026, 2, 3, 10, 0, 0);
 const WEB = { host: 'github.com', owner: 'acme', name: 'web' };
@@ -120,7 +120,7 @@ describe('Trunk fake: queues that move on their own', () => {
     expect(departed.length).toBeGreaterThan(20);
 
     const spec = JSON.parse(
-      readFileSync(new URL('../fixtures/trunk-openapi-v1.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../../fixtures/trunk-openapi-v1.json', import.meta.url), 'utf8'),
     ) as {
       paths: Record<
         string,

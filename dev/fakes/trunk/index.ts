@@ -5,7 +5,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EnqueuedPullRequest, Queue, Repo, SubmittedPullRequest, TestRun } from '../../trunk/types.ts';
+import type {
+  EnqueuedPullRequest,
+  Queue,
+  Repo,
+  SubmittedPullRequest,
+  TestRun,
+} from '../../../src/trunk/types.ts';
 import { type ActivityOptions, createQueueActivity, type QueueActivity } from './activity.ts';
 import {
   type FailSpec,

@@ -2,7 +2,7 @@
  * Realistic flaky-test rows from a seed. Row i depends only on (seed, repo, i), so a page can be built
  * lazily without materialising the whole list, and lazy and materialised lists are identical.
  */
-import type { FailingTest, QuarantinedTest, Repo } from '../../trunk/types.ts';
+import type { FailingTest, QuarantinedTest, Repo } from '../../../src/trunk/types.ts';
 import { createRng, hashString, intBetween, mixSeed, pick, type Rng, uuidFrom } from './rng.ts';
 
 /** A failing test as the service sends it: the OpenAPI also has `status.value`. */

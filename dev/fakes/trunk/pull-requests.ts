@@ -9,7 +9,7 @@ import {
   PULL_REQUEST_STATES_IN_QUEUE as IN_QUEUE,
   type PullRequestState,
   type SubmittedPullRequest,
-} from '../../trunk/types.ts';
+} from '../../../src/trunk/types.ts';
 import type { HandlerState, Outcome } from './handlers.ts';
 import { findSubmittedPr, makeEnqueuedPr, type QueueRecord, queueKey, queueLabel } from './state.ts';
 import {

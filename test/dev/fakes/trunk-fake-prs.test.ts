@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake, type TrunkFake } from '../../../dev/fakes/trunk/index.ts';
 
 const TOKEN = 'test-token';
 const REPO = { host: 'github.com', owner: 'acme', name: 'web' };
@@ -119,7 +119,7 @@ describe('PR operations of the fake', () => {
   it('listPullRequests pages with UUID cursors, and every answer validates against the OpenAPI document', async () => {
     for (const n of [2, 3, 4]) await post('submitPullRequest', ref(n));
     const spec = JSON.parse(
-      readFileSync(new URL('../fixtures/trunk-openapi-v1.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../../fixtures/trunk-openapi-v1.json', import.meta.url), 'utf8'),
     ) as {
       paths: Record<
         string,

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake, type TrunkFake } from '../../../dev/fakes/trunk/index.ts';
 
 const TOKEN = 'test-token';
 const REPO = { host: 'github.com', owner: 'acme', name: 'web' };
@@ -922,7 +922,7 @@ describe('more setup and quirks', () => {
 });
 
 describe('conformance with the OpenAPI document', () => {
-  const specUrl = new URL('../fixtures/trunk-openapi-v1.json', import.meta.url);
+  const specUrl = new URL('../../fixtures/trunk-openapi-v1.json', import.meta.url);
 
   it('every 200 body validates against its OpenAPI response schema', async (ctx) => {
     if (!existsSync(specUrl)) {

@@ -9,7 +9,7 @@
  * cancelled), isCurrentlySubmittedToQueue false, and the readiness fields of the contract, which say why
  * when it failed before testing (a merge conflict, a changed base branch, missing impacted targets).
  */
-import type { EnqueuedPullRequest, Readiness, SubmittedPullRequest } from '../../trunk/types.ts';
+import type { EnqueuedPullRequest, Readiness, SubmittedPullRequest } from '../../../src/trunk/types.ts';
 import { createRng, hashString, hexFrom, mixSeed, pick, type Rng } from './rng.ts';
 import { makeEnqueuedPr, type QueueRecord, type QueueStore, queueLabel } from './state.ts';
 

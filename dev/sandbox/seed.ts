@@ -4,9 +4,9 @@
  * failing and quarantined tests with owners and tickets. Times are relative to `now`, so the sandbox reads
  * like a live organisation whenever it is started.
  */
-import type { EnqueuedPullRequest, Queue, SubmittedPullRequest, TestRun } from '../trunk/types.ts';
+import type { EnqueuedPullRequest, Queue, SubmittedPullRequest, TestRun } from '../../src/trunk/types.ts';
 
-/** The part of the Trunk fake the seed uses (src/fakes/trunk/index.ts). */
+/** The part of the Trunk fake the seed uses (dev/fakes/trunk/index.ts). */
 export interface SeedableTrunk {
   addQueue(
     repo: string,

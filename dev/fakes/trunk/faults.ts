@@ -3,7 +3,7 @@
  * for soak tests (seeded, so a run can be replayed), malformed or contract-breaking bodies, and the quirks
  * of older deployments (UPPERCASE enums, extra fields, null requiredStatuses).
  */
-import type { TrunkOperation } from '../../trunk/api.ts';
+import type { TrunkOperation } from '../../../src/trunk/api.ts';
 import { createRng, type Rng } from './rng.ts';
 
 export type FakeOperation = TrunkOperation;

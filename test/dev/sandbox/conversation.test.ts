@@ -4,16 +4,16 @@
  */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
-import { Conversation, type PageEvent } from '../../src/sandbox/conversation.ts';
+import { type SlackFake, startSlackFake } from '../../../dev/fakes/slack/server.ts';
+import { Conversation, type PageEvent } from '../../../dev/sandbox/conversation.ts';
 import {
   actionFor,
   clientSideErrors,
   messageActionPayload,
   viewState,
   withBlockIds,
-} from '../../src/sandbox/payloads.ts';
-import { CHANNEL_ID, USERS } from '../../src/sandbox/people.ts';
+} from '../../../dev/sandbox/payloads.ts';
+import { CHANNEL_ID, USERS } from '../../../dev/sandbox/people.ts';
 
 const TOKEN = 'xoxb-conversation-test';
 const op = USERS.operator.id;

@@ -4,7 +4,7 @@
  * client cannot compute offsets and must follow the tokens it is given).
  */
 import { randomUUID } from 'node:crypto';
-import type { Page, Repo } from '../../trunk/types.ts';
+import type { Page, Repo } from '../../../src/trunk/types.ts';
 import {
   context,
   type GenerateOptions,

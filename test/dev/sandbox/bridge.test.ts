@@ -4,11 +4,11 @@
  * the page as Server-Sent Events. Also: real mode has no /sandbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { silentLogger } from '../../src/observability/log.ts';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { USERS } from '../../src/sandbox/people.ts';
-import { startHarness } from '../helpers/app-harness.ts';
+import { type Sandbox, startSandbox } from '../../../dev/sandbox/index.ts';
+import { USERS } from '../../../dev/sandbox/people.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { silentLogger } from '../../../src/observability/log.ts';
+import { startHarness } from '../../helpers/app-harness.ts';
 
 interface PageMessage {
   ts: string;
