@@ -4,15 +4,15 @@
  */
 import type { Page, Repo, UpdateQueueRequest } from '../../../src/trunk/types.ts';
 import type { FakeOperation } from './faults.ts';
-import { type FailingList, type PageTokens, pageOf, type RowSource } from './flaky.ts';
-import type { WireQuarantinedTest } from './generate.ts';
+import { pageOf } from './flaky.ts';
+import type { HandlerState, Outcome } from './handler-state.ts';
 import {
   cancelPullRequest,
   listPullRequests,
   restartTestsOnPullRequest,
   submitPullRequest,
 } from './pull-requests.ts';
-import { applyUpdate, findSubmittedPr, type QueueStore, queueLabel, queueView, repoKey } from './state.ts';
+import { applyUpdate, findSubmittedPr, queueLabel, queueView, repoKey } from './state.ts';
 import {
   type Checked,
   checkGetQueue,
@@ -22,25 +22,6 @@ import {
   checkListQuarantined,
   checkUpdateQueue,
 } from './validate.ts';
-
-export type Outcome = { status: 200; json: Record<string, unknown> } | { status: 400 | 404; text: string };
-
-export interface FlakyRepo {
-  failing?: FailingList;
-  quarantined?: RowSource<WireQuarantinedTest>;
-}
-
-export interface HandlerState {
-  queues: QueueStore;
-  flaky: Map<string, FlakyRepo>;
-  tokens: PageTokens;
-  /** When set, other org_url_slug values get 404. */
-  orgSlug?: string;
-  /** The fake's clock, for the times PR changes are stamped with; default Date.now. */
-  now?: () => number;
-  /** Quirk: hand out the current page's token as the next one (a buggy server the client must survive). */
-  loopingPageTokens?: () => boolean;
-}
 
 const bad = (error: string): Outcome => ({ status: 400, text: `invalid request: ${error}` });
 const notFound = (text: string): Outcome => ({ status: 404, text });

@@ -33,7 +33,7 @@ import {
   type RowSource,
 } from './flaky.ts';
 import type { GenerateOptions, WireFailingTest, WireQuarantinedTest } from './generate.ts';
-import type { FlakyRepo, HandlerState } from './handlers.ts';
+import type { FlakyRepo, HandlerState } from './handler-state.ts';
 import { createFakeServer, type RecordedRequest } from './server.ts';
 import {
   defined,

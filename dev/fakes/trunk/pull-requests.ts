@@ -10,7 +10,7 @@ import {
   type PullRequestState,
   type SubmittedPullRequest,
 } from '../../../src/trunk/types.ts';
-import type { HandlerState, Outcome } from './handlers.ts';
+import type { HandlerState, Outcome } from './handler-state.ts';
 import { findSubmittedPr, makeEnqueuedPr, type QueueRecord, queueKey, queueLabel } from './state.ts';
 import {
   type Checked,

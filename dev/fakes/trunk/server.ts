@@ -12,7 +12,8 @@ import {
   type MalformedKind,
   malformedBody,
 } from './faults.ts';
-import { type HandlerState, handle } from './handlers.ts';
+import type { HandlerState } from './handler-state.ts';
+import { handle } from './handlers.ts';
 
 export const ROUTES: Record<string, FakeOperation> = {
   '/v1/getQueue': 'getQueue',
