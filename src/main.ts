@@ -35,8 +35,9 @@ async function loadSandbox(): Promise<SandboxModule> {
   } catch (err) {
     if (!isMissing(err, fileURLToPath(url))) throw err;
     throw new Error(
-      `sandbox mode needs the development tools (${SANDBOX_ENTRY}), which this installation leaves out. ` +
-        'Set the Slack variables to connect a workspace, or try the sandbox from a clone of the repository.',
+      'no Slack variable is set, so sandbox mode would start, but this installation has no dev/sandbox/ ' +
+        '(the production image leaves the development tools out). Set the Slack variables to connect a ' +
+        'workspace, or run the sandbox from a clone of the repository.',
     );
   }
   if (!isSandboxModule(mod)) throw new Error(`${SANDBOX_ENTRY} does not export startSandbox`);
