@@ -87,7 +87,7 @@ export interface RunningApp {
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
-  /** [production] shutdown state and in-flight work (src/lifecycle.ts). */
+  /** Shutdown state and in-flight work (src/lifecycle.ts). */
   readonly lifecycle: Lifecycle;
 }
 
@@ -108,7 +108,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const ownStore = !overrides.store;
   const store = overrides.store ?? (await openStore({ ...storeOptions(config), logger }));
   const slackLogger = boltLogger(logger, 'bolt');
-  // [production] in-flight tracking and graceful shutdown; /readyz answers 503 once it starts.
+  // In-flight tracking and graceful shutdown; /readyz answers 503 once it starts.
   const lifecycle =
     overrides.lifecycle ?? createLifecycle({ logger, timeoutMs: config.shutdownTimeoutMs, metrics });
 
@@ -117,7 +117,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     logger: slackLogger,
     retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
     timeout: 10_000,
-    // [production] counts Slack API errors and 429 waits of every client Bolt makes, and of respond().
+    // Counts Slack API errors and 429 waits of every client Bolt makes, and of respond().
     fetch: instrumentedSlackFetch(metrics),
   };
 
@@ -177,7 +177,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       logger,
       endpoints: [EVENTS_PATH],
     });
-    // [production] new Slack requests get 503 while shutting down; every request is tracked until answered.
+    // New Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
   }
@@ -191,7 +191,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     ...(config.slack.mode === 'single' ? { token: config.slack.botToken! } : {}),
   });
 
-  // [production] each Slack request is in-flight work (shutdown waits for it) with its own request id:
+  // Each Slack request is in-flight work (shutdown waits for it) with its own request id:
   // every log line written while handling it carries the id; context.reqId and context.logger too.
   // Wrapped first so that it runs inside the request context trackBoltRequests sets up.
   acknowledgeUnhandled(bolt, logger);
@@ -255,7 +255,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   let started = false;
   const host = overrides.host;
 
-  // [production] shutdown order: Socket Mode disconnects first (no new events); after the work in flight
+  // Shutdown order: Socket Mode disconnects first (no new events); after the work in flight
   // has finished (bounded by SHUTDOWN_TIMEOUT_MS): the digest scheduler releases its claims, the HTTP
   // server closes (it kept answering /readyz with 503 meanwhile), then the store.
   const stopReceiver = async () => {
@@ -304,7 +304,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     },
     lifecycle,
     stop() {
-      // [production] see the shutdown order above; failures are logged by the lifecycle.
+      // See the shutdown order above; failures are logged by the lifecycle.
       return lifecycle.shutdown('stop');
     },
   };

@@ -78,7 +78,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     process.stderr.write(`Sandbox: open ${sandbox.url} to try the app.\n${SLACK_VARIABLES}\n`);
   } else {
     const app: RunningApp = await createApp(config, { logger });
-    // [production] a stray rejection is logged and counted (mergequeue_unhandled_rejections_total), not fatal.
+    // A stray rejection is logged and counted (mergequeue_unhandled_rejections_total), not fatal.
     trackUnhandledRejections(logger, app.metrics);
     await app.start();
     running = app;
@@ -93,11 +93,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // [production] stop() drains within shutdownTimeoutMs, then closes; this is only the backstop.
+    // Stop() drains within shutdownTimeoutMs, then closes; this is only the backstop.
     const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 5_000);
     force.unref();
     running.stop().then(
-      // [production] exit 1 when in-flight work was abandoned or a close step failed.
+      // Exit 1 when in-flight work was abandoned or a close step failed.
       (result) => process.exit((result as { clean?: boolean } | undefined)?.clean === false ? 1 : 0),
       (err: unknown) => {
         logger.error({ err }, 'error during shutdown');
