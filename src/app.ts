@@ -50,28 +50,44 @@ export const EVENTS_PATH = '/slack/events';
 export const INSTALL_PATH = '/slack/install';
 export const REDIRECT_PATH = '/slack/oauth_redirect';
 
+/** What a caller of the library may supply instead of what createApp would make from the configuration. */
 export interface AppOverrides {
   logger?: Logger;
   metrics?: Metrics;
   /** An open store to use instead of opening config.database (the caller closes it). */
   store?: Store;
-  /** Listen address; default all interfaces. Tests pass 127.0.0.1. */
-  host?: string;
-  now?: () => number;
-  /**
-   * The sandbox seam: run the real app with credentials generated at run time (a local fake Slack).
-   * Any field given replaces the configuration's and turns sandbox mode into single-workspace mode.
-   */
-  slack?: { signingSecret?: string; botToken?: string; apiUrl?: string };
-  /** Deadline of Trunk calls made for commands and clicks; default 2.5 s. */
-  interactiveDeadlineMs?: number;
-  /** false: no digest service (commands answer that digests are unavailable). */
-  digest?: false;
-  /** More routes served beside /slack/events (the sandbox's pages). */
-  customRoutes?: CustomRoute[];
+  /** The app's clock in epoch ms (replies, audit retention, the digest schedule); default Date.now. */
+  clock?: () => number;
   /** Shutdown coordination (src/lifecycle.ts); default: one made from config.shutdownTimeoutMs. */
   lifecycle?: Lifecycle;
-  replicaId?: string;
+  http?: {
+    /** Listen address; default all interfaces. */
+    host?: string;
+    /** More routes served beside /slack/events (the sandbox's pages). */
+    customRoutes?: CustomRoute[];
+  };
+  /**
+   * Credentials generated at run time (the sandbox runs a local fake Slack). Any field given replaces the
+   * configuration's and turns sandbox mode into single-workspace mode.
+   */
+  slack?: { signingSecret?: string; botToken?: string; apiUrl?: string };
+  trunk?: {
+    /** Deadline of Trunk calls made for commands and clicks; default 2.5 s. */
+    interactiveDeadlineMs?: number;
+  };
+  /** false: no digest service (commands answer that digests are unavailable). */
+  digest?:
+    | false
+    | {
+        /** Names this replica in claims; default the process id. */
+        replicaId?: string;
+        /** How often the scheduler looks for due digests (node-cron syntax); default every minute. */
+        tickCron?: string;
+        /** How long a claimed occurrence stays this replica's; default 60 s. */
+        leaseMs?: number;
+        /** Pause between two posts to one channel; default 1.1 s. */
+        paceMs?: number;
+      };
 }
 
 export interface RunningApp {
@@ -104,7 +120,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const logger =
     overrides.logger ?? createLogger(config.logLevel, undefined, {}, { secrets: configuredSecrets(config) });
   const metrics = overrides.metrics ?? createMetrics();
-  const now = overrides.now ?? Date.now;
+  const now = overrides.clock ?? Date.now;
   const ownStore = !overrides.store;
   const store = overrides.store ?? (await openStore({ ...storeOptions(config), logger }));
   const slackLogger = boltLogger(logger, 'bolt');
@@ -123,7 +139,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   const customRoutes: CustomRoute[] = [
     ...createHttpRoutes({ metrics, store, lifecycle, logger }),
-    ...(overrides.customRoutes ?? []),
+    ...(overrides.http?.customRoutes ?? []),
   ];
 
   const oauth = config.slack.mode === 'oauth';
@@ -209,7 +225,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     metrics,
     slackLogger,
     logger,
-    ...(overrides.interactiveDeadlineMs ? { interactiveDeadlineMs: overrides.interactiveDeadlineMs } : {}),
+    ...(overrides.trunk?.interactiveDeadlineMs
+      ? { interactiveDeadlineMs: overrides.trunk.interactiveDeadlineMs }
+      : {}),
     botToken: async (workspaceId) => {
       if (config.slack.mode === 'single') return config.slack.botToken;
       if (!installer) return undefined;
@@ -224,6 +242,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     },
   });
 
+  const digestOverrides = overrides.digest === false ? undefined : overrides.digest;
   const digestService =
     overrides.digest === false
       ? undefined
@@ -234,7 +253,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           logger: logger.child({ component: 'digest' }),
           metrics,
           graceHours: config.digest.graceHours,
-          replicaId: overrides.replicaId ?? `${process.pid}`,
+          replicaId: digestOverrides?.replicaId ?? `${process.pid}`,
+          clock: now,
+          ...(digestOverrides?.tickCron ? { tickCron: digestOverrides.tickCron } : {}),
+          ...(digestOverrides?.leaseMs ? { leaseMs: digestOverrides.leaseMs } : {}),
+          ...(digestOverrides?.paceMs !== undefined ? { channelPaceMs: digestOverrides.paceMs } : {}),
           trunkAppUrl: config.trunk.appUrl,
           ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         });
@@ -253,7 +276,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   let port = 0;
   let started = false;
-  const host = overrides.host;
+  const host = overrides.http?.host;
 
   // Shutdown order: Socket Mode disconnects first (no new events); after the work in flight
   // has finished (bounded by SHUTDOWN_TIMEOUT_MS): the digest scheduler releases its claims, the HTTP

@@ -4,7 +4,7 @@
  * app starts the local sandbox and says which variables connect a real workspace.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createApp, type RunningApp } from './app.ts';
+import { type AppOverrides, createApp, type RunningApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, SLACK_VARIABLES } from './config.ts';
 import { createLogger, type Logger } from './observability/log.ts';
 import { configuredSecrets } from './observability/secret-values.ts';
@@ -55,7 +55,15 @@ function isSandboxModule(mod: unknown): mod is SandboxModule {
   return typeof mod === 'object' && mod !== null && typeof Reflect.get(mod, 'startSandbox') === 'function';
 }
 
-export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/**
+ * Starts the app from `env` and stops it on SIGTERM/SIGINT. `overrides` are the library's construction
+ * seam (src/app.ts), for an embedding entry such as the tests' test/helpers/app-process.ts; the sandbox
+ * makes its own.
+ */
+export async function main(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: AppOverrides = {},
+): Promise<void> {
   let config: Config;
   try {
     config = loadConfig(env);
@@ -77,7 +85,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     logger.info({ url: sandbox.url, mode: 'sandbox' }, 'mergequeue sandbox listening');
     process.stderr.write(`Sandbox: open ${sandbox.url} to try the app.\n${SLACK_VARIABLES}\n`);
   } else {
-    const app: RunningApp = await createApp(config, { logger });
+    const app: RunningApp = await createApp(config, { logger, ...overrides });
     // A stray rejection is logged and counted (mergequeue_unhandled_rejections_total), not fatal.
     trackUnhandledRejections(logger, app.metrics);
     await app.start();

@@ -120,9 +120,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
 
     const running = await createApp(sandboxConfig, {
       logger,
-      host: opts.host ?? '127.0.0.1',
+      http: { host: opts.host ?? '127.0.0.1', customRoutes: routes },
       slack: { signingSecret, botToken, apiUrl: slack.url },
-      customRoutes: routes,
     });
     app = running;
     cleanups.push(() => running.stop());

@@ -30,6 +30,7 @@ import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/observability/log.ts';
+import { type AppProcessSeams, appProcessArgs } from './app-process.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   trunk?: TrunkFake;
   /** Start the app as `node src/main.ts` in a child process instead of in this process. */
   process?: boolean;
+  /** Child process only: seams handed to createApp through the test entry test/helpers/app-process.ts. */
+  seams?: AppProcessSeams;
   /** In-process only: extra createApp overrides (e.g. a shorter Trunk deadline). */
   app?: AppOverrides;
 }
@@ -173,7 +176,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   let out = '';
   let url: string;
   if (opts.process) {
-    const started = await startChild(env);
+    const started = await startChild(env, opts.seams ? appProcess(opts.seams) : {});
     child = started.child;
     url = started.url;
     out = started.output();
@@ -185,7 +188,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   } else {
     const config = loadConfig(env);
     const logger = silentOr(env['LOG_LEVEL']);
-    app = await createApp(config, { host: '127.0.0.1', ...(logger ? { logger } : {}), ...opts.app });
+    app = await createApp(config, {
+      http: { host: '127.0.0.1' },
+      ...(logger ? { logger } : {}),
+      ...opts.app,
+    });
     await app.start();
     url = app.url;
   }
@@ -359,12 +366,18 @@ export function textOf(message: { text?: unknown; blocks?: unknown } | undefined
   return parts.join('\n');
 }
 
+/** startChild options that run the test entry (the app with `seams` as createApp overrides). */
+export function appProcess(seams: AppProcessSeams): { script: string; scriptArgs: string[] } {
+  return { script: join(ROOT, 'test/helpers/app-process.ts'), scriptArgs: appProcessArgs(seams) };
+}
+
 /** `node src/main.ts` (or another script) with env; resolves once it logs the URL it listens on. */
 export async function startChild(
   env: Record<string, string>,
-  opts: { timeoutMs?: number; args?: string[]; script?: string } = {},
+  opts: { timeoutMs?: number; args?: string[]; script?: string; scriptArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [...(opts.args ?? []), opts.script ?? join(ROOT, 'src/main.ts')], {
+  const script = opts.script ?? join(ROOT, 'src/main.ts');
+  const child = spawn(process.execPath, [...(opts.args ?? []), script, ...(opts.scriptArgs ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
