@@ -1,7 +1,9 @@
 /**
- * Which part of src/ may import which: the README's picture, `slack → (queue, digest) → trunk` with `store`
- * beside them, written as rules a build can check. Run `npm run deps`; it prints each import that runs the
- * wrong way as `from → to` with the rule's name, and exits non-zero.
+ * Which part of src/ may import which: the README's picture, `slack → (queue, digest, workspace) → trunk` with
+ * `store` beside them and `core` under everything, written as rules a build can check. `npm test` runs it
+ * (`npm run deps`); it prints each import that runs the wrong way as `from → to` with the rule's name, and
+ * exits non-zero. Imports that broke a rule before it was enforced are listed in
+ * .dependency-cruiser-known-violations.json (read with --ignore-known); that list only ever shrinks.
  *
  * How to read a rule: `from` is the importing file, `to` the imported one; paths are regular expressions
  * over paths relative to the repository root. `dependencyTypesNot: ['type-only']` exempts `import type`.
@@ -23,6 +25,15 @@ const DEV_TOOLS = '^dev/';
 module.exports = {
   forbidden: [
     {
+      name: 'core-imports-nothing-of-the-app',
+      severity: 'error',
+      comment:
+        'core/ holds the vocabulary every part shares (targets such as owner/repo:branch, the names of secret ' +
+        'keys). It imports nothing of the app, so any part may import it without pulling another part along.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment:
@@ -40,7 +51,7 @@ module.exports = {
         'Trunk fake by itself, and a v2 client can replace it without touching the rest.',
       from: { path: '^src/trunk/' },
       to: {
-        path: ['^src/(slack|queue|digest|store|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
+        path: ['^src/(slack|queue|digest|workspace|store|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
       },
     },
     {
@@ -60,7 +71,9 @@ module.exports = {
         'how commands are parsed (queue/), what a digest is for (digest/) or how Slack is wired (slack/), ' +
         'so either database can be swapped or tested by the shared contract suite alone.',
       from: { path: '^src/store/' },
-      to: { path: ['^src/(slack|queue|digest|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'] },
+      to: {
+        path: ['^src/(slack|queue|digest|workspace|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
+      },
     },
     {
       name: 'store-takes-only-types-from-trunk-and-observability',
@@ -85,10 +98,10 @@ module.exports = {
       name: 'domain-never-imports-slack',
       severity: 'error',
       comment:
-        'queue/ and digest/ are the domain: plain data in, plain data out (what a command means, who may ' +
+        'queue/, digest/, workspace/, watch/ and freeze/ are the domain: plain data in, plain data out (what a change means, who may ' +
         'run it, what a digest says). Replies, Block Kit and Bolt types belong to slack/, which calls the ' +
         'domain; the reverse arrow would make the domain untestable without Slack.',
-      from: { path: '^src/(queue|digest)/' },
+      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
       to: { path: ['^src/slack/', 'node_modules/@slack/'] },
     },
     {
@@ -97,17 +110,28 @@ module.exports = {
       comment:
         'app.ts, main.ts, lifecycle.ts and http/ assemble the parts; a domain module that imported any of ' +
         'them would pull the whole app into its tests.',
-      from: { path: '^src/(queue|digest)/' },
+      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
       to: { path: ['^src/(http|cli)/', '^src/(app|main|lifecycle)\\.ts$'] },
     },
     {
       name: 'domains-are-independent',
       severity: 'error',
       comment:
-        'queue/ and digest/ are siblings: what both need (targets such as owner/repo:branch) lives in a ' +
-        'neutral module both may import, so a change to one domain never ripples into the other.',
-      from: { path: '^src/(queue|digest)/' },
-      to: { path: '^src/(queue|digest)/', pathNot: '^src/$1/' },
+        'queue/, digest/, workspace/ and watch/ are siblings: what they share (targets such as owner/repo:branch, ' +
+        'local time) lives in core/, which all may import, so a change to one domain never ripples into another. ' +
+        'freeze/ is the one automation built on another domain: a freeze window changes the queue through ' +
+        "the queue's own change flow (rule freeze-builds-only-on-queue).",
+      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
+      to: { path: '^src/(queue|digest|workspace|watch|freeze)/', pathNot: ['^src/$1/', '^src/queue/'] },
+    },
+    {
+      name: 'freeze-builds-only-on-queue',
+      severity: 'error',
+      comment:
+        'Only freeze/ may use the queue domain (to pause, drain and resume through the same audited flow as ' +
+        'a person); the queue never knows about freeze windows, and no other domain reaches into it.',
+      from: { path: '^src/(digest|workspace|watch)/' },
+      to: { path: '^src/queue/' },
     },
     {
       name: 'product-never-imports-dev-tools',

@@ -5,16 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  App,
-  type CustomRoute,
-  HTTPReceiver,
-  type Installation,
-  type InstallationQuery,
-  type InstallationStore,
-  type Receiver,
-  SocketModeReceiver,
-} from '@slack/bolt';
+import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Config } from './config.ts';
 import { createDigestService } from './digest/index.ts';
@@ -34,7 +25,9 @@ import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
+import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
+import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
 import { rejectReplays } from './slack/replay-guard.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-interactions.ts';
@@ -43,8 +36,19 @@ import { startAuditRetention } from './store/audit-retention.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
-/** Bot scopes the app asks for at install; keep in step with manifest.yml. */
-export const BOT_SCOPES = ['commands', 'chat:write', 'chat:write.public', 'users:read', 'usergroups:read'];
+/**
+ * Bot scopes the app asks for at install; keep in step with manifest.yml. channels:read and groups:read let
+ * digests check who is in a channel (conversations.members/info) before listing or running its digests.
+ */
+export const BOT_SCOPES = [
+  'commands',
+  'chat:write',
+  'chat:write.public',
+  'users:read',
+  'usergroups:read',
+  'channels:read',
+  'groups:read',
+];
 
 export const EVENTS_PATH = '/slack/events';
 export const INSTALL_PATH = '/slack/install';
@@ -143,7 +147,10 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   ];
 
   const oauth = config.slack.mode === 'oauth';
-  const installationStore = oauth ? recordingInstaller(store) : undefined;
+  const directory = createDirectoryCache();
+  const installationStore = oauth
+    ? installerRightsStore({ store, logger, directory, clientOptions })
+    : undefined;
   const oauthOptions = oauth
     ? {
         clientId: config.slack.clientId!,
@@ -193,6 +200,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       logger,
       endpoints: [EVENTS_PATH],
     });
+    // Reads the body before the replay check and Bolt (both reuse it); after shutdown's 503 and tracking.
+    rejectNonObjectBodies(httpReceiver, [EVENTS_PATH], logger);
     // New Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
@@ -211,6 +220,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   // every log line written while handling it carries the id; context.reqId and context.logger too.
   // Wrapped first so that it runs inside the request context trackBoltRequests sets up.
   acknowledgeUnhandled(bolt, logger);
+  // Bodies Slack would never send (no actions, no user, JSON null…) get a quiet 200 before any listener.
+  guardPayloadShapes(bolt, logger);
   trackBoltRequests(bolt, lifecycle);
   bolt.use(requestContextMiddleware(logger));
   bolt.error(async (err) => {
@@ -268,7 +279,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     logger,
     metrics,
     workspaces,
-    directory: createDirectoryCache(),
+    directory,
     digest: digestService as DigestCommands | undefined,
     now,
   };
@@ -352,22 +363,5 @@ function storeOptions(config: Config) {
     database: config.database,
     encryptionKeys: config.encryptionKeys,
     timeouts: config.databaseTimeouts,
-  };
-}
-
-/** The store's InstallationStore, also recording who installed (an operator by right). */
-function recordingInstaller(store: Store): InstallationStore {
-  const inner = store.installations;
-  return {
-    async storeInstallation(installation: Installation, logger) {
-      await inner.storeInstallation(installation, logger);
-      const workspaceId = installation.isEnterpriseInstall
-        ? installation.enterprise?.id
-        : installation.team?.id;
-      if (workspaceId && installation.user?.id) await store.setInstaller(workspaceId, installation.user.id);
-    },
-    fetchInstallation: (query, logger) => inner.fetchInstallation(query, logger),
-    deleteInstallation: (query: InstallationQuery<boolean>, logger) =>
-      inner.deleteInstallation(query, logger),
   };
 }

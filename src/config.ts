@@ -4,7 +4,7 @@
  * because several of them are secrets.
  */
 import { z } from 'zod';
-import { parseTarget, type TargetSpec } from './queue/target.ts';
+import { parseTarget, type TargetSpec } from './core/target.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -54,6 +54,13 @@ export interface Config {
   /** Decoded ENCRYPTION_KEY entries; [0] encrypts new secrets, the rest stay readable (rotation). Empty when unset. */
   encryptionKeys: Buffer[];
   digest: { graceHours: number; schedulerEnabled: boolean };
+  /** Queue watching (watch/): poll interval and the thresholds of live messages and health alerts. */
+  watch: {
+    intervalSeconds: number;
+    liveStatusHours: number;
+    stuckMinutes: number;
+    pausedReminderHours: number;
+  };
   shutdownTimeoutMs: number;
   /** Audit rows older than this many days are pruned (AUDIT_RETENTION_DAYS, default 90). */
   auditRetentionDays: number;
@@ -91,6 +98,17 @@ const httpUrl = (what: string) =>
       }
     },
     { message: `must be an http(s) URL (${what})` },
+  );
+
+/** A whole number from min to max, said in the message with an example. */
+const wholeNumber = (what: string, min: number, max: number) =>
+  optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,7}$/, `must be ${what}`)
+      .transform(Number)
+      .refine((n) => n >= min && n <= max, `must be from ${min} to ${max}`)
+      .optional(),
   );
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -170,6 +188,10 @@ const envSchema = z.object({
       .refine((n) => n >= 100, 'must be at least 100 milliseconds')
       .optional(),
   ),
+  WATCH_INTERVAL_SECONDS: wholeNumber('a number of seconds, for example 20', 5, 3600),
+  LIVE_STATUS_HOURS: wholeNumber('a number of hours, for example 12', 1, 168),
+  STUCK_MINUTES: wholeNumber('a number of minutes, for example 45', 1, 10080),
+  PAUSED_REMINDER_HOURS: wholeNumber('a number of hours, for example 4', 1, 168),
   SHUTDOWN_TIMEOUT_MS: optionalText.pipe(
     z
       .string()
@@ -236,8 +258,11 @@ function parseDatabaseUrl(raw: string | undefined): { db?: DatabaseConfig; probl
   };
 }
 
-/** Parses the environment. Throws ConfigError listing every problem. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Parses the environment. Throws ConfigError listing every problem. `tool: true` is for command-line
+ * tools (key rotation) that never serve Slack, so the missing-Slack-variables guard does not apply.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { tool?: boolean } = {}): Config {
   const problems: string[] = [];
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -313,7 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     e.TRUNK_API_TOKEN ? 'TRUNK_API_TOKEN' : undefined,
     e.ENCRYPTION_KEY ? 'ENCRYPTION_KEY' : undefined,
   ].filter((s): s is string => s !== undefined);
-  if (!anySlack && productionSettings.length > 0)
+  if (!anySlack && productionSettings.length > 0 && !opts.tool)
     problems.push(
       `Slack variables: none is set, but production settings are (${productionSettings.join(', ')}), so the local sandbox will not start in place of the real app.\n${SLACK_VARIABLES}\n  (To try the sandbox, unset ${productionSettings.map((p) => p.split('=')[0]).join(', ')}.)`,
     );
@@ -354,6 +379,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       graceHours: e.DIGEST_GRACE_HOURS ?? 6,
       schedulerEnabled:
         e.SCHEDULER_ENABLED === undefined ? true : ['true', '1'].includes(e.SCHEDULER_ENABLED),
+    },
+    watch: {
+      intervalSeconds: e.WATCH_INTERVAL_SECONDS ?? 20,
+      liveStatusHours: e.LIVE_STATUS_HOURS ?? 12,
+      stuckMinutes: e.STUCK_MINUTES ?? 45,
+      pausedReminderHours: e.PAUSED_REMINDER_HOURS ?? 4,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? 10_000,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 90,

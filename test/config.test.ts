@@ -25,6 +25,38 @@ describe('loadConfig', () => {
     expect(c.encryptionKeys).toEqual([]);
   });
 
+  it('reads the watch settings, with defaults 20 s, 12 h, 45 min and 4 h', () => {
+    expect(loadConfig({}).watch).toEqual({
+      intervalSeconds: 20,
+      liveStatusHours: 12,
+      stuckMinutes: 45,
+      pausedReminderHours: 4,
+    });
+    expect(
+      loadConfig({
+        WATCH_INTERVAL_SECONDS: '5',
+        LIVE_STATUS_HOURS: '2',
+        STUCK_MINUTES: '30',
+        PAUSED_REMINDER_HOURS: '1',
+      }).watch,
+    ).toEqual({ intervalSeconds: 5, liveStatusHours: 2, stuckMinutes: 30, pausedReminderHours: 1 });
+  });
+
+  it('refuses watch settings out of range or not whole numbers, naming each', () => {
+    const found = problems({
+      WATCH_INTERVAL_SECONDS: '4',
+      LIVE_STATUS_HOURS: 'twelve',
+      STUCK_MINUTES: '0',
+      PAUSED_REMINDER_HOURS: '1.5',
+    });
+    expect(found).toEqual([
+      'WATCH_INTERVAL_SECONDS: must be from 5 to 3600',
+      'LIVE_STATUS_HOURS: must be a number of hours, for example 12',
+      'STUCK_MINUTES: must be from 1 to 10080',
+      'PAUSED_REMINDER_HOURS: must be a number of hours, for example 4',
+    ]);
+  });
+
   it('reads single-workspace HTTP mode', () => {
     const c = loadConfig({
       SLACK_SIGNING_SECRET: 'sig',

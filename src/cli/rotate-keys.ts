@@ -13,7 +13,7 @@ import { openStore } from '../store/open.ts';
 export async function rotateKeys(env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig(env);
+    config = loadConfig(env, { tool: true });
   } catch (err) {
     out(err instanceof ConfigError ? err.message : `Invalid configuration: ${(err as Error).message}`);
     return 1;

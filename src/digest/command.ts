@@ -3,9 +3,10 @@
  * repository. Bad input gets a message saying what was wrong and what to type, and changes nothing.
  */
 
-import { parseTarget, type RepoRef } from '../queue/target.ts';
+import { canonicalTimeZone, formatLocalTime, parseLocalTime } from '../core/local-time.ts';
+import { parseTarget, type RepoRef } from '../core/target.ts';
 import type { SlackReply } from '../slack/reply.ts';
-import { canonicalTimeZone, type DaysRule, formatLocalTime, parseLocalTime } from './schedule.ts';
+import type { DaysRule } from './schedule.ts';
 import type { DigestKind } from './types.ts';
 
 export const DEFAULT_TIME = 9 * 60;
@@ -42,7 +43,7 @@ export const DIGEST_HELP = [
   '• `/mergequeue digest set <id> skip-empty on|off` (no post when there is nothing to report; on by default)',
   `• \`/mergequeue digest set <id> top <1-${MAX_TOP}>\` (tests listed, default ${DEFAULT_TOP}) · \`set <id> time 08:30\` · \`set <id> tz America/New_York\` · \`set <id> days daily|weekdays\``,
   '• `/mergequeue digest owners` lists who is mentioned for which code owner; `digest owners @acme/payments @alice @payments-team` maps a Trunk code owner to Slack users or user groups; `digest owners @acme/payments none` removes it',
-  'Adding, removing and changing digests is for operators.',
+  'Operators, and members of a digest’s channel, may add, change, remove and run it (`digest run` once every 5 minutes per digest). `digest owners` changes are for operators. `digest list` shows the digests of channels you can see.',
 ].join('\n');
 
 const ID_RE = /^d[a-z0-9]{5}$/;

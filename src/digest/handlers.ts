@@ -2,6 +2,8 @@
  * Handling `/mergequeue digest …`: checks who may do what, validates with Trunk, changes the stored
  * subscriptions and answers with one ephemeral message. Parsing lives in command.ts.
  */
+
+import { canonicalTimeZone, formatLocalTime } from '../core/local-time.ts';
 import type { SlackReply } from '../slack/reply.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import {
@@ -15,9 +17,10 @@ import {
   parseDigestCommand,
   reply,
 } from './command.ts';
+import type { ManualRunCooldown } from './cooldown.ts';
 import { repoLabel, slackDate } from './render.ts';
 import type { SubscriptionRepository } from './repository.ts';
-import { canonicalTimeZone, formatLocalTime, nextOccurrence } from './schedule.ts';
+import { nextOccurrence } from './schedule.ts';
 import type { DigestDeps, RunOutcome, Subscription } from './types.ts';
 
 export interface DigestCommandContext {
@@ -27,6 +30,13 @@ export interface DigestCommandContext {
   /** The requesting user's Slack timezone (users.info `tz`), the default for new digests. */
   userTz?: string;
   isOperator: () => Promise<boolean>;
+  /**
+   * Whether the person is one of the workspace's own people (never a guest, a person of another
+   * organization, a bot) and a member of the channel: they may manage that channel's digests.
+   */
+  isChannelMember: (channelId: string) => Promise<boolean>;
+  /** Whether the person can see the channel: public (to the workspace's own people), or they are a member. */
+  canSeeChannel: (channelId: string) => Promise<boolean>;
 }
 
 export interface HandlerEnv {
@@ -34,7 +44,10 @@ export interface HandlerEnv {
   subs: SubscriptionRepository;
   now: () => number;
   logger: DigestDeps['logger'];
-  runManual: (sub: Subscription) => Promise<RunOutcome>;
+  /** Starts a manual run in a free scheduler slot; undefined when every slot is taken. */
+  runManual: (sub: Subscription) => Promise<RunOutcome> | undefined;
+  cooldown: ManualRunCooldown;
+  cooldownMs: number;
 }
 
 export function createCommandHandler(env: HandlerEnv) {
@@ -60,6 +73,27 @@ export function createCommandHandler(env: HandlerEnv) {
     }
   }
 
+  /**
+   * Operators manage every digest; anyone else only the digests of a channel they are a member of (and
+   * never a guest or a person of another organization), so `digest run` cannot post into a channel the
+   * person is not in.
+   */
+  async function refuseUnlessChannelManager(
+    c: DigestCommandContext,
+    channelId: string,
+    action: string,
+    what: string,
+  ) {
+    if ((await c.isOperator()) || (await c.isChannelMember(channelId))) return undefined;
+    await audit(c, `digest.${action}`, '', 'refused', {
+      reason: 'neither an operator nor a member of the channel',
+      channel: channelId,
+    });
+    return reply(
+      `Only operators and members of <#${channelId}> can ${what}. Join the channel, or ask an operator (workspace admins and owners are operators).`,
+    );
+  }
+
   async function refuseUnlessOperator(c: DigestCommandContext, action: string, what: string) {
     if (await c.isOperator()) return undefined;
     await audit(c, `digest.${action}`, '', 'refused', { reason: 'not an operator' });
@@ -68,11 +102,21 @@ export function createCommandHandler(env: HandlerEnv) {
     );
   }
 
-  async function findSub(c: DigestCommandContext, id: string): Promise<Subscription | SlackReply> {
+  /** The digest, unless it is in a channel the person cannot see (then it is as if it did not exist). */
+  async function findSub(
+    c: DigestCommandContext,
+    id: string,
+    action: string,
+  ): Promise<Subscription | SlackReply> {
     const sub = await subs.get(c.workspaceId, id);
-    return (
-      sub ??
-      reply(`There is no digest \`${id}\` in this workspace. \`/mergequeue digest list\` shows the ids.`)
+    if (sub && ((await c.canSeeChannel(sub.channelId)) || (await c.isOperator()))) return sub;
+    if (sub)
+      await audit(c, `digest.${action}`, '', 'refused', {
+        id,
+        reason: 'the digest is in a channel this person cannot see',
+      });
+    return reply(
+      `There is no digest \`${id}\` in this workspace. \`/mergequeue digest list\` shows the ids.`,
     );
   }
 
@@ -102,7 +146,7 @@ export function createCommandHandler(env: HandlerEnv) {
     c: DigestCommandContext,
     cmd: Extract<DigestCommand, { op: 'add' }>,
   ): Promise<SlackReply> {
-    const refused = await refuseUnlessOperator(c, 'add', 'add digests');
+    const refused = await refuseUnlessChannelManager(c, c.channelId, 'add', 'add digests to this channel');
     if (refused) return refused;
     let repo = cmd.repo;
     if (!repo) {
@@ -148,7 +192,19 @@ export function createCommandHandler(env: HandlerEnv) {
   }
 
   async function list(c: DigestCommandContext): Promise<SlackReply> {
-    const all = await subs.list(c.workspaceId);
+    // Only the digests of channels the person can see: a list must not name private channels to outsiders.
+    const visible = new Map<string, Promise<boolean>>();
+    const seen = (channelId: string) => {
+      let v = visible.get(channelId);
+      if (!v) {
+        v = c.canSeeChannel(channelId);
+        visible.set(channelId, v);
+      }
+      return v;
+    };
+    const every = await subs.list(c.workspaceId);
+    const shown = await Promise.all(every.map((s) => seen(s.channelId)));
+    const all = every.filter((_, i) => shown[i]);
     if (all.length === 0)
       return reply(
         'No digests in this workspace yet. Add one with `/mergequeue digest add failing owner/repo 09:00`.',
@@ -168,10 +224,10 @@ export function createCommandHandler(env: HandlerEnv) {
     c: DigestCommandContext,
     cmd: Extract<DigestCommand, { op: 'set' }>,
   ): Promise<SlackReply> {
-    const refused = await refuseUnlessOperator(c, 'set', 'change digests');
-    if (refused) return refused;
-    const found = await findSub(c, cmd.id);
+    const found = await findSub(c, cmd.id, 'set');
     if (!('id' in found)) return found;
+    const refused = await refuseUnlessChannelManager(c, found.channelId, 'set', 'change this digest');
+    if (refused) return refused;
     const next = { ...found };
     if (cmd.option === 'skip-empty') next.skipEmpty = cmd.value;
     else if (cmd.option === 'top') next.topN = cmd.value;
@@ -222,6 +278,38 @@ export function createCommandHandler(env: HandlerEnv) {
     return reply(`Digests now mention ${mentions.join(' ')} for tests owned by \`${cmd.owner}\`.`);
   }
 
+  /** `digest run <id>`: by a manager of its channel, once per cooldown window, in a free scheduler slot. */
+  async function run(c: DigestCommandContext, id: string): Promise<SlackReply> {
+    const found = await findSub(c, id, 'run');
+    if (!('id' in found)) return found;
+    const refused = await refuseUnlessChannelManager(c, found.channelId, 'run', 'run this digest');
+    if (refused) return refused;
+    const key = { subscriptionId: found.id, workspaceId: c.workspaceId };
+    const claim = await env.cooldown.claim(key, c.userId, now(), env.cooldownMs);
+    if (!claim.ok) {
+      await audit(c, 'digest.run', repoLabel(found), 'refused', {
+        id: found.id,
+        reason: 'cooldown',
+        lastRunAt: claim.lastStartedAt,
+      });
+      const by = claim.lastStartedBy ? ` by <@${claim.lastStartedBy}>` : '';
+      return reply(
+        `Digest \`${found.id}\` is already running or ran ${slackDate(claim.lastStartedAt)}${by}; a digest can be run by hand once every ${Math.round(env.cooldownMs / 60_000)} minutes. Try again after ${slackDate(claim.nextAllowedAt)}.`,
+      );
+    }
+    const started = env.runManual(found);
+    if (!started) {
+      await env.cooldown.release(found.id, claim.startedAt);
+      await audit(c, 'digest.run', repoLabel(found), 'refused', { id: found.id, reason: 'scheduler busy' });
+      return reply(
+        `Every digest slot of this app is busy posting right now, so \`${found.id}\` was not run. Try again in a minute.`,
+      );
+    }
+    started.catch((err: unknown) => logger.error({ err }, 'manual digest failed'));
+    await audit(c, 'digest.run', repoLabel(found), 'ok', { id: found.id });
+    return reply(`Posting digest \`${found.id}\` in <#${found.channelId}> now.`);
+  }
+
   async function handle(args: string[], c: DigestCommandContext): Promise<SlackReply> {
     const parsed = parseDigestCommand(args);
     if (!parsed.ok) return reply(parsed.error);
@@ -238,23 +326,19 @@ export function createCommandHandler(env: HandlerEnv) {
       case 'owners':
         return owners(c, cmd);
       case 'remove': {
-        const refused = await refuseUnlessOperator(c, 'remove', 'remove digests');
-        if (refused) return refused;
-        const found = await findSub(c, cmd.id);
+        const found = await findSub(c, cmd.id, 'remove');
         if (!('id' in found)) return found;
+        const refused = await refuseUnlessChannelManager(c, found.channelId, 'remove', 'remove this digest');
+        if (refused) return refused;
         await subs.remove(c.workspaceId, cmd.id);
+        await env.cooldown.forget(cmd.id);
         await audit(c, 'digest.remove', repoLabel(found), 'ok', { id: found.id });
         return reply(
           `Removed digest \`${found.id}\` (${found.kind} tests of \`${repoLabel(found)}\` in <#${found.channelId}>).`,
         );
       }
-      case 'run': {
-        const found = await findSub(c, cmd.id);
-        if (!('id' in found)) return found;
-        env.runManual(found).catch((err: unknown) => logger.error({ err }, 'manual digest failed'));
-        await audit(c, 'digest.run', repoLabel(found), 'ok', { id: found.id });
-        return reply(`Posting digest \`${found.id}\` in <#${found.channelId}> now.`);
-      }
+      case 'run':
+        return run(c, cmd.id);
     }
   }
 

@@ -4,8 +4,8 @@
  * Pure functions: plain data in, messages out.
  */
 import type { KnownBlock } from '@slack/types';
+import { formatLocalTime } from '../core/local-time.ts';
 import type { Collection, FailingEntry, QuarantinedEntry } from './collect.ts';
-import { formatLocalTime } from './schedule.ts';
 import type { DigestMessage, Subscription } from './types.ts';
 
 /** Tests per thread reply; each is one section (plus owner headings for quarantined), far below 50 blocks. */

@@ -1,16 +1,12 @@
 /** Subscriptions and the owner → mention map, in the digest tables (migration 002) through the Db seam. */
-import { randomInt } from 'node:crypto';
+import { newShortId } from '../core/short-id.ts';
 import type { Db, Row, SqlValue } from '../store/types.ts';
 import type { DaysRule } from './schedule.ts';
 import type { Baseline, DigestKind, Subscription } from './types.ts';
 
-const ID_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
-
 /** Short ids people can type: `digest remove d7k2m9`. */
 export function newSubscriptionId(): string {
-  let id = 'd';
-  for (let i = 0; i < 5; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
-  return id;
+  return newShortId('d');
 }
 
 const COLUMNS =

@@ -210,6 +210,20 @@ export class Scheduler {
     return p;
   }
 
+  /** Digests this replica is posting now, scheduled and manual alike. */
+  get running(): number {
+    return this.#inflight.size;
+  }
+
+  /**
+   * A manual run that takes one of the replica's slots like a scheduled digest, or undefined when every
+   * slot is taken: a burst of `digest run` must not push this replica past its concurrency.
+   */
+  startManual(sub: Subscription): Promise<RunOutcome> | undefined {
+    if (this.#stopped || this.#inflight.size >= this.#concurrency) return undefined;
+    return this.runManual(sub);
+  }
+
   /**
    * A manual run ("digest run <id>"): its own claim keyed by the current ms. Scheduled occurrences are
    * whole minutes, so should it coincide with one, the next free millisecond is used instead.

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { SlackReply } from '../slack/reply.ts';
 import { ClaimRepository } from './claims.ts';
 import { reply } from './command.ts';
+import { MANUAL_RUN_COOLDOWN_MS, ManualRunCooldown } from './cooldown.ts';
 import { createCommandHandler, type DigestCommandContext } from './handlers.ts';
 import { ChannelPacer } from './post.ts';
 import { SubscriptionRepository } from './repository.ts';
@@ -60,7 +61,9 @@ export function createDigestService(input: DigestDeps): DigestService {
     subs,
     now,
     logger,
-    runManual: (sub) => scheduler.runManual(sub),
+    runManual: (sub) => scheduler.startManual(sub),
+    cooldown: new ManualRunCooldown(deps.store.db),
+    cooldownMs: deps.manualRunCooldownMs ?? MANUAL_RUN_COOLDOWN_MS,
   });
 
   return {

@@ -1,8 +1,8 @@
 /** Plain data of the digest domain, shared by its modules. */
 import type { KnownBlock } from '@slack/types';
+import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { TargetSpec } from '../queue/target.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { Repo } from '../trunk/types.ts';
@@ -82,6 +82,8 @@ export interface DigestDeps {
   leaseMs?: number;
   /** Digests one replica runs at the same time, default 50 (most of a digest is waiting: Trunk pages, Slack pace). */
   concurrency?: number;
+  /** Least time between two manual runs (`digest run`) of one digest, default 5 minutes. */
+  manualRunCooldownMs?: number;
   /** node-cron expression of the ticker, default every minute (UTC). */
   tickCron?: string;
   /** Pause between two messages in one channel, default 1100 ms (Slack: about one per second). */

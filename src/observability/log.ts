@@ -4,38 +4,10 @@
  */
 import { type Logger, type LoggerOptions, pino, stdSerializers } from 'pino';
 import type { LogLevel } from '../config.ts';
+import { SECRET_KEYS } from '../core/secret-keys.ts';
 import { currentRequestContext } from './request-context.ts';
 
 export type { Logger };
-
-/** Key names whose values are secrets wherever they appear (two levels deep, plus common containers). */
-export const SECRET_KEYS = [
-  'token',
-  'botToken',
-  'userToken',
-  'appToken',
-  'refreshToken',
-  'accessToken',
-  'access_token',
-  'refresh_token',
-  'bot_token',
-  'apiToken',
-  'api_token',
-  'trunkToken',
-  'x-api-token',
-  'authorization',
-  'signingSecret',
-  'clientSecret',
-  'client_secret',
-  'stateSecret',
-  'encryptionKey',
-  'encryptionKeys',
-  'password',
-  'secret',
-  'cookie',
-  'set-cookie',
-  'x-slack-signature',
-];
 
 /** Token shapes that can hide inside free text (error messages, URLs, Bolt's own log lines). */
 const SECRET_TEXT: [RegExp, string][] = [
@@ -85,6 +57,7 @@ export function secretValueScrubber(values: readonly string[]): (line: string) =
   };
 }
 
+/** pino paths for every secret key name: at the top, up to three levels deep, and inside `headers`. */
 export function redactPaths(): string[] {
   const paths: string[] = [];
   for (const k of SECRET_KEYS) {

@@ -31,6 +31,12 @@ export interface Metrics {
   readonly auditFailures: Counter<'action'>;
   /** Slack requests whose handling (ack and the work after it) has not finished yet. */
   readonly inFlight: Gauge;
+  /** Queues this replica holds the watch lease of (and so polls). */
+  readonly watchedQueues: Gauge;
+  /** getQueue polls of watched queues, by outcome (ok, failed). */
+  readonly watchPolls: Counter<'outcome'>;
+  /** Queue events delivered, by event kind and destination kind (channel, live, author). */
+  readonly watchEvents: Counter<'kind' | 'destination'>;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
@@ -113,6 +119,23 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     inFlight: new Gauge({
       name: 'mergequeue_requests_in_flight',
       help: 'Slack requests being handled (including work after the ack)',
+      registers,
+    }),
+    watchedQueues: new Gauge({
+      name: 'mergequeue_watched_queues',
+      help: 'Queues this replica polls (holds the watch lease of)',
+      registers,
+    }),
+    watchPolls: new Counter({
+      name: 'mergequeue_watch_polls_total',
+      help: 'Polls of watched queues, by outcome',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    watchEvents: new Counter({
+      name: 'mergequeue_watch_events_total',
+      help: 'Queue events delivered, by event kind and destination kind',
+      labelNames: ['kind', 'destination'] as const,
       registers,
     }),
   };

@@ -1,11 +1,14 @@
 /**
  * Who may change a queue. Trunk sees one API token per workspace, so the app decides: workspace admins and
- * owners, the user who installed the app, and the users and user groups listed with `config operators`.
+ * owners, the user who installed the app, and the users and user groups listed with `config operators` —
+ * and only ever among the workspace's own people (membership.ts): never a guest, a deactivated account, a
+ * bot or a person of another organization, whatever a list names them.
  * Anyone may read. When a fact cannot be checked (Slack unreachable) the answer is no: fail closed.
  */
 import type { Operator, Store } from '../store/types.ts';
+import { type PersonFacts, whyNotOwnPerson } from './membership.ts';
 
-export interface DirectoryUser {
+export interface DirectoryUser extends PersonFacts {
   id: string;
   isAdmin: boolean;
   isOwner: boolean;
@@ -29,7 +32,11 @@ export interface OperatorDecision {
 
 /** What canOperate decides from; all gathered beforehand, so the rule itself is pure. */
 export interface OperatorFacts {
+  /** The team id, or the enterprise id of an org-wide install: whose own people may operate. */
+  workspaceId: string;
   userId: string;
+  /** The user's team as the request said it (block_actions `user.team_id`), when it did. */
+  payloadTeamId?: string;
   user?: DirectoryUser;
   installerUserId?: string;
   operators: Operator[];
@@ -43,8 +50,22 @@ export interface OperatorFacts {
 
 export function canOperate(facts: OperatorFacts): OperatorDecision {
   const { userId, user } = facts;
-  if (user?.isOwner) return { allowed: true, because: 'workspace owner' };
-  if (user?.isAdmin) return { allowed: true, because: 'workspace admin' };
+  // Who someone is comes before what any list says: without a readable profile nobody operates.
+  if (facts.userUnreadable)
+    return {
+      allowed: false,
+      because: 'your Slack profile could not be checked right now; try again in a minute',
+    };
+  if (!user)
+    return {
+      allowed: false,
+      because:
+        'Slack does not know you as a member of this workspace, and only its own members may change queues',
+    };
+  const stranger = whyNotOwnPerson(user, facts.workspaceId, facts.payloadTeamId);
+  if (stranger) return { allowed: false, because: stranger };
+  if (user.isOwner) return { allowed: true, because: 'workspace owner' };
+  if (user.isAdmin) return { allowed: true, because: 'workspace admin' };
   if (facts.installerUserId && facts.installerUserId === userId)
     return { allowed: true, because: 'installed the app' };
   if (facts.operators.some((o) => o.kind === 'user' && o.id === userId))
@@ -54,11 +75,6 @@ export function canOperate(facts: OperatorFacts): OperatorDecision {
       return { allowed: true, because: `member of operator group <!subteam^${op.id}>` };
   }
   const unreadable = facts.unreadableGroups ?? [];
-  if (facts.userUnreadable)
-    return {
-      allowed: false,
-      because: 'your Slack profile could not be checked right now; try again in a minute',
-    };
   if (unreadable.length > 0)
     return {
       allowed: false,
@@ -79,6 +95,8 @@ export interface CheckOperatorOptions {
   store: Pick<Store, 'listOperators' | 'getWorkspace'>;
   workspaceId: string;
   userId: string;
+  /** The user's team as the request said it (block_actions `user.team_id`). */
+  payloadTeamId?: string | undefined;
   /** When known by the caller; otherwise read from the workspace settings. */
   installerUserId?: string;
   cache?: MembershipCache;
@@ -91,19 +109,24 @@ export async function checkOperator(opts: CheckOperatorOptions): Promise<Operato
   try {
     user = await directory.getUser(userId);
   } catch {
-    // Fall through to the stored facts: an installer or listed operator is still allowed.
     userUnreadable = true;
   }
-  if (user?.isOwner || user?.isAdmin)
-    return canOperate({ userId, user, operators: [], groupMembers: new Map() });
+  const base = {
+    workspaceId,
+    userId,
+    ...(opts.payloadTeamId ? { payloadTeamId: opts.payloadTeamId } : {}),
+    ...(user ? { user } : {}),
+    ...(userUnreadable ? { userUnreadable } : {}),
+  };
+  // Refusals that need no store read (unreadable, unknown, not one of ours) and admins/owners end here.
+  const first = canOperate({ ...base, operators: [], groupMembers: new Map() });
+  if (first.allowed || !user || whyNotOwnPerson(user, workspaceId, opts.payloadTeamId)) return first;
 
   let installerUserId = opts.installerUserId;
   if (!installerUserId) installerUserId = (await store.getWorkspace(workspaceId))?.installerUserId;
   const operators = await store.listOperators(workspaceId);
-  const facts: OperatorFacts = { userId, operators, groupMembers: new Map(), unreadableGroups: [] };
-  if (user) facts.user = user;
+  const facts: OperatorFacts = { ...base, operators, groupMembers: new Map(), unreadableGroups: [] };
   if (installerUserId) facts.installerUserId = installerUserId;
-  if (userUnreadable) facts.userUnreadable = true;
 
   const quick = canOperate(facts);
   if (quick.allowed) return quick;

@@ -4,9 +4,11 @@
  * Results are plain data; errors from Trunk are returned (as `failed`) for the caller to render.
  */
 
-import type { AuditOutcome, Operator, Store } from '../store/types.ts';
+import { formatQueueRef, type QueueRef, type RepoRef } from '../core/target.ts';
+import { type AuditLost, appendAuditRetrying } from '../store/audit-retrying.ts';
+import type { AuditOutcome, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
-import { TrunkInvalidRequestError } from '../trunk/errors.ts';
+import { isTrunkError, type TrunkError, TrunkInvalidRequestError } from '../trunk/errors.ts';
 import {
   DIRECT_MERGE_MODES,
   MERGE_METHODS,
@@ -23,10 +25,6 @@ import {
   type TestRun,
   type UpdateQueueRequest,
 } from '../trunk/types.ts';
-import { type AuditLost, appendAuditRetrying } from './audit.ts';
-import type { Principal } from './commands.ts';
-import type { Directory } from './permissions.ts';
-import { formatQueueRef, type QueueRef, type RepoRef, type TargetSpec } from './target.ts';
 
 export interface QueueContext {
   trunk: TrunkApi;
@@ -55,7 +53,13 @@ export type ChangeResult =
       view: Queue;
     }
   | { outcome: 'noop'; action: QueueAction; target: string; before?: Queue; reason: string }
-  | { outcome: 'failed'; action: QueueAction; target: string; before?: Queue; error: unknown };
+  | { outcome: 'failed'; action: QueueAction; target: string; before?: Queue; error: ChangeError };
+
+/**
+ * Why a change failed: Trunk's error (with its kind and facts), or anything else that went wrong on our side
+ * (the store not answering, a bug), which callers show as a generic failure.
+ */
+export type ChangeError = TrunkError | Error;
 
 /** Every updateQueue field but the address and state. */
 export type SettingsChanges = Omit<UpdateQueueRequest, 'repo' | 'targetBranch' | 'state'>;
@@ -340,132 +344,6 @@ export async function recordRefusal(
   });
 }
 
-// ---- configuration --------------------------------------------------------------------------------------
-
-export type ConfigContext = Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now' | 'auditLost'>;
-
-export interface ConfigView {
-  channelDefault?: TargetSpec;
-  workspaceDefault?: TargetSpec;
-  operators: Operator[];
-  installerUserId?: string;
-  hasTrunkCredentials: boolean;
-  trunkOrgSlug?: string;
-}
-
-export async function readConfig(ctx: ConfigContext, channelId: string | undefined): Promise<ConfigView> {
-  const [ws, channelDefault, operators] = await Promise.all([
-    ctx.store.getWorkspace(ctx.workspaceId),
-    channelId ? ctx.store.getChannelDefault(ctx.workspaceId, channelId) : Promise.resolve(undefined),
-    ctx.store.listOperators(ctx.workspaceId),
-  ]);
-  const view: ConfigView = { operators, hasTrunkCredentials: ws?.hasTrunkCredentials ?? false };
-  if (channelDefault) view.channelDefault = channelDefault;
-  if (ws?.defaultTarget) view.workspaceDefault = ws.defaultTarget;
-  if (ws?.installerUserId) view.installerUserId = ws.installerUserId;
-  if (ws?.trunkOrgSlug) view.trunkOrgSlug = ws.trunkOrgSlug;
-  return view;
-}
-
-export async function setChannelDefault(
-  ctx: ConfigContext,
-  channelId: string,
-  target: TargetSpec | null,
-): Promise<void> {
-  await ctx.store.setChannelDefault(ctx.workspaceId, channelId, target ?? undefined, ctx.userId);
-  await audit(ctx, 'config.channel', '', 'ok', { channelId, target: target ?? null });
-}
-
-export async function setWorkspaceDefault(ctx: ConfigContext, target: TargetSpec | null): Promise<void> {
-  await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, target ?? undefined, ctx.userId);
-  await audit(ctx, 'config.workspace', '', 'ok', { target: target ?? null });
-}
-
-export interface OperatorsChange {
-  /** Principals that changed (added or removed). */
-  changed: Array<{ kind: Operator['kind']; id: string }>;
-  /** Already present (add) or not present (remove). */
-  unchanged: Array<{ kind: Operator['kind']; id: string }>;
-  /** Bare `@names` that could not be resolved to a user or group. */
-  unresolved: string[];
-}
-
-export async function changeOperators(
-  ctx: ConfigContext,
-  op: 'add' | 'remove',
-  principals: Principal[],
-  directory?: Pick<Directory, 'findByName'>,
-): Promise<OperatorsChange> {
-  const result: OperatorsChange = { changed: [], unchanged: [], unresolved: [] };
-  for (const p of principals) {
-    let who: { kind: Operator['kind']; id: string } | undefined;
-    if (p.kind === 'name') {
-      who = directory?.findByName ? await directory.findByName(p.name) : undefined;
-      if (!who) {
-        result.unresolved.push(p.name);
-        continue;
-      }
-    } else {
-      who = { kind: p.kind, id: p.id };
-    }
-    const did =
-      op === 'add'
-        ? await ctx.store.addOperator(ctx.workspaceId, { kind: who.kind, id: who.id, addedBy: ctx.userId })
-        : await ctx.store.removeOperator(ctx.workspaceId, who.kind, who.id);
-    (did ? result.changed : result.unchanged).push(who);
-  }
-  await audit(ctx, `config.operators.${op}`, '', result.changed.length > 0 ? 'ok' : 'noop', {
-    changed: result.changed,
-    unchanged: result.unchanged,
-    unresolved: result.unresolved,
-  });
-  return result;
-}
-
-export interface ConnectInput {
-  token: string;
-  orgSlug: string;
-  defaultTarget?: TargetSpec;
-}
-
-export type ConnectResult = { ok: true } | { ok: false; error: unknown; field: 'token' | 'defaultRepo' };
-
-/**
- * Stores this workspace's Trunk token and org slug. With a default repository and `verifyWith`, the token is
- * first tried against that queue, so a wrong token is caught in the form rather than at the next command.
- */
-export async function connectTrunk(
-  ctx: ConfigContext,
-  input: ConnectInput,
-  verifyWith?: (token: string) => TrunkApi,
-): Promise<ConnectResult> {
-  const repo = input.defaultTarget?.repo;
-  if (repo && verifyWith) {
-    try {
-      await verifyWith(input.token).getQueue({ repo, targetBranch: input.defaultTarget?.branch ?? 'main' });
-    } catch (error) {
-      const kind = (error as { kind?: string }).kind;
-      // A queue that does not exist yet still proves the token works; only auth failures block saving.
-      if (kind === 'auth') {
-        await audit(ctx, 'connect', '', 'failed', { orgSlug: input.orgSlug, error: 'auth' });
-        return { ok: false, error, field: 'token' };
-      }
-    }
-  }
-  await ctx.store.setTrunkCredentials(
-    ctx.workspaceId,
-    { token: input.token, orgSlug: input.orgSlug },
-    ctx.userId,
-  );
-  if (input.defaultTarget)
-    await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, input.defaultTarget, ctx.userId);
-  await audit(ctx, 'connect', '', 'ok', {
-    orgSlug: input.orgSlug,
-    defaultTarget: input.defaultTarget ?? null,
-  });
-  return { ok: true };
-}
-
 // ---- helpers ------------------------------------------------------------------------------------------
 
 function withPrs(after: Queue, before: Queue): Queue {
@@ -506,7 +384,7 @@ async function releaseClick(ctx: QueueContext, clickKey: string | undefined): Pr
 }
 
 async function audit(
-  ctx: ConfigContext,
+  ctx: Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now' | 'auditLost'>,
   action: string,
   target: string,
   outcome: AuditOutcome,
@@ -538,16 +416,17 @@ async function failed(
   action: QueueAction,
   target: string,
   before: Queue | undefined,
-  error: unknown,
+  thrown: unknown,
   detail: Record<string, unknown>,
 ): Promise<ChangeResult> {
-  const e = error as { kind?: string; userMessage?: string; status?: number };
+  const trunk = isTrunkError(thrown) ? thrown : undefined;
   await audit(ctx, action, target, 'failed', {
     ...detail,
-    error: e?.kind ?? 'internal',
-    message: typeof e?.userMessage === 'string' ? e.userMessage : 'unexpected error',
-    ...(typeof e?.status === 'number' ? { status: e.status } : {}),
+    error: trunk?.kind ?? 'internal',
+    message: trunk?.userMessage ?? 'unexpected error',
+    ...(trunk?.status !== undefined ? { status: trunk.status } : {}),
   });
+  const error: ChangeError = trunk ?? (thrown instanceof Error ? thrown : new Error(String(thrown)));
   const r: ChangeResult = { outcome: 'failed', action, target, error };
   if (before) r.before = before;
   return r;

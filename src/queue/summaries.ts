@@ -3,9 +3,10 @@
  * client's iterators and only the top N are kept, so a repository with 100 000 failing tests costs a few
  * pages of memory, not all of them.
  */
+
+import type { RepoRef } from '../core/target.ts';
 import type { PaginateOptions, TrunkApi } from '../trunk/api.ts';
 import type { FailingTest, QuarantinedTest } from '../trunk/types.ts';
-import type { RepoRef } from './target.ts';
 
 export interface FlakyEntry {
   name: string;

@@ -17,6 +17,8 @@ export interface DigestCommands {
       userId: string;
       userTz?: string;
       isOperator: () => Promise<boolean>;
+      isChannelMember: (channelId: string) => Promise<boolean>;
+      canSeeChannel: (channelId: string) => Promise<boolean>;
     },
   ): Promise<SlackReply>;
 }

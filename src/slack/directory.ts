@@ -4,9 +4,41 @@
  * and a demoted admin loses the right within the TTL. Failures are not cached (the domain fails closed).
  */
 import type { WebClient } from '@slack/web-api';
+import type { PersonFacts } from '../queue/membership.ts';
 import type { Directory, DirectoryUser } from '../queue/permissions.ts';
+import { slackAnswer } from './api-errors.ts';
 
 export const DIRECTORY_TTL_MS = 60_000;
+/** conversations.members pages read at most (1000 each): a bigger channel is checked no further. */
+const MAX_MEMBER_PAGES = 20;
+
+/** The queue domain's Directory, plus what digests need to know about channels. */
+export interface SlackDirectory extends Directory {
+  /** Whether the user is a member of the channel (conversations.members); false when Slack will not say. */
+  isChannelMember(channelId: string, userId: string): Promise<boolean>;
+  /** Whether the channel is public (conversations.info); false for private or unknown channels. */
+  isPublicChannel(channelId: string): Promise<boolean>;
+}
+
+type SlackUser = NonNullable<Awaited<ReturnType<WebClient['users']['info']>>['user']> & {
+  is_stranger?: boolean;
+  enterprise_id?: string;
+};
+
+/** The users.info fields that say whose person someone is (queue/membership.ts decides from them). */
+function personFacts(u: SlackUser): PersonFacts {
+  const out: PersonFacts = {};
+  if (u.team_id) out.teamId = u.team_id;
+  const enterpriseId = u.enterprise_user?.enterprise_id ?? u.enterprise_id;
+  if (enterpriseId) out.enterpriseId = enterpriseId;
+  if (u.enterprise_user?.teams?.length) out.teams = u.enterprise_user.teams;
+  if (u.is_restricted) out.isRestricted = true;
+  if (u.is_ultra_restricted) out.isUltraRestricted = true;
+  if (u.deleted) out.deleted = true;
+  if (u.is_bot || u.is_app_user) out.isBot = true;
+  if (u.is_stranger) out.isStranger = true;
+  return out;
+}
 
 interface Entry<T> {
   value: Promise<T>;
@@ -15,7 +47,7 @@ interface Entry<T> {
 
 export interface DirectoryCache {
   /** A Directory for one workspace, reading through `client` (the request's bot token). */
-  forWorkspace(workspaceId: string, client: WebClient): Directory;
+  forWorkspace(workspaceId: string, client: WebClient): SlackDirectory;
   clear(): void;
 }
 
@@ -46,19 +78,20 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
           return cached(`${workspaceId}:u:${userId}`, async (): Promise<DirectoryUser | undefined> => {
             try {
               const res = await client.users.info({ user: userId });
-              const u = res.user;
+              const u = res.user as SlackUser | undefined;
               if (!u?.id) return undefined;
               const out: DirectoryUser = {
                 id: u.id,
                 isAdmin: Boolean(u.is_admin),
                 isOwner: Boolean(u.is_owner || u.is_primary_owner),
+                ...personFacts(u),
               };
               if (u.tz) out.tz = u.tz;
               const name = u.profile?.display_name || u.real_name || u.name;
               if (name) out.name = name;
               return out;
             } catch (err) {
-              if ((err as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
+              if (slackAnswer(err) === 'user_not_found') return undefined;
               throw err;
             }
           });
@@ -68,6 +101,40 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
             const res = await client.usergroups.users.list({ usergroup: groupId });
             return res.users ?? [];
           });
+        },
+        async isChannelMember(channelId, userId) {
+          try {
+            const members = await cached(`${workspaceId}:m:${channelId}`, async () => {
+              const all = new Set<string>();
+              let cursor = '';
+              for (let page = 0; page < MAX_MEMBER_PAGES; page++) {
+                const res = await client.conversations.members({
+                  channel: channelId,
+                  limit: 1000,
+                  ...(cursor ? { cursor } : {}),
+                });
+                for (const m of res.members ?? []) all.add(m);
+                cursor = res.response_metadata?.next_cursor ?? '';
+                if (!cursor) break;
+              }
+              return all;
+            });
+            return members.has(userId);
+          } catch {
+            // A channel the bot cannot see (private, not invited) or Slack down: not shown, not allowed.
+            return false;
+          }
+        },
+        async isPublicChannel(channelId) {
+          try {
+            const info = await cached(`${workspaceId}:c:${channelId}`, () =>
+              client.conversations.info({ channel: channelId }),
+            );
+            const c = info.channel;
+            return Boolean(c && !c.is_private && !c.is_im && !c.is_mpim && !c.is_group);
+          } catch {
+            return false;
+          }
         },
       };
     },

@@ -6,11 +6,12 @@
  */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { AuditLost } from '../queue/audit.ts';
+import { type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
 import { checkOperator, type OperatorDecision } from '../queue/permissions.ts';
 import type { QueueContext } from '../queue/service.ts';
-import { type QueueRef, resolveTarget, type TargetSpec } from '../queue/target.ts';
+import type { AuditLost } from '../store/audit-retrying.ts';
 import type { TrunkApi } from '../trunk/api.ts';
+import { isSlackApiError, slackAnswer } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
 import type { SlackReply } from './reply.ts';
 
@@ -46,12 +47,15 @@ export function mayOperate(
   client: WebClient,
   workspaceId: string,
   userId: string,
+  /** The user's team as the request said it (block_actions `user.team_id`); checked against users.info. */
+  payloadTeamId?: string,
 ): Promise<OperatorDecision> {
   return checkOperator({
     directory: deps.directory.forWorkspace(workspaceId, client),
     store: deps.store,
     workspaceId,
     userId,
+    payloadTeamId,
   });
 }
 
@@ -172,10 +176,8 @@ export async function updateMessage(
 
 /** Slack's error code of a failed Web API call (`not_in_channel`, `ratelimited`, …). */
 export function errorCode(err: unknown): string {
-  const e = err as { data?: { error?: unknown }; code?: unknown };
-  if (typeof e?.data?.error === 'string') return e.data.error;
-  if (typeof e?.code === 'string') return e.code;
-  return 'unknown';
+  if (!isSlackApiError(err)) return 'unknown';
+  return slackAnswer(err) ?? (typeof err.code === 'string' ? err.code : 'unknown');
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import { formatQueueRef, type QueueRef } from '../core/target.ts';
 import { readQueue } from '../queue/service.ts';
-import { formatQueueRef, type QueueRef } from '../queue/target.ts';
 import { buildConnectModal } from './blocks/connect.ts';
 import { buildSettingsModal } from './blocks/settings.ts';
 import type { SlackDeps } from './deps.ts';

@@ -1,33 +1,23 @@
 /**
- * Bolt's InstallationStore over the store's tables. Org-wide (enterprise) installs are keyed by the
- * enterprise id, workspace installs by the team id; that key is the `workspaceId` used everywhere else.
- * Tokens, refresh tokens and the incoming-webhook URL are encrypted; the rest of Bolt's Installation is
- * kept as JSON so fetchInstallation returns what storeInstallation was given (Bolt's token rotation reads
- * bot.refreshToken/expiresAt back and stores the refreshed installation again).
+ * Slack installations over the store's tables, as plain records (the Bolt InstallationStore adapter that
+ * builds and reads them lives in slack/installation-store.ts). Tokens, refresh tokens and the
+ * incoming-webhook URL are encrypted; the rest of the installation is kept as JSON exactly as given, so a
+ * record loads back as it was saved (Bolt's token rotation reads the refresh token and expiry back and
+ * saves the refreshed installation again).
  */
-import type { Installation, InstallationQuery } from '@slack/bolt';
 import type { SecretBox } from './crypto.ts';
 import { recordKeyUse } from './secrets.ts';
-import type { Db, DbExecutor, Store } from './types.ts';
+import type { Db, DbExecutor, InstallationRecord, Store } from './types.ts';
 
 const TABLE = 'slack_installations';
 
-/** The workspace id an installation or query is stored under. */
-export function installationKey(q: {
-  isEnterpriseInstall?: boolean | undefined;
-  enterpriseId?: string | undefined;
-  teamId?: string | undefined;
-}): string {
-  if (q.isEnterpriseInstall) {
-    if (!q.enterpriseId) throw new Error('An enterprise (org-wide) installation needs an enterprise id');
-    return q.enterpriseId;
-  }
-  if (!q.teamId) throw new Error('A workspace installation needs a team id');
-  return q.teamId;
-}
-
 type InstallationRow = {
   workspace_id: string;
+  team_id: string | null;
+  enterprise_id: string | null;
+  is_enterprise_install: boolean | number;
+  installer_user_id: string;
+  bot_user_id: string | null;
   bot_token: string | null;
   bot_refresh_token: string | null;
   bot_token_expires_at: number | null;
@@ -47,7 +37,7 @@ type SecretField =
 
 export type StoreInstallations = Store['installations'];
 
-export class SqlInstallationStore implements StoreInstallations {
+export class SqlInstallations implements StoreInstallations {
   readonly #db: Db;
   readonly #box: SecretBox;
   readonly #now: () => number;
@@ -58,41 +48,19 @@ export class SqlInstallationStore implements StoreInstallations {
     this.#now = now;
   }
 
-  async storeInstallation<AuthVersion extends 'v1' | 'v2'>(
-    installation: Installation<AuthVersion, boolean>,
-  ): Promise<void> {
-    const workspaceId = installationKey({
-      isEnterpriseInstall: installation.isEnterpriseInstall,
-      enterpriseId: installation.enterprise?.id,
-      teamId: installation.team?.id,
-    });
-    const inst = installation as Installation;
-    const seal = (field: SecretField, value: string | undefined | null) =>
+  async save(record: InstallationRecord): Promise<void> {
+    const { workspaceId } = record;
+    const seal = (field: SecretField, value: string | undefined) =>
       value ? this.#box.encrypt(value, { table: TABLE, workspaceId, field }) : null;
     // Encrypt everything before touching the database: without a key nothing is written.
     const secrets = {
-      bot_token: seal('bot_token', inst.bot?.token),
-      bot_refresh_token: seal('bot_refresh_token', inst.bot?.refreshToken),
-      user_token: seal('user_token', inst.user?.token),
-      user_refresh_token: seal('user_refresh_token', inst.user?.refreshToken),
-      incoming_webhook_url: seal('incoming_webhook_url', inst.incomingWebhook?.url),
+      bot_token: seal('bot_token', record.botToken),
+      bot_refresh_token: seal('bot_refresh_token', record.botRefreshToken),
+      user_token: seal('user_token', record.userToken),
+      user_refresh_token: seal('user_refresh_token', record.userRefreshToken),
+      incoming_webhook_url: seal('incoming_webhook_url', record.incomingWebhookUrl),
     };
-    const rest = structuredClone(inst) as Installation;
-    if (rest.bot) {
-      delete (rest.bot as Partial<NonNullable<Installation['bot']>>).token;
-      delete rest.bot.refreshToken;
-      delete rest.bot.expiresAt;
-    }
-    if (rest.user) {
-      delete (rest.user as Partial<Installation['user']>).token;
-      delete rest.user.refreshToken;
-      delete rest.user.expiresAt;
-    }
-    if (rest.incomingWebhook)
-      delete (rest.incomingWebhook as Partial<NonNullable<Installation['incomingWebhook']>>).url;
     const now = this.#now();
-    const secondsToMs = (s: number | undefined) =>
-      typeof s === 'number' && Number.isFinite(s) ? Math.round(s * 1000) : null;
     await this.#db.transaction(async (tx) => {
       const keyId = this.#box.currentKeyId;
       if (keyId && Object.values(secrets).some((v) => v !== null)) await recordKeyUse(tx, keyId, now);
@@ -110,63 +78,60 @@ export class SqlInstallationStore implements StoreInstallations {
            updated_at = excluded.updated_at`,
         [
           workspaceId,
-          inst.team?.id ?? null,
-          inst.enterprise?.id ?? null,
-          inst.isEnterpriseInstall === true,
-          inst.user.id,
-          inst.bot?.userId ?? null,
+          record.teamId ?? null,
+          record.enterpriseId ?? null,
+          record.isEnterpriseInstall,
+          record.installerUserId,
+          record.botUserId ?? null,
           secrets.bot_token,
           secrets.bot_refresh_token,
-          secondsToMs(inst.bot?.expiresAt),
+          record.botTokenExpiresAt ?? null,
           secrets.user_token,
           secrets.user_refresh_token,
-          secondsToMs(inst.user?.expiresAt),
+          record.userTokenExpiresAt ?? null,
           secrets.incoming_webhook_url,
-          JSON.stringify(rest),
+          JSON.stringify(record.details),
           now,
         ],
       );
-      await setInstallerIn(tx, workspaceId, inst.user.id, now);
+      // Only a first install names the installer: a re-install must not hand out the right (the app
+      // decides whether it moves, see slack/installer-rights.ts).
+      await setInstallerIn(tx, workspaceId, record.installerUserId, now, { onlyIfNone: true });
     });
   }
 
-  async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation> {
-    const workspaceId = installationKey(query);
+  async load(workspaceId: string): Promise<InstallationRecord | undefined> {
     const rows = await this.#db.query<InstallationRow>(
       'SELECT * FROM slack_installations WHERE workspace_id = $1',
       [workspaceId],
     );
     const row = rows[0];
-    // Bolt expects a throw (it answers the request as unauthorised), not undefined.
-    if (!row)
-      throw new Error(
-        `No Slack installation stored for ${query.isEnterpriseInstall ? 'enterprise' : 'team'} ${workspaceId}`,
-      );
+    if (!row) return undefined;
     const open = (field: SecretField) => {
       const v = row[field];
       return v === null ? undefined : this.#box.decrypt(v, { table: TABLE, workspaceId, field });
     };
-    const inst = JSON.parse(row.installation_json) as Installation;
-    if (inst.bot) {
-      const token = open('bot_token');
-      if (token !== undefined) inst.bot.token = token;
-      const refresh = open('bot_refresh_token');
-      if (refresh !== undefined) inst.bot.refreshToken = refresh;
-      if (row.bot_token_expires_at !== null) inst.bot.expiresAt = Math.round(row.bot_token_expires_at / 1000);
-    }
-    if (inst.user) {
-      const token = open('user_token');
-      if (token !== undefined) inst.user.token = token;
-      const refresh = open('user_refresh_token');
-      if (refresh !== undefined) inst.user.refreshToken = refresh;
-      if (row.user_token_expires_at !== null)
-        inst.user.expiresAt = Math.round(row.user_token_expires_at / 1000);
-    }
-    if (inst.incomingWebhook) {
-      const url = open('incoming_webhook_url');
-      if (url !== undefined) inst.incomingWebhook.url = url;
-    }
-    return inst;
+    const record: InstallationRecord = {
+      workspaceId,
+      isEnterpriseInstall: row.is_enterprise_install === true || row.is_enterprise_install === 1,
+      installerUserId: row.installer_user_id,
+      details: JSON.parse(row.installation_json) as Record<string, unknown>,
+    };
+    const optional = {
+      teamId: row.team_id ?? undefined,
+      enterpriseId: row.enterprise_id ?? undefined,
+      botUserId: row.bot_user_id ?? undefined,
+      botToken: open('bot_token'),
+      botRefreshToken: open('bot_refresh_token'),
+      botTokenExpiresAt: row.bot_token_expires_at ?? undefined,
+      userToken: open('user_token'),
+      userRefreshToken: open('user_refresh_token'),
+      userTokenExpiresAt: row.user_token_expires_at ?? undefined,
+      incomingWebhookUrl: open('incoming_webhook_url'),
+    };
+    for (const [key, value] of Object.entries(optional))
+      if (value !== undefined) Object.assign(record, { [key]: value });
+    return record;
   }
 
   async botUserId(workspaceId: string): Promise<string | undefined> {
@@ -190,11 +155,9 @@ export class SqlInstallationStore implements StoreInstallations {
     return changed;
   }
 
-  /** Removes the installation (every token) of that team or enterprise; settings stay (see deleteWorkspace). */
-  async deleteInstallation(query: InstallationQuery<boolean>): Promise<void> {
-    await this.#db.execute('DELETE FROM slack_installations WHERE workspace_id = $1', [
-      installationKey(query),
-    ]);
+  /** Removes the installation (every token) of that workspace or enterprise; settings stay (see deleteWorkspace). */
+  async delete(workspaceId: string): Promise<void> {
+    await this.#db.execute('DELETE FROM slack_installations WHERE workspace_id = $1', [workspaceId]);
   }
 }
 
@@ -203,11 +166,13 @@ export async function setInstallerIn(
   workspaceId: string,
   userId: string,
   now: number,
+  opts: { onlyIfNone?: boolean } = {},
 ): Promise<void> {
   await db.execute(
     `INSERT INTO workspace_settings (workspace_id, installer_user_id, updated_by, updated_at) VALUES ($1, $2, $2, $3)
      ON CONFLICT (workspace_id) DO UPDATE SET installer_user_id = excluded.installer_user_id,
-       updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+       updated_by = excluded.updated_by, updated_at = excluded.updated_at
+     ${opts.onlyIfNone ? 'WHERE workspace_settings.installer_user_id IS NULL' : ''}`,
     [workspaceId, userId, now],
   );
 }

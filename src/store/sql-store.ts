@@ -2,12 +2,13 @@
  * The one Store implementation, written once in portable SQL over the `Db` seam; the engines differ only
  * in their adapters (db-sqlite.ts, db-postgres.ts).
  */
+
+import { SECRET_KEYS } from '../core/secret-keys.ts';
+import { parseTarget, type TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
-import { SECRET_KEYS } from '../observability/log.ts';
-import { parseTarget, type TargetSpec } from '../queue/target.ts';
 import type { SecretBox } from './crypto.ts';
 import type { EngineDb } from './engine.ts';
-import { SqlInstallationStore, setInstallerIn } from './installations.ts';
+import { SqlInstallations, setInstallerIn } from './installations.ts';
 import { checkMigrationList } from './migrate.ts';
 import { recordKeyUse, reencryptAll, scanKeyIds } from './secrets.ts';
 import { checkTrunkCredentials, InvalidStoreInputError } from './trunk-credentials.ts';
@@ -62,7 +63,7 @@ export interface SqlStoreOptions {
 
 export class SqlStore implements Store {
   readonly db: EngineDb;
-  readonly installations: SqlInstallationStore;
+  readonly installations: SqlInstallations;
   readonly #box: SecretBox;
   readonly #migrations: readonly Migration[];
   readonly #workspaceTables: string[];
@@ -87,7 +88,7 @@ export class SqlStore implements Store {
     for (const t of this.#workspaceTables)
       if (!/^[a-z_][a-z0-9_]*$/.test(t))
         throw new Error(`Migration lists an invalid workspace table name: ${t}`);
-    this.installations = new SqlInstallationStore(opts.db, opts.box, opts.now);
+    this.installations = new SqlInstallations(opts.db, opts.box, opts.now);
   }
 
   get dialect(): 'sqlite' | 'postgres' {
@@ -327,7 +328,7 @@ export class SqlStore implements Store {
       last_at: number | null;
     }>(
       `SELECT id, workspace_id, user_id, action, target, outcome, detail, at, repeat_count, last_at FROM audit_log WHERE ${where}
-       ORDER BY at DESC, id DESC LIMIT $${params.length}`,
+       ORDER BY COALESCE(last_at, at) DESC, id DESC LIMIT $${params.length}`,
       params,
     );
     return rows.map((r) => ({

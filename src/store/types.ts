@@ -9,9 +9,8 @@
  * stored as INTEGER 0/1; ids are TEXT; use `INSERT … ON CONFLICT … DO …` and `RETURNING`, which both
  * engines support.
  */
-import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
-import type { TargetSpec } from '../queue/target.ts';
 
 export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
 export type Row = Record<string, unknown>;
@@ -74,6 +73,28 @@ export interface WorkspaceSettings {
   installerUserId?: string;
 }
 
+/**
+ * One Slack installation as the store keeps it. `workspaceId` is the team id, or the enterprise id for an
+ * org-wide install. The secrets are encrypted at rest; `details` is the rest of what Slack's OAuth gave,
+ * without any secret in it, kept as given so it can be handed back unchanged. Expiry times are epoch ms.
+ */
+export interface InstallationRecord {
+  workspaceId: string;
+  teamId?: string;
+  enterpriseId?: string;
+  isEnterpriseInstall: boolean;
+  installerUserId: string;
+  botUserId?: string;
+  botToken?: string;
+  botRefreshToken?: string;
+  botTokenExpiresAt?: number;
+  userToken?: string;
+  userRefreshToken?: string;
+  userTokenExpiresAt?: number;
+  incomingWebhookUrl?: string;
+  details: Record<string, unknown>;
+}
+
 export type AuditOutcome = 'ok' | 'refused' | 'failed' | 'noop';
 
 export interface AuditEntry {
@@ -103,11 +124,13 @@ export interface Store {
   ready(): Promise<{ ok: boolean; schemaVersion: number; detail?: string }>;
   close(): Promise<void>;
 
-  /** Bolt's InstallationStore (OAuth mode): tokens encrypted, enterprise installs keyed by enterprise id. */
-  readonly installations: InstallationStore & {
+  /** Slack installations (OAuth mode): tokens encrypted; keyed by the workspace id (see InstallationRecord). */
+  readonly installations: {
+    /** Replaces the workspace's installation; records its installer (an operator by right) only if none is. */
+    save(record: InstallationRecord): Promise<void>;
+    load(workspaceId: string): Promise<InstallationRecord | undefined>;
     /** Used by uninstall handling; removes bot and user tokens of that team or enterprise. */
-    deleteInstallation(query: InstallationQuery<boolean>): Promise<void>;
-    fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation>;
+    delete(workspaceId: string): Promise<void>;
     /** The bot user of the workspace's installation (undefined without one). */
     botUserId(workspaceId: string): Promise<string | undefined>;
     /** tokens_revoked naming users: forgets the installer's user token if named; returns how many. */

@@ -114,6 +114,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const rateLimits = new Map<string, { count: number; retryAfter: number }>();
   let tsCounter = 0;
   const nextTs = (): string => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
+  /** The installation a request's bot token came from (undefined: the single-workspace token). */
+  const grantOf = (req: IncomingMessage, body: Json) => {
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '') || String(body['token'] ?? '');
+    return [...oauthCodes.values()].find((g) => g.botToken === bearer);
+  };
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -173,9 +178,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           });
         }
         case 'auth.test': {
-          const bearer =
-            (req.headers.authorization ?? '').replace(/^Bearer /, '') || String(body['token'] ?? '');
-          const grant = [...oauthCodes.values()].find((g) => g.botToken === bearer);
+          const grant = grantOf(req, body);
           return sendJson(res, 200, {
             ok: true,
             url: 'https://acme.slack.com/',
@@ -214,7 +217,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             ok: true,
             user: {
               id: u.id,
-              team_id: TEAM_ID,
+              // Asked with a workspace's bot token, Slack describes that workspace's own members.
+              team_id: grantOf(req, body)?.teamId ?? TEAM_ID,
               name: u.name,
               real_name: u.name,
               tz: u.tz,

@@ -47,8 +47,11 @@ describe('digest commands', () => {
   it('refuses non-operators and bad input with a clear message, changing nothing', async () => {
     const s = rig.service();
     rig.trunk.setFailingTests('acme/web', []);
-    const refused = await s.handleCommand(['add', 'failing', 'acme/web'], ctx({ operator: false }));
-    expect(refused.text).toMatch(/Only operators can add digests/);
+    const refused = await s.handleCommand(
+      ['add', 'failing', 'acme/web'],
+      ctx({ operator: false, member: false }),
+    );
+    expect(refused.text).toMatch(/Only operators and members of <#\w+> can add digests/);
     const cases: Array<[string[], RegExp]> = [
       [['add', 'failing', 'acme/web', '25:00'], /`25:00` is not a time of day.*HH:MM/],
       [['add', 'failing', 'acme/web', 'Mars/Olympus'], /not a timezone this app knows/],
@@ -110,7 +113,9 @@ describe('digest commands', () => {
     expect((await s.handleCommand(['owners'], ctx({ operator: false }))).text).toContain(
       '`@acme/payments` → <!subteam^S0PAY> <@U0ALICE>',
     );
-    expect((await s.handleCommand(['remove', id], ctx({ operator: false }))).text).toMatch(/Only operators/);
+    expect((await s.handleCommand(['remove', id], ctx({ operator: false, member: false }))).text).toMatch(
+      /no digest/,
+    );
     expect((await s.handleCommand(['remove', id], ctx())).text).toMatch(/Removed digest/);
     expect(await s.subscriptions.get(WS, id)).toBeUndefined();
     const help = await s.handleCommand(['help'], ctx());

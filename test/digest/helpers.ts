@@ -124,6 +124,8 @@ export function ctx(
     channelId: string;
     userTz: string;
     operator: boolean;
+    /** A member of the digest's channel (default true). */
+    member: boolean;
     workspaceId: string;
   }> = {},
 ) {
@@ -133,6 +135,8 @@ export function ctx(
     userId: over.userId ?? 'UOPER00001',
     userTz: over.userTz ?? 'America/New_York',
     isOperator: async () => over.operator ?? true,
+    isChannelMember: async () => over.member ?? true,
+    canSeeChannel: async () => over.member ?? true,
   };
 }
 

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  canonicalTimeZone,
-  latestOccurrence,
-  localParts,
-  localToUtc,
-  nextOccurrence,
-  parseLocalTime,
-} from '../../src/digest/schedule.ts';
+import { canonicalTimeZone, localParts, localToUtc, parseLocalTime } from '../../src/core/local-time.ts';
+import { latestOccurrence, nextOccurrence } from '../../src/digest/schedule.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();

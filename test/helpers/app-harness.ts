@@ -76,6 +76,8 @@ export interface CommandOptions {
   channel?: string;
   team?: string;
   enterprise?: string;
+  /** The user's own team in interactive payloads (`user.team_id`), when not the workspace's. */
+  userTeam?: string;
   triggerId?: string;
   /** Override signing (bad/stale signature tests). */
   signingSecret?: string;
@@ -216,6 +218,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     teamId: o.team ?? TEAM,
     userId: o.user ?? USERS.member,
     ...(o.enterprise ? { enterpriseId: o.enterprise } : {}),
+    ...(o.userTeam ? { userTeamId: o.userTeam } : {}),
   });
 
   const harness: Harness = {
@@ -333,6 +336,15 @@ function silentOr(level: string | undefined) {
 }
 
 /** Depth-first search for an interactive element by action_id in Block Kit blocks. */
+/** Posts a fresh status message for `target` in CHANNEL and returns it as the fake Slack holds it. */
+export async function postStatusMessage(h: Harness, target = 'acme/web:main'): Promise<FakeMessage> {
+  const before = h.slack.channelMessages(CHANNEL).length;
+  await h.sendCommand(`status ${target}`);
+  const msg = await h.slack.waitFor(() => h.slack.channelMessages(CHANNEL)[before]);
+  h.trunk.clearRequests();
+  return msg;
+}
+
 export function findAction(blocks: unknown[], actionId: string): Record<string, unknown> | undefined {
   const stack: unknown[] = [...blocks];
   while (stack.length) {

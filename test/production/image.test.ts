@@ -158,9 +158,7 @@ describe('the image, replayed', () => {
     expect(built.length).toBeGreaterThan(20);
     expect(built.filter((f) => /(^|\/)(fakes|sandbox|dev)(\/|$)/.test(f))).toEqual([]);
     const leaked = built.filter((f) =>
-      /startSlackFake|startTrunkFake|createSandboxRoutes|seedTrunk/.test(
-        readFileSync(join(dist, f), 'utf8'),
-      ),
+      /startSlackFake|startTrunkFake|createSandboxRoutes|seedTrunk/.test(readFileSync(join(dist, f), 'utf8')),
     );
     expect(leaked).toEqual([]);
     replay(stage(df, 'deps'), { runLines: true });

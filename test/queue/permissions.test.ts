@@ -52,14 +52,24 @@ afterAll(async () => {
 
 describe('checkOperator', () => {
   const users: DirectoryUser[] = [
-    { id: 'UADMIN', isAdmin: true, isOwner: false },
-    { id: 'UOWNER', isAdmin: false, isOwner: true },
-    { id: 'UINSTALL', isAdmin: false, isOwner: false },
-    { id: 'UOP', isAdmin: false, isOwner: false },
-    { id: 'UMEMBER', isAdmin: false, isOwner: false },
-    { id: 'UNOBODY', isAdmin: false, isOwner: false },
+    { id: 'UADMIN', isAdmin: true, isOwner: false, teamId: W },
+    { id: 'UOWNER', isAdmin: false, isOwner: true, teamId: W },
+    { id: 'UINSTALL', isAdmin: false, isOwner: false, teamId: W },
+    { id: 'UOP', isAdmin: false, isOwner: false, teamId: W },
+    { id: 'UMEMBER', isAdmin: false, isOwner: false, teamId: W },
+    { id: 'UNOBODY', isAdmin: false, isOwner: false, teamId: W },
+    { id: 'UX', isAdmin: false, isOwner: false, teamId: W },
+    { id: 'UY', isAdmin: false, isOwner: false, teamId: W },
+    // Listed (UOP-like) or in an operator group, yet not one of the workspace's own people.
+    { id: 'UGUEST', isAdmin: false, isOwner: false, teamId: W, isRestricted: true },
+    { id: 'USINGLE', isAdmin: false, isOwner: false, teamId: W, isUltraRestricted: true },
+    { id: 'UGONE', isAdmin: true, isOwner: false, teamId: W, deleted: true },
+    { id: 'UBOT', isAdmin: false, isOwner: false, teamId: W, isBot: true },
+    { id: 'UEXT', isAdmin: true, isOwner: true, teamId: 'TOTHERORG' },
+    { id: 'USTRANGE', isAdmin: false, isOwner: false, teamId: W, isStranger: true },
+    { id: 'UGRID', isAdmin: false, isOwner: false, teamId: 'EGRID1', enterpriseId: 'EGRID1', teams: ['T9'] },
   ];
-  const groups = { SREL: ['UX', 'UMEMBER'], SOTHER: ['UY'] };
+  const groups = { SREL: ['UX', 'UMEMBER', 'UGUEST', 'USINGLE', 'UBOT', 'UEXT', 'USTRANGE'], SOTHER: ['UY'] };
 
   it.each([
     ['UADMIN', true, 'workspace admin'],
@@ -101,16 +111,66 @@ describe('checkOperator', () => {
     expect(fresh.calls.groups).toBe(1);
   });
 
-  it('fails closed when Slack cannot be asked, but stored facts still allow', async () => {
+  it('fails closed when Slack cannot be asked: who someone is cannot be checked, so nobody operates', async () => {
     const { dir, setDown } = fakeDirectory(users, groups);
     setDown(true);
-    const admin = await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UADMIN' });
-    expect(admin).toEqual({ allowed: false, because: expect.stringContaining('could not be checked') });
-    expect((await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UOP' })).allowed).toBe(
+    for (const userId of ['UADMIN', 'UOP', 'UINSTALL']) {
+      const d = await checkOperator({ directory: dir, store, workspaceId: W, userId });
+      expect(d, userId).toEqual({ allowed: false, because: expect.stringContaining('could not be checked') });
+    }
+  });
+
+  it.each([
+    ['UGUEST', 'guests'],
+    ['USINGLE', 'guests'],
+    ['UGONE', 'deactivated'],
+    ['UBOT', 'bots'],
+    ['UEXT', 'another organization'],
+    ['USTRANGE', 'another organization'],
+  ])('%s is never an operator, even listed and in an operator group (%s)', async (userId, because) => {
+    await store.addOperator(W, { kind: 'user', id: userId, addedBy: 'UINSTALL' });
+    try {
+      const { dir } = fakeDirectory(users, groups);
+      const d = await checkOperator({
+        directory: dir,
+        store,
+        workspaceId: W,
+        userId,
+        installerUserId: userId,
+      });
+      expect(d.allowed).toBe(false);
+      expect(d.because).toContain(because);
+    } finally {
+      await store.removeOperator(W, 'user', userId);
+    }
+  });
+
+  it('a click whose payload names another team is refused even when users.info looks local', async () => {
+    const { dir } = fakeDirectory(users, groups);
+    const d = await checkOperator({
+      directory: dir,
+      store,
+      workspaceId: W,
+      userId: 'UOP',
+      payloadTeamId: 'TOTHER',
+    });
+    expect(d).toEqual({ allowed: false, because: expect.stringContaining('another organization') });
+  });
+
+  it('an org-wide install counts members of the enterprise; a workspace install only its own team', async () => {
+    const { dir } = fakeDirectory(users, groups);
+    await store.addOperator('EGRID1', { kind: 'user', id: 'UGRID', addedBy: 'U0' });
+    await store.addOperator('T8', { kind: 'user', id: 'UGRID', addedBy: 'U0' });
+    expect(
+      (await checkOperator({ directory: dir, store, workspaceId: 'EGRID1', userId: 'UGRID' })).allowed,
+    ).toBe(true);
+    // A Grid workspace they belong to (enterprise_user.teams) counts; a sister workspace does not.
+    await store.addOperator('T9', { kind: 'user', id: 'UGRID', addedBy: 'U0' });
+    expect((await checkOperator({ directory: dir, store, workspaceId: 'T9', userId: 'UGRID' })).allowed).toBe(
       true,
     );
-    expect((await checkOperator({ directory: dir, store, workspaceId: W, userId: 'UINSTALL' })).allowed).toBe(
-      true,
+    expect((await checkOperator({ directory: dir, store, workspaceId: 'T8', userId: 'UGRID' })).allowed).toBe(
+      false,
     );
   });
 
@@ -119,7 +179,7 @@ describe('checkOperator', () => {
     const d = await checkOperator({
       directory: dir,
       store,
-      workspaceId: 'T3',
+      workspaceId: W,
       userId: 'UNOBODY',
       installerUserId: 'UNOBODY',
     });
@@ -130,7 +190,9 @@ describe('checkOperator', () => {
 describe('canOperate (pure rule)', () => {
   it('refuses when a listed group could not be read, saying so', () => {
     const d = canOperate({
+      workspaceId: 'T1',
       userId: 'U1',
+      user: { id: 'U1', isAdmin: false, isOwner: false, teamId: 'T1' },
       operators: [{ kind: 'usergroup', id: 'S1', addedBy: 'U0', addedAt: 0 }],
       groupMembers: new Map(),
       unreadableGroups: ['S1'],

@@ -6,27 +6,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
+import type { QueueRef } from '../../src/core/target.ts';
 import {
-  changeOperators,
   changeState,
-  connectTrunk,
   type QueueContext,
-  readConfig,
   readPullRequest,
   readTestRun,
   recordRefusal,
-  setChannelDefault,
   setConcurrency,
-  setWorkspaceDefault,
   updateSettings,
 } from '../../src/queue/service.ts';
 import { summarizeFailingTests, summarizeQuarantinedTests } from '../../src/queue/summaries.ts';
-import type { QueueRef } from '../../src/queue/target.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
 import { isTrunkError } from '../../src/trunk/errors.ts';
+import {
+  changeOperators,
+  connectTrunk,
+  readConfig,
+  setChannelDefault,
+  setWorkspaceDefault,
+} from '../../src/workspace/config.ts';
 
 const ref: QueueRef = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
 const target = 'acme/web:main';

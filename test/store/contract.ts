@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualRunCooldown } from '../../src/digest/cooldown.ts';
 import { createLogger } from '../../src/observability/log.ts';
+import { slackInstallationStore } from '../../src/slack/installation-store.ts';
 import {
   EncryptionKeyMissingError,
   EncryptionKeyUnknownError,
@@ -87,6 +89,13 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     secretsUsed.push(v);
     return v;
   };
+  /** Fresh, tracked secrets for one workspace installation. */
+  const installSecrets = () => ({
+    bot: track(secret('xoxb')),
+    botRefresh: track(secret('xoxe')),
+    user: track(secret('xoxp')),
+    webhook: track(`https://hooks.slack.test/${secret('hook')}`),
+  });
   const trackKey = (k: Buffer) => {
     secretsUsed.push(k.toString('base64'), k.toString('hex'));
     return k;
@@ -466,17 +475,40 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     });
   });
 
+  describe('manual digest run cooldown (migration 003)', () => {
+    it('lets one of many racing claims through per window, across store instances, and releases', async () => {
+      const other = await openOn(shared, [key]);
+      const mine = new ManualRunCooldown(store.db);
+      const theirs = new ManualRunCooldown(other.db);
+      const sub = { subscriptionId: 'dcool1', workspaceId: 'TCOOL' };
+      const t = 1_800_000_000_000;
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? mine : theirs).claim(sub, `U${i}`, t, 300_000)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const winner = results.findIndex((r) => r.ok);
+      for (const r of results.filter((x) => !x.ok))
+        expect(r).toEqual({
+          ok: false,
+          lastStartedAt: t,
+          lastStartedBy: `U${winner}`,
+          nextAllowedAt: t + 300_000,
+        });
+      // Still inside the window 1 ms before it ends; open again once it has passed.
+      expect((await mine.claim(sub, 'UX', t + 299_999, 300_000)).ok).toBe(false);
+      expect((await theirs.claim(sub, 'UX', t + 300_000, 300_000)).ok).toBe(true);
+      // A released claim (the run could not start) does not make the next person wait.
+      await mine.release(sub.subscriptionId, t + 300_000);
+      expect((await theirs.claim(sub, 'UY', t + 300_001, 300_000)).ok).toBe(true);
+      await close(other);
+    });
+  });
+
   describe('Slack installations (Bolt InstallationStore)', () => {
     it('round-trips a workspace install, keyed by team id', async () => {
-      const s = {
-        bot: track(secret('xoxb')),
-        botRefresh: track(secret('xoxe')),
-        user: track(secret('xoxp')),
-        webhook: track(`https://hooks.slack.test/${secret('hook')}`),
-      };
-      const inst = teamInstall('TINST1', s);
-      await store.installations.storeInstallation(inst);
-      const back = await store.installations.fetchInstallation({
+      const inst = teamInstall('TINST1', installSecrets());
+      await slackInstallationStore(store.installations).storeInstallation(inst);
+      const back = await slackInstallationStore(store.installations).fetchInstallation({
         teamId: 'TINST1',
         enterpriseId: undefined,
         isEnterpriseInstall: false,
@@ -485,7 +517,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect((await store.getWorkspace('TINST1'))?.installerUserId).toBe('UINSTALLER');
       // A workspace of an Enterprise Grid without an org-wide install is still keyed by team id.
       await expect(
-        store.installations.fetchInstallation({
+        slackInstallationStore(store.installations).fetchInstallation({
           teamId: 'TINST1',
           enterpriseId: 'E9',
           isEnterpriseInstall: false,
@@ -493,11 +525,28 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       ).resolves.toEqual(inst);
     });
 
+    it('a re-install by someone else keeps the recorded installer; only setInstaller moves it', async () => {
+      const first = teamInstall('TREINST', installSecrets());
+      await slackInstallationStore(store.installations).storeInstallation(first);
+      const again = { ...first, user: { ...first.user, id: 'UNEWCOMER' } };
+      await slackInstallationStore(store.installations).storeInstallation(again);
+      expect((await store.getWorkspace('TREINST'))?.installerUserId).toBe('UINSTALLER');
+      // The new tokens are stored all the same: Slack did authorise this install.
+      const back = await slackInstallationStore(store.installations).fetchInstallation({
+        teamId: 'TREINST',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
+      expect(back.user.id).toBe('UNEWCOMER');
+      await store.setInstaller('TREINST', 'UNEWCOMER');
+      expect((await store.getWorkspace('TREINST'))?.installerUserId).toBe('UNEWCOMER');
+    });
+
     it('keys org-wide installs by enterprise id', async () => {
       const bot = track(secret('xoxb'));
       const inst = orgInstall('EORG1', bot);
-      await store.installations.storeInstallation(inst);
-      const back = await store.installations.fetchInstallation({
+      await slackInstallationStore(store.installations).storeInstallation(inst);
+      const back = await slackInstallationStore(store.installations).fetchInstallation({
         teamId: undefined,
         enterpriseId: 'EORG1',
         isEnterpriseInstall: true,
@@ -506,7 +555,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       // A workspace of that org asks with its team id too; the enterprise id decides.
       expect(
         (
-          await store.installations.fetchInstallation({
+          await slackInstallationStore(store.installations).fetchInstallation({
             teamId: 'TX',
             enterpriseId: 'EORG1',
             isEnterpriseInstall: true,
@@ -514,7 +563,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         ).bot?.token,
       ).toBe(bot);
       await expect(
-        store.installations.fetchInstallation({
+        slackInstallationStore(store.installations).fetchInstallation({
           teamId: 'EORG1',
           enterpriseId: undefined,
           isEnterpriseInstall: false,
@@ -524,14 +573,14 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
 
     it('throws when no installation is stored, as Bolt expects', async () => {
       await expect(
-        store.installations.fetchInstallation({
+        slackInstallationStore(store.installations).fetchInstallation({
           teamId: 'TNONE',
           enterpriseId: undefined,
           isEnterpriseInstall: false,
         }),
       ).rejects.toThrow(/No Slack installation stored for team TNONE/);
       await expect(
-        store.installations.fetchInstallation({
+        slackInstallationStore(store.installations).fetchInstallation({
           teamId: undefined,
           enterpriseId: 'ENONE',
           isEnterpriseInstall: true,
@@ -546,17 +595,17 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         user: track(secret('xoxp')),
         webhook: track(`https://hooks.slack.test/${secret('hook')}`),
       };
-      await store.installations.storeInstallation(teamInstall('TROT', s));
+      await slackInstallationStore(store.installations).storeInstallation(teamInstall('TROT', s));
       const q = { teamId: 'TROT', enterpriseId: undefined, isEnterpriseInstall: false } as const;
-      const fetched = await store.installations.fetchInstallation(q);
+      const fetched = await slackInstallationStore(store.installations).fetchInstallation(q);
       expect(fetched.bot).toMatchObject({ refreshToken: s.botRefresh, expiresAt: 1_900_000_000 });
       // What InstallProvider.authorize does after oauth.v2.access grant_type=refresh_token:
       const updated = { ...fetched };
       const newBot = track(secret('xoxb'));
       const newRefresh = track(secret('xoxe'));
       updated.bot = { ...fetched.bot!, token: newBot, refreshToken: newRefresh, expiresAt: 1_950_000_000 };
-      await store.installations.storeInstallation(updated);
-      const after = await store.installations.fetchInstallation(q);
+      await slackInstallationStore(store.installations).storeInstallation(updated);
+      const after = await slackInstallationStore(store.installations).fetchInstallation(q);
       expect(after.bot).toEqual({
         ...fetched.bot,
         token: newBot,
@@ -567,22 +616,26 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     });
 
     it('deleteInstallation removes the tokens of that team or enterprise only', async () => {
-      await store.installations.storeInstallation(orgInstall('EDEL', track(secret('xoxb'))));
-      await store.installations.storeInstallation(orgInstall('EKEEP', track(secret('xoxb'))));
-      await store.installations.deleteInstallation({
+      await slackInstallationStore(store.installations).storeInstallation(
+        orgInstall('EDEL', track(secret('xoxb'))),
+      );
+      await slackInstallationStore(store.installations).storeInstallation(
+        orgInstall('EKEEP', track(secret('xoxb'))),
+      );
+      await slackInstallationStore(store.installations).deleteInstallation({
         teamId: undefined,
         enterpriseId: 'EDEL',
         isEnterpriseInstall: true,
       });
       await expect(
-        store.installations.fetchInstallation({
+        slackInstallationStore(store.installations).fetchInstallation({
           teamId: undefined,
           enterpriseId: 'EDEL',
           isEnterpriseInstall: true,
         }),
       ).rejects.toThrow();
       await expect(
-        store.installations.fetchInstallation({
+        slackInstallationStore(store.installations).fetchInstallation({
           teamId: undefined,
           enterpriseId: 'EKEEP',
           isEnterpriseInstall: true,
@@ -603,7 +656,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       };
       const st = await openOn(db, [key], [extra]);
       for (const ws of ['TGONE', 'TSTAYS']) {
-        await st.installations.storeInstallation(
+        await slackInstallationStore(st.installations).storeInstallation(
           teamInstall(ws, {
             bot: track(secret('xoxb')),
             botRefresh: track(secret('xoxe')),
@@ -629,7 +682,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
 
       const q = (ws: string) =>
         ({ teamId: ws, enterpriseId: undefined, isEnterpriseInstall: false }) as const;
-      await expect(st.installations.fetchInstallation(q('TGONE'))).rejects.toThrow();
+      await expect(slackInstallationStore(st.installations).fetchInstallation(q('TGONE'))).rejects.toThrow();
       expect(await st.getWorkspace('TGONE')).toBeUndefined();
       expect(await st.getTrunkCredentials('TGONE')).toBeUndefined();
       expect(await st.getChannelDefault('TGONE', 'C1')).toBeUndefined();
@@ -637,7 +690,9 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await st.db.query('SELECT v FROM extra_rows WHERE workspace_id = $1', ['TGONE'])).toEqual([]);
       expect(await st.listAudit('TGONE')).toHaveLength(1);
 
-      await expect(st.installations.fetchInstallation(q('TSTAYS'))).resolves.toBeDefined();
+      await expect(
+        slackInstallationStore(st.installations).fetchInstallation(q('TSTAYS')),
+      ).resolves.toBeDefined();
       expect(await st.getTrunkCredentials('TSTAYS')).toMatchObject({ orgSlug: 'acme' });
       expect(await st.listOperators('TSTAYS')).toHaveLength(1);
       expect(await st.db.query('SELECT v FROM extra_rows WHERE workspace_id = $1', ['TSTAYS'])).toEqual([
@@ -660,7 +715,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       };
       const st = await openOn(db, [key], [extra]);
       const q = { teamId: 'T0REVOKE1', enterpriseId: undefined, isEnterpriseInstall: false } as const;
-      await st.installations.storeInstallation(
+      await slackInstallationStore(st.installations).storeInstallation(
         teamInstall('T0REVOKE1', {
           bot: secret('xoxb'),
           botRefresh: secret('xoxe'),
@@ -674,14 +729,14 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await st.installations.botUserId('T0REVOKE1')).toBe('UBOT');
 
       expect(await st.installations.revokeUserTokens('T0REVOKE1', ['U0SOMEONE'])).toBe(0);
-      expect((await st.installations.fetchInstallation(q)).user.token).toBeDefined();
+      expect((await slackInstallationStore(st.installations).fetchInstallation(q)).user.token).toBeDefined();
       expect(await st.installations.revokeUserTokens('T0REVOKE1', ['UINSTALLER'])).toBe(1);
-      const after = await st.installations.fetchInstallation(q);
+      const after = await slackInstallationStore(st.installations).fetchInstallation(q);
       expect(after.user.token).toBeUndefined();
       expect(after.bot?.token).toBeDefined();
 
       await st.deleteBotData('T0REVOKE1');
-      await expect(st.installations.fetchInstallation(q)).rejects.toThrow();
+      await expect(slackInstallationStore(st.installations).fetchInstallation(q)).rejects.toThrow();
       expect(await st.db.query('SELECT v FROM bot_rows WHERE workspace_id = $1', ['T0REVOKE1'])).toEqual([]);
       expect(await st.getTrunkCredentials('T0REVOKE1')).toMatchObject({ orgSlug: 'acme' });
       expect(await st.listOperators('T0REVOKE1')).toHaveLength(1);
@@ -709,11 +764,11 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       });
 
       const bot = track(secret('xoxb'));
-      await expect(st.installations.storeInstallation(orgInstall('ESINGLE', bot))).rejects.toThrow(
-        /ENCRYPTION_KEY/,
-      );
       await expect(
-        st.installations.fetchInstallation({
+        slackInstallationStore(st.installations).storeInstallation(orgInstall('ESINGLE', bot)),
+      ).rejects.toThrow(/ENCRYPTION_KEY/);
+      await expect(
+        slackInstallationStore(st.installations).fetchInstallation({
           teamId: undefined,
           enterpriseId: 'ESINGLE',
           isEnterpriseInstall: true,
@@ -755,7 +810,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await store.getTrunkCredentials('T0AAD000A')).toEqual({ token: a, orgSlug: 'acme' });
 
       // Same row, another field: the bot token moved into the user token column.
-      await store.installations.storeInstallation(
+      await slackInstallationStore(store.installations).storeInstallation(
         teamInstall('T0AAD000C', {
           bot: track(secret('xoxb')),
           botRefresh: track(secret('xoxe')),
@@ -768,7 +823,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         ['T0AAD000C'],
       );
       await expect(
-        store.installations.fetchInstallation({
+        slackInstallationStore(store.installations).fetchInstallation({
           teamId: 'T0AAD000C',
           enterpriseId: undefined,
           isEnterpriseInstall: false,
@@ -804,7 +859,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       const trunk = track(secret('trunk'));
       const bot = track(secret('xoxb'));
       await v1.setTrunkCredentials('TROT1', { token: trunk, orgSlug: 'acme' }, 'U1');
-      await v1.installations.storeInstallation(orgInstall('EROT1', bot));
+      await slackInstallationStore(v1.installations).storeInstallation(orgInstall('EROT1', bot));
       expect(await v1.keyIdsInUse()).toEqual({ [keyIdOf(oldKey)]: 2 });
       await close(v1);
 
@@ -830,7 +885,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await v3.getTrunkCredentials('TROT2')).toEqual({ token: trunk2, orgSlug: 'beta' });
       expect(
         (
-          await v3.installations.fetchInstallation({
+          await slackInstallationStore(v3.installations).fetchInstallation({
             teamId: undefined,
             enterpriseId: 'EROT1',
             isEnterpriseInstall: true,

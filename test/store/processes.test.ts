@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Installation } from '@slack/bolt';
 import { afterAll, describe, expect, it } from 'vitest';
+import { slackInstallationStore } from '../../src/slack/installation-store.ts';
 import { keyIdOf } from '../../src/store/crypto.ts';
 import { migrations } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/open.ts';
@@ -60,7 +61,7 @@ describe('rotate-keys CLI', () => {
       isEnterpriseInstall: false,
       authVersion: 'v2',
     };
-    await store.installations.storeInstallation(install);
+    await slackInstallationStore(store.installations).storeInstallation(install);
     await store.close();
 
     const env = childEnv({
@@ -81,7 +82,7 @@ describe('rotate-keys CLI', () => {
     expect(await after.getTrunkCredentials('T1')).toEqual({ token: trunk, orgSlug: 'acme' });
     expect(
       (
-        await after.installations.fetchInstallation({
+        await slackInstallationStore(after.installations).fetchInstallation({
           teamId: 'T1',
           enterpriseId: undefined,
           isEnterpriseInstall: false,

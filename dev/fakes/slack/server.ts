@@ -19,6 +19,15 @@ export interface FakeUser {
   deleted?: boolean;
   tz?: string;
   teamId?: string;
+  /** Multi-channel guest (`is_restricted`). */
+  isRestricted?: boolean;
+  /** Single-channel guest (`is_ultra_restricted`). */
+  isUltraRestricted?: boolean;
+  /** A person of another organization seen through a Slack Connect channel (`is_stranger`). */
+  isStranger?: boolean;
+  /** Enterprise Grid: `enterprise_user.enterprise_id` and the org's workspaces they are in. */
+  enterpriseId?: string;
+  teams?: string[];
 }
 
 export interface FakeChannel {
@@ -27,6 +36,8 @@ export interface FakeChannel {
   isPrivate?: boolean;
   /** Whether the bot is a member; false makes chat.postMessage answer not_in_channel. Default true. */
   isMember?: boolean;
+  /** conversations.members; unset: every user the fake knows. */
+  members?: string[];
 }
 
 /** Who a bot token belongs to (auth.test's answer). */
@@ -258,6 +269,12 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     is_owner: u.isOwner ?? false,
     is_primary_owner: false,
     is_bot: u.isBot ?? false,
+    is_restricted: u.isRestricted ?? false,
+    is_ultra_restricted: u.isUltraRestricted ?? false,
+    ...(u.isStranger ? { is_stranger: true } : {}),
+    ...(u.enterpriseId
+      ? { enterprise_user: { enterprise_id: u.enterpriseId, teams: u.teams ?? [u.teamId ?? defaultTeamId] } }
+      : {}),
     tz: u.tz ?? 'UTC',
     tz_label: u.tz ?? 'UTC',
     tz_offset: 0,
@@ -420,6 +437,18 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
         },
       };
     },
+    'conversations.members': (args) => {
+      const id = str(args['channel']);
+      const c = id ? channels.get(id) : undefined;
+      if (!c) return err('channel_not_found');
+      const all = c.members ?? [...users.keys()];
+      // Paged like Slack: `limit` per page, an opaque cursor (here the offset), '' on the last page.
+      const limit = Math.max(1, Math.min(1000, Number(str(args['limit']) ?? 100) || 100));
+      const offset = Number(Buffer.from(str(args['cursor']) ?? '', 'base64').toString() || 0);
+      const page = all.slice(offset, offset + limit);
+      const next = offset + limit < all.length ? Buffer.from(String(offset + limit)).toString('base64') : '';
+      return { body: { ok: true, members: page, response_metadata: { next_cursor: next } } };
+    },
     'oauth.v2.access': (args) => {
       if (opts.clientId && str(args['client_id']) !== opts.clientId) return err('invalid_client_id');
       if (opts.clientSecret && str(args['client_secret']) !== opts.clientSecret)
@@ -462,7 +491,9 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
         ok: true,
         app_id: inst.appId ?? 'A0FAKEAPP',
         authed_user: authedUser,
-        scope: inst.scope ?? 'commands,chat:write,chat:write.public,users:read,usergroups:read',
+        scope:
+          inst.scope ??
+          'commands,chat:write,chat:write.public,users:read,usergroups:read,channels:read,groups:read',
         token_type: 'bot',
         access_token: t.token,
         bot_user_id: inst.botUserId ?? 'U0BOTINST',

@@ -31,6 +31,8 @@ export function signedHeaders(
 export interface Actor {
   teamId: string;
   userId: string;
+  /** The user's own team when it is not the workspace's (a Slack Connect stranger); interactive payloads. */
+  userTeamId?: string;
   userName?: string;
   enterpriseId?: string;
   teamDomain?: string;
@@ -77,7 +79,7 @@ const userJson = (a: Actor) => ({
   id: a.userId,
   username: a.userName ?? a.userId.toLowerCase(),
   name: a.userName ?? a.userId.toLowerCase(),
-  team_id: a.teamId,
+  team_id: a.userTeamId ?? a.teamId,
 });
 const teamJson = (a: Actor) => ({ id: a.teamId, domain: a.teamDomain ?? a.teamId.toLowerCase() });
 

@@ -3,8 +3,8 @@
  * Trunk reported it. Also the short ephemeral reply for a change that did nothing.
  */
 import type { KnownBlock } from '@slack/types';
+import type { QueueRef } from '../../core/target.ts';
 import type { QueueAction } from '../../queue/service.ts';
-import type { QueueRef } from '../../queue/target.ts';
 import type { Queue } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import { code, esc, escTrim, mention, queueLabel, slackDate } from './format.ts';

@@ -1,7 +1,7 @@
 /** Replies to `/mergequeue config …` and `connect`: what is set, and what changed. */
 import type { KnownBlock } from '@slack/types';
-import type { ConfigView, OperatorsChange } from '../../queue/service.ts';
-import { formatTargetSpec, type TargetSpec } from '../../queue/target.ts';
+import { formatTargetSpec, type TargetSpec } from '../../core/target.ts';
+import type { ConfigView, OperatorsChange } from '../../workspace/config.ts';
 import type { SlackReply } from '../reply.ts';
 import { esc, escTrim, mention } from './format.ts';
 import { context, section } from './kit.ts';

@@ -3,8 +3,8 @@
  * is never prefilled and never echoed back: a stored token cannot be read out through Slack.
  */
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { ConnectInput } from '../../queue/service.ts';
-import { formatTargetSpec, parseTarget, type TargetSpec } from '../../queue/target.ts';
+import { formatTargetSpec, parseTarget, type TargetSpec } from '../../core/target.ts';
+import type { ConnectInput } from '../../workspace/config.ts';
 import { escTrim } from './format.ts';
 import { CALLBACKS } from './ids.ts';
 import { context, plain } from './kit.ts';

@@ -1,7 +1,7 @@
 /** `/mergequeue flaky` and `/mergequeue quarantined`: counts and the top few, with links; not a wall of text. */
 import type { KnownBlock } from '@slack/types';
+import { formatRepo } from '../../core/target.ts';
 import type { FlakySummary, QuarantinedSummary } from '../../queue/summaries.ts';
-import { formatRepo } from '../../queue/target.ts';
 import type { SlackReply } from '../reply.ts';
 import { esc, escTrim, link, percent, plural, slackDate, trunkDate, trunkFlakyUrl } from './format.ts';
 import { context, header, section } from './kit.ts';

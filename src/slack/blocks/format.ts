@@ -1,5 +1,5 @@
 /** Small text helpers shared by the renderers: escaping, trimming to Slack's limits, dates and links. */
-import { formatQueueRef, type QueueRef, type RepoRef } from '../../queue/target.ts';
+import { formatQueueRef, type QueueRef, type RepoRef } from '../../core/target.ts';
 
 export const LIMITS = {
   messageBlocks: 50,

@@ -1,5 +1,5 @@
 /** `/mergequeue help [topic]`: every command with an example, or one command in more detail. */
-import { COMMAND_NAMES, type CommandName, USAGE } from '../../queue/commands.ts';
+import { COMMAND_NAMES, type CommandName, USAGE } from '../commands/grammar.ts';
 import type { SlackReply } from '../reply.ts';
 import { escTrim } from './format.ts';
 import { context, header, section } from './kit.ts';

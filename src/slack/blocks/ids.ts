@@ -3,7 +3,7 @@
  * Button values come back from Slack untrusted: parseButtonValue checks their shape and target, and the
  * listener still checks the target and the clicking user's permission on every click.
  */
-import { formatQueueRef, parseTarget, type QueueRef } from '../../queue/target.ts';
+import { formatQueueRef, parseTarget, type QueueRef } from '../../core/target.ts';
 
 export const ACTIONS = {
   pause: 'mq_pause',

@@ -1,7 +1,7 @@
 /** `/mergequeue pr <n>`: one PR's state and readiness, with the reasons in plain words. */
 import type { KnownBlock } from '@slack/types';
+import type { QueueRef } from '../../core/target.ts';
 import { explainReadiness } from '../../queue/readiness.ts';
-import type { QueueRef } from '../../queue/target.ts';
 import type { SubmittedPullRequest } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import { esc, escTrim, link, prUrl, queueLabel, trunkDate, trunkQueueUrl } from './format.ts';

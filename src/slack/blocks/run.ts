@@ -1,6 +1,6 @@
 /** `/mergequeue run <id>`: a test run's status, its required statuses with their checks, and the PRs in it. */
 import type { KnownBlock } from '@slack/types';
-import type { QueueRef } from '../../queue/target.ts';
+import type { QueueRef } from '../../core/target.ts';
 import type { TestRun } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import { code, esc, escTrim, link, plural, prUrl, queueLabel, trunkDate } from './format.ts';

@@ -4,8 +4,8 @@
  * so a concurrent change by someone else to another field is not reverted.
  */
 import type { Checkboxes, InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
+import { formatQueueRef, parseTarget, type QueueRef } from '../../core/target.ts';
 import type { SettingsChanges } from '../../queue/service.ts';
-import { formatQueueRef, parseTarget, type QueueRef } from '../../queue/target.ts';
 import {
   DIRECT_MERGE_MODES,
   MERGE_METHODS,

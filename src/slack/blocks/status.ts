@@ -3,7 +3,7 @@
  * the first post and every in-place update, so what a button carries always matches what the message shows.
  */
 import type { ActionsBlockElement, KnownBlock } from '@slack/types';
-import type { QueueRef } from '../../queue/target.ts';
+import type { QueueRef } from '../../core/target.ts';
 import { type EnqueuedPullRequest, PRIORITIES, QUEUE_INT_MAX, type Queue } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import {

@@ -1,6 +1,7 @@
 /**
  * Every schema migration, in order. Forward-only: never edit a migration that has shipped; add one.
- * Each file owns one concern: 001 the core (store/), 002 digests (digest/).
+ * Each file owns one concern: 001 the core (store/), 002 digests (digest/), 003 who may act (authz),
+ * 005 audit retention and replay claims (trust), 006 queue watching (watch/), 007 freeze windows (freeze/).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -9,6 +10,16 @@
 import type { Migration } from '../types.ts';
 import { coreMigration } from './001_core.ts';
 import { digestsMigration } from './002_digests.ts';
+import { authzMigration } from './003_authz.ts';
 import { trustMigration } from './005_trust.ts';
+import { watchMigration } from './006_watch.ts';
+import { freezeMigration } from './007_freeze.ts';
 
-export const migrations: Migration[] = [coreMigration, digestsMigration, trustMigration];
+export const migrations: Migration[] = [
+  coreMigration,
+  digestsMigration,
+  authzMigration,
+  trustMigration,
+  watchMigration,
+  freezeMigration,
+];

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { makeEnqueuedPr, makeQueue, makeSubmittedPr, makeTestRun } from '../../../dev/fakes/trunk/index.ts';
-import type { QueueRef } from '../../../src/queue/target.ts';
+import type { QueueRef } from '../../../src/core/target.ts';
 import { renderAnnouncement } from '../../../src/slack/blocks/announcement.ts';
 import { renderPr } from '../../../src/slack/blocks/pr.ts';
 import { renderRun } from '../../../src/slack/blocks/run.ts';

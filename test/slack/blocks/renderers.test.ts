@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeQueue, makeSubmittedPr, makeTestRun } from '../../../dev/fakes/trunk/index.ts';
-import { COMMAND_NAMES } from '../../../src/queue/commands.ts';
+import type { QueueRef } from '../../../src/core/target.ts';
 import type { FlakySummary, QuarantinedSummary } from '../../../src/queue/summaries.ts';
-import type { QueueRef } from '../../../src/queue/target.ts';
 import { changedFields, renderAnnouncement, renderNoop } from '../../../src/slack/blocks/announcement.ts';
 import {
   renderConfig,
@@ -25,6 +24,7 @@ import { slackDate } from '../../../src/slack/blocks/format.ts';
 import { renderHelp } from '../../../src/slack/blocks/help.ts';
 import { renderPr } from '../../../src/slack/blocks/pr.ts';
 import { renderRun } from '../../../src/slack/blocks/run.ts';
+import { COMMAND_NAMES } from '../../../src/slack/commands/grammar.ts';
 import {
   TrunkAuthError,
   TrunkInvalidRequestError,

@@ -3,11 +3,11 @@
  * message the fake Slack holds, so every click carries exactly the value the app rendered.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import {
   CHANNEL,
   findAction,
   type Harness,
+  postStatusMessage,
   startHarness,
   TEAM,
   textOf,
@@ -26,14 +26,7 @@ beforeEach(async () => {
   h.trunk.addQueue('acme/web', 'main', { state: 'running', concurrency: 2 });
 });
 
-/** Posts a fresh status message and returns it as the fake Slack holds it. */
-async function statusMessage(): Promise<FakeMessage> {
-  const before = h.slack.channelMessages(CHANNEL).length;
-  await h.sendCommand('status acme/web:main');
-  const msg = await h.slack.waitFor(() => h.slack.channelMessages(CHANNEL)[before]);
-  h.trunk.clearRequests();
-  return msg;
-}
+const statusMessage = () => postStatusMessage(h);
 
 const writes = () => h.trunkCalls('updateQueue');
 /** Messages posted after the status message (announcements). */

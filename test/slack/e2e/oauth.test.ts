@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
 import { CHANNEL, type Harness, startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
 import { installViaOAuth } from '../../helpers/oauth-install.ts';
 
@@ -51,7 +52,7 @@ describe('OAuth install', () => {
     expect(exchange).toHaveLength(1);
     expect(exchange[0]!.args).toMatchObject({ code: 'fake-code-1' });
     const issued = h.slack.issuedTokens.at(-1)!;
-    const inst = await h.app!.store.installations.fetchInstallation({
+    const inst = await slackInstallationStore(h.app!.store.installations).fetchInstallation({
       teamId: NEW_TEAM,
       enterpriseId: undefined,
       isEnterpriseInstall: false,
@@ -95,7 +96,7 @@ describe('OAuth install', () => {
       await new Promise((r) => setTimeout(r, 20));
     expect(await h.app!.store.getTrunkCredentials(NEW_TEAM)).toBeUndefined();
     await expect(
-      h.app!.store.installations.fetchInstallation({
+      slackInstallationStore(h.app!.store.installations).fetchInstallation({
         teamId: NEW_TEAM,
         enterpriseId: undefined,
         isEnterpriseInstall: false,
@@ -112,7 +113,9 @@ describe('OAuth install', () => {
     await h.sendEvent({ type: 'tokens_revoked', tokens: { bot: ['U0BOTNEW1'] } }, { team: NEW_TEAM });
     await h.idle();
     const query = { teamId: NEW_TEAM, enterpriseId: undefined, isEnterpriseInstall: false } as const;
-    await expect(h.app!.store.installations.fetchInstallation(query)).rejects.toThrow();
+    await expect(
+      slackInstallationStore(h.app!.store.installations).fetchInstallation(query),
+    ).rejects.toThrow();
     // A re-install finds the workspace's Trunk connection where it was.
     expect(await h.app!.store.getTrunkCredentials(NEW_TEAM)).toMatchObject({ orgSlug: 'acme' });
   });

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { createLogger } from '../../../src/observability/log.ts';
+import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
 import { findAction, type Harness, startHarness, textOf } from '../../helpers/app-harness.ts';
 import { installViaOAuth } from '../../helpers/oauth-install.ts';
 import {
@@ -199,12 +200,14 @@ describe('tokens_revoked deletes exactly what was revoked (workspace install)', 
   });
 
   it("naming only users (Slack's documented example, bot: []) forgets their token; the workspace keeps working", async () => {
-    expect((await h.app!.store.installations.fetchInstallation(teamQuery)).user.token).toMatch(/^xoxp-/);
+    expect(
+      (await slackInstallationStore(h.app!.store.installations).fetchInstallation(teamQuery)).user.token,
+    ).toMatch(/^xoxp-/);
     expect(await digestCount(TEAM)).toBe(1);
     const sent = await postEventEnvelope(h, payload('tokens_revoked.users-only'));
     expect(sent.status).toBe(200);
     await h.idle();
-    const inst = await h.app!.store.installations.fetchInstallation(teamQuery);
+    const inst = await slackInstallationStore(h.app!.store.installations).fetchInstallation(teamQuery);
     expect(inst.user.token).toBeUndefined();
     expect(inst.bot?.token).toMatch(/^xoxb-/);
     expect(await h.app!.store.getTrunkCredentials(TEAM)).toMatchObject({ orgSlug: 'acme' });
@@ -219,7 +222,9 @@ describe('tokens_revoked deletes exactly what was revoked (workspace install)', 
     const sent = await postEventEnvelope(h, payload('tokens_revoked.bot'));
     expect(sent.status).toBe(200);
     await h.idle();
-    await expect(h.app!.store.installations.fetchInstallation(teamQuery)).rejects.toThrow();
+    await expect(
+      slackInstallationStore(h.app!.store.installations).fetchInstallation(teamQuery),
+    ).rejects.toThrow();
     expect(await digestCount(TEAM)).toBe(0);
     expect(await h.app!.store.getTrunkCredentials(TEAM)).toMatchObject({ orgSlug: 'acme' });
     expect((await h.app!.store.listOperators(TEAM)).map((o) => o.id)).toContain(ADMIN);
@@ -245,7 +250,7 @@ describe('org-wide install (Enterprise Grid): documented shapes', () => {
   it("the install answer follows Slack's documented org-wide example (team: null) and is stored under the enterprise", async () => {
     const answer = h.slack.callsTo('oauth.v2.access').at(-1)!.response;
     expect(shapeDifferences(answer, payload('oauth.v2.access.org-wide'))).toEqual([]);
-    const inst = await h.app!.store.installations.fetchInstallation(orgQuery);
+    const inst = await slackInstallationStore(h.app!.store.installations).fetchInstallation(orgQuery);
     expect(inst).toMatchObject({ isEnterpriseInstall: true, enterprise: { id: ENTERPRISE } });
     expect(inst.team).toBeUndefined();
     expect((await h.app!.store.getWorkspace(ENTERPRISE))?.installerUserId).toBe(GRID_INSTALLER);
@@ -280,11 +285,13 @@ describe('org-wide install (Enterprise Grid): documented shapes', () => {
     const sent = await postEventEnvelope(h, payload('tokens_revoked.other-enterprise'));
     expect(sent.status).toBe(200);
     await h.idle();
-    const org = await h.app!.store.installations.fetchInstallation(orgQuery);
+    const org = await slackInstallationStore(h.app!.store.installations).fetchInstallation(orgQuery);
     expect(org.bot?.token).toMatch(/^xoxb-/);
     expect(org.user.token).toMatch(/^xoxp-/);
     expect(await h.app!.store.getTrunkCredentials(ENTERPRISE)).toMatchObject({ orgSlug: 'acme' });
-    expect((await h.app!.store.installations.fetchInstallation(teamQuery)).bot?.token).toMatch(/^xoxb-/);
+    expect(
+      (await slackInstallationStore(h.app!.store.installations).fetchInstallation(teamQuery)).bot?.token,
+    ).toMatch(/^xoxb-/);
   });
 });
 

@@ -4,8 +4,8 @@
  */
 import type { App, BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { formatQueueRef } from '../../../core/target.ts';
 import { type ChangeResult, type QueueContext, recordRefusal } from '../../../queue/service.ts';
-import { formatQueueRef } from '../../../queue/target.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
 import { renderError, renderInvalidButton, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';
@@ -29,6 +29,8 @@ export interface Click {
   respond: RespondFn;
   workspaceId: string;
   userId: string;
+  /** The clicker's team as the payload says (`user.team_id`): a Slack Connect stranger's is another org's. */
+  userTeamId: string | undefined;
   channelId: string | undefined;
   messageTs: string | undefined;
   /** The button is on an ephemeral message: only its response_url can change it (chat.update cannot). */
@@ -74,6 +76,7 @@ export async function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click
     respond,
     workspaceId,
     userId,
+    userTeamId: body.user.team_id,
     channelId: body.channel?.id ?? body.container?.channel_id,
     messageTs: body.message?.ts ?? body.container?.message_ts,
     ephemeral: body.container?.is_ephemeral === true,
@@ -125,7 +128,7 @@ export async function applyClickChange(
   change: ClickChange,
 ): Promise<'ok' | 'noop' | 'refused' | 'failed'> {
   const { deps } = c;
-  const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId);
+  const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId, c.userTeamId);
   if (!decision.allowed) {
     await recordRefusal(c.ctx, change.auditAction, formatQueueRef(c.value.ref), decision.because);
     await sendReply(deps, c.respond, renderRefusal(change.refusedWhat, decision.because), {

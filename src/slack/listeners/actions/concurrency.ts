@@ -1,7 +1,7 @@
 /** − / + concurrency buttons: one step from the value the message showed, if that is still current. */
 import type { App } from '@slack/bolt';
+import { formatQueueRef } from '../../../core/target.ts';
 import { setConcurrency } from '../../../queue/service.ts';
-import { formatQueueRef } from '../../../queue/target.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { applyClickChange, clickKeyOf, registerButton } from './click.ts';

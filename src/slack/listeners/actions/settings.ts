@@ -1,7 +1,7 @@
 /** The Settings button on a status message opens the settings modal for that queue (operators only). */
 import type { App } from '@slack/bolt';
+import { formatQueueRef } from '../../../core/target.ts';
 import { recordRefusal } from '../../../queue/service.ts';
-import { formatQueueRef } from '../../../queue/target.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
@@ -11,7 +11,7 @@ import { registerButton } from './click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   registerButton(app, deps, ACTIONS.settings, async (c) => {
-    const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId);
+    const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId, c.userTeamId);
     if (!decision.allowed) {
       const target = formatQueueRef(c.value.ref);
       await recordRefusal(c.ctx, 'settings', target, decision.because);

@@ -4,8 +4,8 @@
  * announces the change in the channel and audits. Refusals are ephemeral and change nothing.
  */
 import type { App } from '@slack/bolt';
+import { formatQueueRef } from '../../../core/target.ts';
 import { changeState } from '../../../queue/service.ts';
-import { formatQueueRef } from '../../../queue/target.ts';
 import type { SettableQueueState } from '../../../trunk/types.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';

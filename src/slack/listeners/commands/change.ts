@@ -2,8 +2,9 @@
  * What every queue-changing command shares: resolve the queue, require an operator (refusals audited and
  * ephemeral), run the change against the queue's current state, announce it in the channel.
  */
+
+import { formatQueueRef, type QueueRef, type TargetSpec } from '../../../core/target.ts';
 import { type ChangeResult, type QueueContext, recordRefusal } from '../../../queue/service.ts';
-import { formatQueueRef, type QueueRef, type TargetSpec } from '../../../queue/target.ts';
 import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
 import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { mayOperate, postToChannel, queueContext, sendReply } from '../../interaction.ts';

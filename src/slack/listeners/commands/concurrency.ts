@@ -1,6 +1,7 @@
 /** `/mergequeue concurrency <n> [target]`: operators only; announced in the channel. */
+
+import type { TargetSpec } from '../../../core/target.ts';
 import { setConcurrency } from '../../../queue/service.ts';
-import type { TargetSpec } from '../../../queue/target.ts';
 import { applyCommandChange } from './change.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -1,14 +1,14 @@
 /**
  * `/mergequeue config …`: show the defaults and operators (anyone), change them (operators only).
  */
-import type { ConfigCommand } from '../../../queue/commands.ts';
+
+import { recordRefusal } from '../../../queue/service.ts';
 import {
   changeOperators,
   readConfig,
-  recordRefusal,
   setChannelDefault,
   setWorkspaceDefault,
-} from '../../../queue/service.ts';
+} from '../../../workspace/config.ts';
 import {
   renderConfig,
   renderDefaultChanged,
@@ -16,6 +16,7 @@ import {
   renderOperatorsList,
 } from '../../blocks/config.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
+import type { ConfigCommand } from '../../commands/grammar.ts';
 import { mayOperate, sendReply } from '../../interaction.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -1,4 +1,5 @@
 /** `/mergequeue digest …`: handed to the digest service, whose reply goes back through respond(). */
+import { whyNotOwnPerson } from '../../../queue/membership.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { mayOperate, sendReply } from '../../interaction.ts';
 import type { CommandRequest, Outcome } from './types.ts';
@@ -13,16 +14,22 @@ export async function digest(req: CommandRequest, args: string[]): Promise<Outco
     return 'failed';
   }
   try {
-    const user = await req.deps.directory
-      .forWorkspace(req.workspaceId, req.client)
-      .getUser(req.userId)
-      .catch(() => undefined);
+    const directory = req.deps.directory.forWorkspace(req.workspaceId, req.client);
+    const user = await directory.getUser(req.userId).catch(() => undefined);
+    // Guests, people of another organization, bots: never a digest's manager, and they see only their channels.
+    const ownPerson = Boolean(user && !whyNotOwnPerson(user, req.workspaceId));
+    const isChannelMember = async (channelId: string) =>
+      ownPerson && (await directory.isChannelMember(channelId, req.userId));
     const reply = await service.handleCommand(args, {
       workspaceId: req.workspaceId,
       channelId: req.channelId,
       userId: req.userId,
       ...(user?.tz ? { userTz: user.tz } : {}),
       isOperator: async () => (await mayOperate(req.deps, req.client, req.workspaceId, req.userId)).allowed,
+      isChannelMember,
+      canSeeChannel: async (channelId) =>
+        (ownPerson && (await directory.isPublicChannel(channelId))) ||
+        (await directory.isChannelMember(channelId, req.userId)),
     });
     await sendReply(req.deps, req.respond, reply);
     return 'ok';

@@ -3,8 +3,8 @@
  * command to its handler; every answer goes through respond() or a channel post.
  */
 import type { App } from '@slack/bolt';
-import { parseCommand } from '../../../queue/commands.ts';
 import { renderError, renderUsageError } from '../../blocks/errors.ts';
+import { parseCommand } from '../../commands/grammar.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { afterAck, sendReply, workspaceIdOf } from '../../interaction.ts';
 import { concurrency } from './concurrency.ts';

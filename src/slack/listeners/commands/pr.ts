@@ -1,6 +1,7 @@
 /** `/mergequeue pr <number> [target]`: one submitted PR and why it is or is not testing. */
+
+import type { TargetSpec } from '../../../core/target.ts';
 import { readPullRequest } from '../../../queue/service.ts';
-import type { TargetSpec } from '../../../queue/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { sendReply } from '../../interaction.ts';

@@ -1,6 +1,7 @@
 /** `/mergequeue run <testRunId> [target]`: one test run's status, checks and tested PRs. */
+
+import type { TargetSpec } from '../../../core/target.ts';
 import { readTestRun } from '../../../queue/service.ts';
-import type { TargetSpec } from '../../../queue/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderRun } from '../../blocks/run.ts';
 import { sendReply } from '../../interaction.ts';

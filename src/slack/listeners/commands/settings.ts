@@ -1,6 +1,7 @@
 /** `/mergequeue settings [target]`: a modal for every updateQueue field but the state (operators only). */
+
+import { formatQueueRef, type TargetSpec } from '../../../core/target.ts';
 import { recordRefusal } from '../../../queue/service.ts';
-import { formatQueueRef, type TargetSpec } from '../../../queue/target.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import { mayOperate, sendReply } from '../../interaction.ts';
 import { openSettingsModal } from '../../modals.ts';

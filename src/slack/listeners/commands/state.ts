@@ -1,9 +1,9 @@
 /** `/mergequeue pause|drain|resume [target] [reason…]`: operators only; announced in the channel. */
 
-import type { StateCommandName } from '../../../queue/commands.ts';
+import type { TargetSpec } from '../../../core/target.ts';
 import { changeState } from '../../../queue/service.ts';
-import type { TargetSpec } from '../../../queue/target.ts';
 import type { SettableQueueState } from '../../../trunk/types.ts';
+import type { StateCommandName } from '../../commands/grammar.ts';
 import { applyCommandChange } from './change.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

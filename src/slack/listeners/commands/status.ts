@@ -4,8 +4,8 @@
  * cannot post there.
  */
 
+import type { TargetSpec } from '../../../core/target.ts';
 import { readQueue } from '../../../queue/service.ts';
-import type { TargetSpec } from '../../../queue/target.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';

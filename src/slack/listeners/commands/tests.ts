@@ -1,6 +1,7 @@
 /** `/mergequeue flaky|quarantined [owner/repo]`: counts and the top few tests, with links to Trunk. */
+
+import type { RepoRef } from '../../../core/target.ts';
 import { summarizeFailingTests, summarizeQuarantinedTests } from '../../../queue/summaries.ts';
-import type { RepoRef } from '../../../queue/target.ts';
 import { renderError, renderNoOrgSlug } from '../../blocks/errors.ts';
 import { renderFlaky, renderQuarantined } from '../../blocks/flaky.ts';
 import { sendReply } from '../../interaction.ts';

@@ -1,7 +1,7 @@
 /** What a `/mergequeue` subcommand handler receives, after the ack. */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { QueueRef, TargetSpec } from '../../../queue/target.ts';
+import type { QueueRef, TargetSpec } from '../../../core/target.ts';
 import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { resolveRef, sendReply } from '../../interaction.ts';

@@ -8,10 +8,10 @@
  * says so and nothing is saved; the token is stored only while there is still time to say it was.
  */
 import type { App } from '@slack/bolt';
-import { connectTrunk } from '../../../queue/service.ts';
-import { DEFAULT_HOST, type QueueRef, resolveTarget } from '../../../queue/target.ts';
+import { DEFAULT_HOST, type QueueRef, resolveTarget } from '../../../core/target.ts';
 import type { TrunkApi } from '../../../trunk/api.ts';
 import { isTrunkError } from '../../../trunk/errors.ts';
+import { connectTrunk } from '../../../workspace/config.ts';
 import { answerBudget, OutOfTime } from '../../answer-budget.ts';
 import { renderConnected } from '../../blocks/config.ts';
 import { CONNECT_BLOCKS, parseConnectSubmission } from '../../blocks/connect.ts';

@@ -5,8 +5,8 @@
  */
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { formatQueueRef } from '../../../core/target.ts';
 import { recordRefusal, updateSettings } from '../../../queue/service.ts';
-import { formatQueueRef } from '../../../queue/target.ts';
 import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
 import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { CALLBACKS } from '../../blocks/ids.ts';

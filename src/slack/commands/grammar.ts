@@ -2,14 +2,10 @@
  * `/mergequeue …` text → a typed command, or a usage error that says what was wrong and the exact form
  * to type. Pure and total: it never throws, whatever Slack sends (the property test checks this).
  */
-import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../trunk/types.ts';
-import { parseTarget, type RepoRef, type TargetSpec } from './target.ts';
 
-/** Someone named in `config operators add|remove`. `name` is an unescaped `@name` to be looked up. */
-export type Principal =
-  | { kind: 'user'; id: string; label?: string }
-  | { kind: 'usergroup'; id: string; label?: string }
-  | { kind: 'name'; name: string };
+import { parseTarget, type RepoRef, type TargetSpec } from '../../core/target.ts';
+import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../../trunk/types.ts';
+import type { Principal } from '../../workspace/config.ts';
 
 export type ConfigCommand =
   | { kind: 'show' }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatQueueRef, parseTarget, resolveTarget } from '../src/queue/target.ts';
+import { formatQueueRef, parseTarget, resolveTarget } from '../../src/core/target.ts';
 
 const gh = (owner: string, name: string) => ({ host: 'github.com', owner, name });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_NAMES, parseCommand, parsePrincipal, USAGE } from '../../src/queue/commands.ts';
+import { COMMAND_NAMES, parseCommand, parsePrincipal, USAGE } from '../../../src/slack/commands/grammar.ts';
 
 const repo = { host: 'github.com', owner: 'acme', name: 'web' };
 

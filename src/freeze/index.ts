@@ -1,0 +1,30 @@
+/** Freeze windows, as plain data: the public face of freeze/ for the Slack side. */
+export { Freezer, type FreezerDeps, notResumedReason } from './freezer.ts';
+export {
+  FREEZE_ADD_USAGE,
+  FREEZE_USAGE,
+  type FreezeAdd,
+  type FreezeCommand,
+  type FreezeParseContext,
+  parseFreezeCommand,
+} from './parse.ts';
+export { describeFailure, queueCallbacks } from './queue-callbacks.ts';
+export {
+  activeOccurrence,
+  activeOrNext,
+  type FreezeRule,
+  nextOccurrence,
+  type Occurrence,
+} from './schedule.ts';
+export type * from './types.ts';
+export { STATE_FOR_ACTION } from './types.ts';
+export {
+  type AddWindowInput,
+  addWindow,
+  listWindows,
+  nextOrActiveWindow,
+  removeWindow,
+  type SkipResult,
+  skipNext,
+  type WindowView,
+} from './windows.ts';

@@ -1,0 +1,64 @@
+/**
+ * The freezer's changeQueue and readQueue over the queue domain (queue/service.ts): changes go through
+ * changeState, so each is audited under the window's creator with the window's reason, like a typed
+ * command; reads say who last changed the queue's state and when, from that audit, when it matches.
+ */
+
+import { formatQueueRef, type QueueRef } from '../core/target.ts';
+import { changeState, readQueue as readQueueState } from '../queue/service.ts';
+import type { Store } from '../store/types.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import { isTrunkError } from '../trunk/errors.ts';
+import type { ChangeQueue, QueueReading, ReadQueue } from './types.ts';
+
+export interface QueueCallbackDeps {
+  store: Store;
+  /** The workspace's Trunk client; undefined when Trunk is not connected. */
+  trunkFor(workspaceId: string): Promise<TrunkApi | undefined> | TrunkApi | undefined;
+  now: () => number;
+}
+
+const NOT_CONNECTED = 'Trunk is not connected for this workspace (an admin can run `/mergequeue connect`).';
+const STATE_AFTER: Record<string, string> = { pause: 'paused', drain: 'draining', resume: 'running' };
+
+/** A sentence for the channel: Trunk errors carry their own, anything else stays in the log. */
+export function describeFailure(err: unknown): string {
+  if (isTrunkError(err)) return `${err.userMessage} ${err.hint}`;
+  return 'something went wrong on our side (the log has details)';
+}
+
+export function queueCallbacks(deps: QueueCallbackDeps): { changeQueue: ChangeQueue; readQueue: ReadQueue } {
+  const changeQueue: ChangeQueue = async (workspaceId, target, state, reason, window) => {
+    const trunk = await deps.trunkFor(workspaceId);
+    if (!trunk) return { outcome: 'failed', error: NOT_CONNECTED };
+    const ctx = { trunk, store: deps.store, workspaceId, userId: window.createdBy, now: deps.now };
+    const r = await changeState(ctx, target, state, { reason });
+    if (r.outcome === 'ok') return { outcome: 'ok', state: String(r.after.state) };
+    if (r.outcome === 'noop')
+      return r.before
+        ? { outcome: 'noop', state: String(r.before.state), reason: r.reason }
+        : { outcome: 'noop', reason: r.reason };
+    return { outcome: 'failed', error: describeFailure(r.error) };
+  };
+
+  const readQueue: ReadQueue = async (workspaceId, target: QueueRef) => {
+    const trunk = await deps.trunkFor(workspaceId);
+    if (!trunk) throw new Error(NOT_CONNECTED);
+    let queue: Awaited<ReturnType<typeof readQueueState>>;
+    try {
+      queue = await readQueueState({ trunk }, target);
+    } catch (err) {
+      throw new Error(describeFailure(err));
+    }
+    const reading: QueueReading = { state: String(queue.state) };
+    const audit = await deps.store.listAudit(workspaceId, { target: formatQueueRef(target), limit: 20 });
+    const last = audit.find((e) => e.outcome === 'ok' && STATE_AFTER[e.action] !== undefined);
+    if (last && STATE_AFTER[last.action] === reading.state.toLowerCase()) {
+      reading.changedAt = last.at;
+      reading.changedBy = last.userId;
+    }
+    return reading;
+  };
+
+  return { changeQueue, readQueue };
+}

@@ -1,0 +1,191 @@
+/**
+ * Queue events from two snapshots (pure). The watcher polls getQueue, turns the answer into a snapshot,
+ * and compares it with the one in the store: settings that changed, PRs that entered, PRs that started
+ * testing, and PRs that left (whose fate getSubmittedPullRequest tells: resolveDeparted). The first look
+ * at a queue has nothing to compare with and so announces nothing.
+ */
+import type { AuditEntry } from '../store/types.ts';
+import type { Queue, SubmittedPullRequest } from '../trunk/types.ts';
+import type {
+  EventPr,
+  QueueSnapshot,
+  QueueTarget,
+  SettingChange,
+  SnapshotPr,
+  WatchEvent,
+  WatchEventKind,
+} from './types.ts';
+
+const HALTED = new Set(['paused', 'draining']);
+
+/** The snapshot of a getQueue answer, carrying forward the times health needs from the previous one. */
+export function toSnapshot(queue: Queue, prev: QueueSnapshot | undefined, now: number): QueueSnapshot {
+  const { state, branch: _b, enqueuedPullRequests, ...settings } = queue;
+  const prs: SnapshotPr[] = (enqueuedPullRequests ?? []).map((p) => {
+    const pr: SnapshotPr = {
+      number: p.prNumber,
+      title: p.prTitle,
+      author: p.prAuthor,
+      stateChangedAt: p.stateChangedAt,
+    };
+    if (p.state !== undefined) pr.state = p.state;
+    return pr;
+  });
+  const snap: QueueSnapshot = {
+    state,
+    settings: settings as Record<string, unknown>,
+    prs,
+    // Waiting is measured from when the queue last moved, or from when it stopped being empty.
+    progressAt: !prev || (prev.prs.length === 0 && prs.length > 0) ? now : prev.progressAt,
+  };
+  if (HALTED.has(state)) snap.haltedSince = prev && HALTED.has(prev.state) ? (prev.haltedSince ?? now) : now;
+  return snap;
+}
+
+/** Marks the snapshot as having moved when a PR started testing or merged in this poll. */
+export function noteProgress(snap: QueueSnapshot, events: readonly WatchEvent[], at: number): QueueSnapshot {
+  return events.some((e) => e.kind === 'testing' || e.kind === 'merged') ? { ...snap, progressAt: at } : snap;
+}
+
+/** A change made through this app, read from the audit log: which queue fields it set, and who. */
+export interface OurChange {
+  fields: string[];
+  userId: string;
+  at: number;
+}
+
+/** Audit entries of a target → the changes of ours they record (refused, failed and no-op ones changed nothing). */
+export function ourChangesFromAudit(entries: readonly AuditEntry[]): OurChange[] {
+  const out: OurChange[] = [];
+  for (const e of entries) {
+    if (e.outcome !== 'ok') continue;
+    let fields: string[] = [];
+    if (e.action === 'pause' || e.action === 'drain' || e.action === 'resume') fields = ['state'];
+    else if (e.action === 'concurrency') fields = ['concurrency'];
+    else if (e.action === 'settings') {
+      const changes = e.detail['changes'];
+      if (changes && typeof changes === 'object')
+        fields = Object.keys(changes).map((k) => (k === 'deleteRequiredStatuses' ? 'requiredStatuses' : k));
+    }
+    if (fields.length > 0) out.push({ fields, userId: e.userId, at: e.at });
+  }
+  return out;
+}
+
+export interface DiffFacts {
+  workspaceId: string;
+  queueKey: string;
+  target: QueueTarget;
+  /** The sequence number the new snapshot will be stored under. */
+  seq: number;
+  at: number;
+  /** Changes made through this app within the last poll window (see ourChangesFromAudit). */
+  ourChanges: readonly OurChange[];
+}
+
+export interface DiffResult {
+  /** state, submitted and testing events. */
+  events: WatchEvent[];
+  /** PRs that left the queue: resolve each with getSubmittedPullRequest, then resolveDeparted. */
+  departed: EventPr[];
+}
+
+export function eventId(
+  facts: Pick<DiffFacts, 'workspaceId' | 'queueKey' | 'seq'>,
+  kind: WatchEventKind,
+  part = '',
+): string {
+  return `${facts.workspaceId}|${facts.queueKey}|${facts.seq}|${kind}|${part}`;
+}
+
+function base(facts: DiffFacts, kind: WatchEventKind, part: string) {
+  return {
+    id: eventId(facts, kind, part),
+    workspaceId: facts.workspaceId,
+    queueKey: facts.queueKey,
+    target: facts.target,
+    seq: facts.seq,
+    at: facts.at,
+  };
+}
+
+/** A snapshot PR already has the fields events carry; a copy keeps the event independent of it. */
+function eventPr(p: SnapshotPr): EventPr {
+  return { ...p };
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function diffSnapshots(
+  prev: QueueSnapshot | undefined,
+  next: QueueSnapshot,
+  facts: DiffFacts,
+): DiffResult {
+  if (!prev) return { events: [], departed: [] };
+  const events: WatchEvent[] = [];
+
+  const changes: SettingChange[] = [];
+  const fields = ['state', ...new Set([...Object.keys(prev.settings), ...Object.keys(next.settings)])];
+  for (const field of fields) {
+    const before = field === 'state' ? prev.state : prev.settings[field];
+    const after = field === 'state' ? next.state : next.settings[field];
+    if (same(before, after)) continue;
+    const ours = facts.ourChanges.find((c) => c.fields.includes(field));
+    const change: SettingChange = { field, before, after, outsideSlack: !ours };
+    if (ours) change.by = ours.userId;
+    changes.push(change);
+  }
+  if (changes.length > 0)
+    events.push({
+      ...base(facts, 'state', ''),
+      kind: 'state',
+      changes,
+      outsideSlack: changes.some((c) => c.outsideSlack),
+    });
+
+  const before = new Map(prev.prs.map((p) => [p.number, p]));
+  const after = new Set(next.prs.map((p) => p.number));
+  for (const p of next.prs) {
+    const was = before.get(p.number);
+    if (!was)
+      events.push({ ...base(facts, 'submitted', String(p.number)), kind: 'submitted', pr: eventPr(p) });
+    if (p.state === 'testing' && was?.state !== 'testing')
+      events.push({ ...base(facts, 'testing', String(p.number)), kind: 'testing', pr: eventPr(p) });
+  }
+  const departed = prev.prs.filter((p) => !after.has(p.number)).map(eventPr);
+  return { events, departed };
+}
+
+/**
+ * The event for a PR that left the queue, from what getSubmittedPullRequest answered (undefined: Trunk
+ * no longer knows the PR). A PR Trunk still shows in the queue or in an unknown state is `left`.
+ */
+export function resolveDeparted(
+  pr: EventPr,
+  found: SubmittedPullRequest | undefined,
+  facts: DiffFacts,
+): WatchEvent {
+  const fate = found?.state?.toLowerCase();
+  const detail: EventPr = found
+    ? { number: pr.number, title: found.prTitle || pr.title, author: found.prAuthor || pr.author }
+    : pr;
+  if (found) {
+    if (found.state !== undefined) detail.state = found.state;
+    detail.stateChangedAt = found.stateChangedAt;
+  }
+  const part = String(pr.number);
+  if (fate === 'merged') return { ...base(facts, 'merged', part), kind: 'merged', pr: detail };
+  if (found && (fate === 'failed' || fate === 'cancelled')) {
+    const e: WatchEvent = {
+      ...base(facts, fate, part),
+      kind: fate,
+      pr: detail,
+      prBaseBranch: found.prBaseBranch,
+    };
+    if (found.readiness) e.readiness = found.readiness;
+    return e;
+  }
+  return { ...base(facts, 'left', part), kind: 'left', pr: detail };
+}

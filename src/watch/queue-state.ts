@@ -1,0 +1,216 @@
+/**
+ * Per followed queue: who polls it (watch_leases), what it looked like last (watch_snapshots) and the
+ * health episodes of each watch (watch_health). A poll's result — snapshot, events, health — is written
+ * in one transaction fenced by the lease, so a replica that lost its lease (it stalled and was taken over)
+ * writes nothing, and a restart or takeover continues from exactly what was committed.
+ */
+import type { Db, DbExecutor, Row } from '../store/types.ts';
+import type { HealthRecord } from './health.ts';
+import type { StoredSnapshot, WatchEvent } from './types.ts';
+
+/** The poll's write was refused: the lease is no longer ours, or another replica wrote a newer snapshot. */
+export class LostLeaseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LostLeaseError';
+  }
+}
+
+export interface LeaseRow {
+  workspaceId: string;
+  queueKey: string;
+  owner: string;
+  leaseUntil: number;
+}
+
+export class LeaseRepository {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /**
+   * Takes the queue's lease when free or expired, or renews it when already ours: one statement, so two
+   * replicas racing for an expired lease cannot both win.
+   */
+  async acquire(
+    workspaceId: string,
+    queueKey: string,
+    owner: string,
+    now: number,
+    leaseMs: number,
+  ): Promise<boolean> {
+    const rows = await this.#db.query(
+      `INSERT INTO watch_leases (workspace_id, queue_key, owner, lease_until) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id, queue_key) DO UPDATE SET owner = $3, lease_until = $4
+       WHERE watch_leases.owner = $3 OR watch_leases.lease_until < $5
+       RETURNING owner`,
+      [workspaceId, queueKey, owner, now + leaseMs, now],
+    );
+    return rows.length === 1;
+  }
+
+  /** Gives the lease up (stop, or nobody follows the queue any more). */
+  async release(workspaceId: string, queueKey: string, owner: string): Promise<boolean> {
+    const n = await this.#db.execute(
+      'DELETE FROM watch_leases WHERE workspace_id = $1 AND queue_key = $2 AND owner = $3',
+      [workspaceId, queueKey, owner],
+    );
+    return n === 1;
+  }
+
+  async get(workspaceId: string, queueKey: string): Promise<LeaseRow | undefined> {
+    const rows = await this.#db.query(
+      'SELECT workspace_id, queue_key, owner, lease_until FROM watch_leases WHERE workspace_id = $1 AND queue_key = $2',
+      [workspaceId, queueKey],
+    );
+    const r = rows[0];
+    return r
+      ? {
+          workspaceId: String(r['workspace_id']),
+          queueKey: String(r['queue_key']),
+          owner: String(r['owner']),
+          leaseUntil: Number(r['lease_until']),
+        }
+      : undefined;
+  }
+}
+
+function toHealth(r: Row): HealthRecord & { watchId: string } {
+  const rec: HealthRecord & { watchId: string } = {
+    watchId: String(r['watch_id']),
+    condition: String(r['condition']) as HealthRecord['condition'],
+    since: Number(r['since']),
+  };
+  if (r['alerted_at'] !== null && r['alerted_at'] !== undefined) rec.alertedAt = Number(r['alerted_at']);
+  if (r['recovered_at'] !== null && r['recovered_at'] !== undefined)
+    rec.recoveredAt = Number(r['recovered_at']);
+  return rec;
+}
+
+export interface PollWrite {
+  workspaceId: string;
+  queueKey: string;
+  owner: string;
+  now: number;
+  /** The lease is extended to this in the same transaction. */
+  leaseUntil: number;
+  /** The seq of the snapshot the diff was made against; undefined for the baseline. */
+  prevSeq: number | undefined;
+  next: StoredSnapshot;
+  events: readonly WatchEvent[];
+  /** The health records of each watch of the queue after this poll. */
+  health: ReadonlyArray<{ watchId: string; records: readonly HealthRecord[] }>;
+}
+
+export class SnapshotRepository {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async get(workspaceId: string, queueKey: string): Promise<StoredSnapshot | undefined> {
+    const rows = await this.#db.query(
+      'SELECT seq, snapshot, taken_at FROM watch_snapshots WHERE workspace_id = $1 AND queue_key = $2',
+      [workspaceId, queueKey],
+    );
+    const r = rows[0];
+    return r
+      ? { seq: Number(r['seq']), takenAt: Number(r['taken_at']), snapshot: JSON.parse(String(r['snapshot'])) }
+      : undefined;
+  }
+
+  /** A queue nobody follows is forgotten, so following it again starts from a fresh baseline. */
+  async forget(workspaceId: string, queueKey: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      await tx.execute('DELETE FROM watch_snapshots WHERE workspace_id = $1 AND queue_key = $2', [
+        workspaceId,
+        queueKey,
+      ]);
+      await tx.execute('DELETE FROM watch_health WHERE workspace_id = $1 AND queue_key = $2', [
+        workspaceId,
+        queueKey,
+      ]);
+    });
+  }
+
+  /**
+   * Snapshots of queues nobody polls (no lease, or an expired one): a queue left unfollowed while its
+   * poller was dead. The caller forgets those no longer followed.
+   */
+  async orphans(now: number): Promise<Array<{ workspaceId: string; queueKey: string }>> {
+    const rows = await this.#db.query(
+      `SELECT s.workspace_id, s.queue_key FROM watch_snapshots s
+       LEFT JOIN watch_leases l ON l.workspace_id = s.workspace_id AND l.queue_key = s.queue_key
+       WHERE l.owner IS NULL OR l.lease_until < $1`,
+      [now],
+    );
+    return rows.map((r) => ({ workspaceId: String(r['workspace_id']), queueKey: String(r['queue_key']) }));
+  }
+
+  async health(workspaceId: string, queueKey: string): Promise<Map<string, HealthRecord[]>> {
+    const rows = await this.#db.query(
+      'SELECT watch_id, condition, since, alerted_at, recovered_at FROM watch_health WHERE workspace_id = $1 AND queue_key = $2',
+      [workspaceId, queueKey],
+    );
+    const out = new Map<string, HealthRecord[]>();
+    for (const r of rows) {
+      const { watchId, ...rec } = toHealth(r);
+      out.set(watchId, [...(out.get(watchId) ?? []), rec]);
+    }
+    return out;
+  }
+
+  /** Snapshot, outbox events and health in one transaction; throws LostLeaseError (nothing written) when fenced off. */
+  async commitPoll(w: PollWrite): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      const renewed = await tx.execute(
+        `UPDATE watch_leases SET lease_until = $4
+         WHERE workspace_id = $1 AND queue_key = $2 AND owner = $3 AND lease_until >= $5`,
+        [w.workspaceId, w.queueKey, w.owner, w.leaseUntil, w.now],
+      );
+      if (renewed !== 1) throw new LostLeaseError(`lease of ${w.queueKey} is no longer ours`);
+      const snap = JSON.stringify(w.next.snapshot);
+      const written =
+        w.prevSeq === undefined
+          ? await tx.execute(
+              `INSERT INTO watch_snapshots (workspace_id, queue_key, seq, snapshot, taken_at) VALUES ($1, $2, $3, $4, $5)
+               ON CONFLICT (workspace_id, queue_key) DO NOTHING`,
+              [w.workspaceId, w.queueKey, w.next.seq, snap, w.next.takenAt],
+            )
+          : await tx.execute(
+              `UPDATE watch_snapshots SET seq = $3, snapshot = $4, taken_at = $5
+               WHERE workspace_id = $1 AND queue_key = $2 AND seq = $6`,
+              [w.workspaceId, w.queueKey, w.next.seq, snap, w.next.takenAt, w.prevSeq],
+            );
+      if (written !== 1) throw new LostLeaseError(`snapshot of ${w.queueKey} moved on under us`);
+      await insertEvents(tx, w.events, w.now);
+      for (const h of w.health) await saveHealth(tx, w.workspaceId, w.queueKey, h.watchId, h.records);
+    });
+  }
+}
+
+async function insertEvents(tx: DbExecutor, events: readonly WatchEvent[], now: number): Promise<void> {
+  for (const e of events)
+    await tx.execute(
+      `INSERT INTO watch_events (event_id, workspace_id, queue_key, seq, kind, payload, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`,
+      [e.id, e.workspaceId, e.queueKey, e.seq, e.kind, JSON.stringify(e), now],
+    );
+}
+
+async function saveHealth(
+  tx: DbExecutor,
+  workspaceId: string,
+  queueKey: string,
+  watchId: string,
+  records: readonly HealthRecord[],
+): Promise<void> {
+  for (const r of records)
+    await tx.execute(
+      `INSERT INTO watch_health (watch_id, workspace_id, queue_key, condition, since, alerted_at, recovered_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (watch_id, condition) DO UPDATE SET since = $5, alerted_at = $6, recovered_at = $7`,
+      [watchId, workspaceId, queueKey, r.condition, r.since, r.alertedAt ?? null, r.recoveredAt ?? null],
+    );
+}

@@ -1,0 +1,166 @@
+/**
+ * Plain data of the watch domain: what is watched, the snapshots a queue is compared with, and the events
+ * the comparison yields. Nothing here knows about Slack; the Slack side renders these.
+ */
+import type { QueueRef } from '../core/target.ts';
+import type { Readiness } from '../trunk/types.ts';
+
+export const TOPICS = ['state', 'submitted', 'testing', 'merged', 'failed', 'health'] as const;
+export type Topic = (typeof TOPICS)[number];
+export const DEFAULT_TOPICS: readonly Topic[] = ['state', 'failed', 'health'];
+
+/** A queue address; the same shape queue/ resolves targets to. */
+export type QueueTarget = QueueRef;
+
+/**
+ * The stable name of a queue within a workspace: repositories compare case-insensitively (like the hosts),
+ * branches case-sensitively (like git).
+ */
+export function queueKeyOf(t: QueueTarget): string {
+  return `${t.repo.host}/${t.repo.owner}/${t.repo.name}`.toLowerCase() + `:${t.branch}`;
+}
+
+/** A channel's feed of one queue. */
+export interface Watch {
+  id: string;
+  workspaceId: string;
+  channelId: string;
+  target: QueueTarget;
+  topics: Topic[];
+  /** Overrides STUCK_MINUTES for this channel's health alerts. */
+  stuckMinutes?: number;
+  createdBy: string;
+  createdAt: number;
+}
+
+/** A status message that keeps itself current until liveUntil. */
+export interface LiveMessage {
+  workspaceId: string;
+  channelId: string;
+  ts: string;
+  target: QueueTarget;
+  liveUntil: number;
+}
+
+/** A Slack user linked to a GitHub login (for notes about their own PRs). */
+export interface PersonLink {
+  workspaceId: string;
+  userId: string;
+  githubLogin: string;
+  /** Made or confirmed by an operator; a self-made link is an unchecked claim that brings notes only. */
+  verified: boolean;
+  notify: boolean;
+  linkedBy: string;
+  linkedAt: number;
+}
+
+/** One PR as a snapshot keeps it. */
+export interface SnapshotPr {
+  number: number;
+  title: string;
+  author: string;
+  /** Absent when Trunk's answer carries no per-PR state (the contract does not list it). */
+  state?: string;
+  stateChangedAt: string;
+}
+
+/** What the store keeps of a queue between polls. */
+export interface QueueSnapshot {
+  state: string;
+  /** Every setting of getQueue except state, branch and the PR list. */
+  settings: Record<string, unknown>;
+  prs: SnapshotPr[];
+  /** Last time a PR started testing or merged, or the queue went from empty to busy (stuck alerts). */
+  progressAt: number;
+  /** Since when the queue has been paused or draining (paused reminders); absent while running. */
+  haltedSince?: number;
+}
+
+export interface StoredSnapshot {
+  seq: number;
+  takenAt: number;
+  snapshot: QueueSnapshot;
+}
+
+export interface SettingChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+  /** True when no change made through this app (an audit entry within the poll window) explains it. */
+  outsideSlack: boolean;
+  /** The Slack user whose change explains it. */
+  by?: string;
+}
+
+/** A PR as events carry it. */
+export interface EventPr {
+  number: number;
+  title: string;
+  author: string;
+  state?: string;
+  stateChangedAt?: string;
+}
+
+interface EventBase {
+  /** Deterministic (workspace, queue, snapshot seq, kind, PR): a restart or takeover writes the same id. */
+  id: string;
+  workspaceId: string;
+  queueKey: string;
+  target: QueueTarget;
+  seq: number;
+  /** When the watcher saw it (epoch ms). */
+  at: number;
+}
+
+export type WatchEvent =
+  | (EventBase & { kind: 'state'; changes: SettingChange[]; outsideSlack: boolean })
+  | (EventBase & { kind: 'submitted'; pr: EventPr })
+  | (EventBase & { kind: 'testing'; pr: EventPr })
+  | (EventBase & { kind: 'merged'; pr: EventPr })
+  | (EventBase & {
+      kind: 'failed' | 'cancelled';
+      pr: EventPr;
+      /** Readiness as Trunk reported it when the PR left (explain with queue/readiness.ts). */
+      readiness?: Readiness;
+      prBaseBranch?: string;
+    })
+  | (EventBase & {
+      /** The PR left the queue and Trunk no longer says what became of it (404). Live messages only. */
+      kind: 'left';
+      pr: EventPr;
+    })
+  | (EventBase & {
+      kind: 'health';
+      /** The one watch (channel) whose thresholds raised it. */
+      watchId: string;
+      condition: HealthCondition;
+      phase: 'alert' | 'recovered';
+      /** When the condition began (epoch ms). */
+      since: number;
+      /** The threshold that was crossed, in minutes. */
+      thresholdMinutes: number;
+      waitingPrs: number;
+      state: string;
+    });
+
+export type WatchEventKind = WatchEvent['kind'];
+
+export type HealthCondition = 'stuck' | 'paused';
+
+/** Where an event goes. `key` names it in the delivery record. */
+export type Destination =
+  | { kind: 'channel'; key: string; workspaceId: string; channelId: string; watchId: string }
+  | { kind: 'live'; key: string; workspaceId: string; channelId: string; ts: string; liveUntil: number }
+  | { kind: 'author'; key: string; workspaceId: string; userId: string; githubLogin: string };
+
+export type DeliveryResult =
+  | { key: string; ok: true }
+  /** `final`: retrying cannot help (e.g. channel_not_found); recorded as failed and not retried. */
+  | { key: string; ok: false; error: string; final?: boolean };
+
+/**
+ * What the Slack side implements: post to channels, re-render live messages, DM authors. Called with the
+ * destinations this replica claimed for the event; answer one result per destination (a missing result or
+ * a throw counts as a failure to retry).
+ */
+export type Deliver = (event: WatchEvent, destinations: Destination[]) => Promise<DeliveryResult[]>;

@@ -1,0 +1,384 @@
+/**
+ * The watcher loop. Each tick, for every followed queue: take or renew its lease (one replica polls a queue
+ * at a time; a dead replica's lease expires and another takes over); when the queue is due, poll getQueue
+ * once — however many channels, live messages and authors follow it — diff against the stored snapshot,
+ * resolve departed PRs, evaluate health, and write snapshot + events in one transaction fenced by the
+ * lease. Then hand the queue's undelivered events to `deliver`, claiming each (event, destination) first.
+ * A queue nobody follows any more has its lease released and its snapshot forgotten.
+ */
+
+import { formatQueueRef } from '../core/target.ts';
+import type { Logger } from '../observability/log.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { AuditEntry, Db } from '../store/types.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import { TrunkNotFoundError } from '../trunk/errors.ts';
+import {
+  type DiffFacts,
+  diffSnapshots,
+  noteProgress,
+  ourChangesFromAudit,
+  resolveDeparted,
+  toSnapshot,
+} from './diff.ts';
+import type { FollowedQueue } from './followed.ts';
+import { LiveMessageRepository, WatchRepository } from './follows.ts';
+import { evaluateHealth, type HealthRecord } from './health.ts';
+import { OutboxRepository } from './outbox.ts';
+import { PeopleRepository } from './people.ts';
+import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
+import {
+  type Deliver,
+  type DeliveryResult,
+  type Destination,
+  queueKeyOf,
+  type Topic,
+  type WatchEvent,
+} from './types.ts';
+
+export type WatchTrunk = Pick<TrunkApi, 'getQueue' | 'getSubmittedPullRequest'>;
+
+export interface WatcherOptions {
+  db: Db;
+  /** The queues to watch now (see listFollowedQueues). */
+  followed(now: number): Promise<FollowedQueue[]>;
+  /** The workspace's Trunk client; undefined while it has no credentials (its queues are skipped). */
+  trunkFor(workspaceId: string): Promise<WatchTrunk | undefined> | WatchTrunk | undefined;
+  deliver: Deliver;
+  /** Audit entries of a queue target (store.listAudit), to tell our changes from changes made elsewhere. */
+  listAudit?(workspaceId: string, opts: { target: string; limit: number }): Promise<AuditEntry[]>;
+  clock?: () => number;
+  replicaId: string;
+  intervalSeconds: number;
+  stuckMinutes: number;
+  pausedReminderHours: number;
+  logger: Logger;
+  metrics: Pick<Metrics, 'watchedQueues' | 'watchPolls' | 'watchEvents'>;
+  /** How long a queue lease lasts without renewal; default 3 intervals (at least 15 s). */
+  leaseMs?: number;
+  /** How long a claimed delivery is protected from takeover; default 60 s. */
+  deliveryLeaseMs?: number;
+  /** Undelivered events are retried this long, then given up (logged); default 15 min. */
+  deliveryGraceMs?: number;
+  /** Queues handled at the same time; default 8. */
+  concurrency?: number;
+}
+
+const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled']);
+const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
+  state: 'state',
+  submitted: 'submitted',
+  testing: 'testing',
+  merged: 'merged',
+  failed: 'failed',
+  cancelled: 'failed',
+  health: 'health',
+  left: undefined,
+};
+const KEEP_EVENTS_MS = 7 * 24 * 3_600_000;
+
+export class Watcher {
+  readonly #o: WatcherOptions;
+  readonly #now: () => number;
+  readonly #intervalMs: number;
+  readonly #leaseMs: number;
+  readonly leases: LeaseRepository;
+  readonly snapshots: SnapshotRepository;
+  readonly outbox: OutboxRepository;
+  readonly watches: WatchRepository;
+  readonly live: LiveMessageRepository;
+  readonly people: PeopleRepository;
+  /** Queues whose lease this replica holds: `workspace|queueKey` → the queue. */
+  readonly #owned = new Map<string, FollowedQueue>();
+  /** Last poll attempt per queue, so a failing poll waits an interval too. */
+  readonly #attempted = new Map<string, number>();
+  #prunedAt = 0;
+
+  constructor(o: WatcherOptions) {
+    this.#o = o;
+    this.#now = o.clock ?? Date.now;
+    this.#intervalMs = o.intervalSeconds * 1000;
+    this.#leaseMs = o.leaseMs ?? Math.max(3 * this.#intervalMs, 15_000);
+    this.leases = new LeaseRepository(o.db);
+    this.snapshots = new SnapshotRepository(o.db);
+    this.outbox = new OutboxRepository(o.db);
+    this.watches = new WatchRepository(o.db);
+    this.live = new LiveMessageRepository(o.db);
+    this.people = new PeopleRepository(o.db);
+  }
+
+  /** Queues this replica polls now. */
+  get owned(): FollowedQueue[] {
+    return [...this.#owned.values()];
+  }
+
+  async tick(): Promise<void> {
+    const now = this.#now();
+    const followed = new Map<string, FollowedQueue>();
+    for (const q of await this.#o.followed(now)) followed.set(`${q.workspaceId}|${queueKeyOf(q.target)}`, q);
+
+    for (const [id, q] of this.#owned) {
+      if (followed.has(id)) continue;
+      this.#owned.delete(id);
+      this.#attempted.delete(id);
+      const key = queueKeyOf(q.target);
+      // Only the holder forgets the snapshot, so a new follower later starts from a fresh baseline.
+      if (await this.leases.release(q.workspaceId, key, this.#o.replicaId))
+        await this.snapshots.forget(q.workspaceId, key);
+      this.#o.logger.info(
+        { workspace: q.workspaceId, queue: key },
+        'queue no longer followed; polling stopped',
+      );
+    }
+
+    await pool([...followed.entries()], this.#o.concurrency ?? 8, async ([id, q]) => {
+      try {
+        await this.#handle(id, q, now);
+      } catch (err) {
+        // One queue's trouble must not stop the others; it is tried again next tick.
+        this.#o.logger.error({ err, workspace: q.workspaceId, queue: id }, 'watching a queue failed');
+      }
+    });
+    this.#o.metrics.watchedQueues.set(this.#owned.size);
+
+    if (now - this.#prunedAt > 3_600_000) {
+      this.#prunedAt = now;
+      await this.outbox.prune(now - KEEP_EVENTS_MS);
+      // A queue unfollowed while its poller was dead kept its snapshot; following it again must start
+      // from a fresh baseline, not announce what changed in between.
+      for (const o of await this.snapshots.orphans(now))
+        if (!followed.has(`${o.workspaceId}|${o.queueKey}`))
+          await this.snapshots.forget(o.workspaceId, o.queueKey);
+    }
+  }
+
+  /** Gives up every lease this replica holds (orderly shutdown), so another replica takes over at once. */
+  async releaseAll(): Promise<void> {
+    for (const q of this.#owned.values())
+      await this.leases.release(q.workspaceId, queueKeyOf(q.target), this.#o.replicaId).catch(() => false);
+    this.#owned.clear();
+    this.#o.metrics.watchedQueues.set(0);
+  }
+
+  async #handle(id: string, q: FollowedQueue, now: number): Promise<void> {
+    const key = queueKeyOf(q.target);
+    if (!(await this.leases.acquire(q.workspaceId, key, this.#o.replicaId, now, this.#leaseMs))) {
+      this.#owned.delete(id);
+      return;
+    }
+    this.#owned.set(id, q);
+    const stored = await this.snapshots.get(q.workspaceId, key);
+    const last = Math.max(stored?.takenAt ?? 0, this.#attempted.get(id) ?? 0);
+    if (!stored || now - last >= this.#intervalMs) {
+      this.#attempted.set(id, now);
+      await this.#poll(q, key, stored, now);
+    }
+    await this.#deliverPending(q, key, now);
+  }
+
+  async #poll(
+    q: FollowedQueue,
+    key: string,
+    stored: Awaited<ReturnType<SnapshotRepository['get']>>,
+    now: number,
+  ): Promise<void> {
+    const api = await this.#o.trunkFor(q.workspaceId);
+    if (!api) return;
+    const address = { repo: q.target.repo, targetBranch: q.target.branch };
+    const log = this.#o.logger.child({ workspace: q.workspaceId, queue: key });
+    let queue: Awaited<ReturnType<WatchTrunk['getQueue']>>;
+    try {
+      queue = await api.getQueue(address);
+      this.#o.metrics.watchPolls.inc({ outcome: 'ok' });
+    } catch (err) {
+      this.#o.metrics.watchPolls.inc({ outcome: 'failed' });
+      log.warn({ err }, 'polling the queue failed; trying again next interval');
+      return;
+    }
+    const facts: DiffFacts = {
+      workspaceId: q.workspaceId,
+      queueKey: key,
+      target: q.target,
+      seq: (stored?.seq ?? 0) + 1,
+      at: now,
+      ourChanges: stored ? await this.#ourChanges(q, stored.takenAt) : [],
+    };
+    const next = toSnapshot(queue, stored?.snapshot, now);
+    const diff = diffSnapshots(stored?.snapshot, next, facts);
+    const events = [...diff.events];
+    for (const pr of diff.departed) {
+      try {
+        events.push(
+          resolveDeparted(
+            pr,
+            await api.getSubmittedPullRequest({ ...address, pr: { number: pr.number } }),
+            facts,
+          ),
+        );
+      } catch (err) {
+        if (!(err instanceof TrunkNotFoundError)) {
+          // Nothing is stored: the next poll diffs against the same snapshot and asks again.
+          log.warn({ err, pr: pr.number }, 'could not learn what became of a PR; retrying next interval');
+          return;
+        }
+        events.push(resolveDeparted(pr, undefined, facts));
+      }
+    }
+    const snapshot = noteProgress(next, events, now);
+
+    const previousHealth = await this.snapshots.health(q.workspaceId, key);
+    const health: Array<{ watchId: string; records: HealthRecord[] }> = [];
+    for (const w of await this.watches.listQueue(q.workspaceId, key)) {
+      if (!w.topics.includes('health')) continue;
+      const h = evaluateHealth({
+        workspaceId: q.workspaceId,
+        queueKey: key,
+        target: q.target,
+        watchId: w.id,
+        snapshot,
+        now,
+        thresholds: {
+          stuckMinutes: w.stuckMinutes ?? this.#o.stuckMinutes,
+          pausedReminderHours: this.#o.pausedReminderHours,
+        },
+        previous: previousHealth.get(w.id) ?? [],
+      });
+      health.push({ watchId: w.id, records: h.records });
+      for (const e of h.events) events.push({ ...e, seq: facts.seq });
+    }
+
+    try {
+      await this.snapshots.commitPoll({
+        workspaceId: q.workspaceId,
+        queueKey: key,
+        owner: this.#o.replicaId,
+        now,
+        leaseUntil: now + this.#leaseMs,
+        prevSeq: stored?.seq,
+        next: { seq: facts.seq, takenAt: now, snapshot },
+        events,
+        health,
+      });
+    } catch (err) {
+      if (!(err instanceof LostLeaseError)) throw err;
+      this.#owned.delete(`${q.workspaceId}|${key}`);
+      log.warn({ reason: err.message }, 'lost the queue lease; another replica polls it now');
+    }
+  }
+
+  /** Changes made through this app since one interval before the previous poll (so none slips between). */
+  async #ourChanges(q: FollowedQueue, prevTakenAt: number) {
+    if (!this.#o.listAudit) return [];
+    const entries = await this.#o.listAudit(q.workspaceId, { target: formatQueueRef(q.target), limit: 50 });
+    return ourChangesFromAudit(entries.filter((e) => e.at >= prevTakenAt - this.#intervalMs));
+  }
+
+  /** Where an event goes now: watching channels of its topic, live messages, and the linked author. */
+  async destinations(event: WatchEvent, now: number): Promise<Destination[]> {
+    const out: Destination[] = [];
+    const topic = TOPIC_OF[event.kind];
+    if (topic)
+      for (const w of await this.watches.listQueue(event.workspaceId, event.queueKey)) {
+        if (!w.topics.includes(topic)) continue;
+        if (event.kind === 'health' && w.id !== event.watchId) continue;
+        out.push({
+          kind: 'channel',
+          key: `channel:${w.channelId}`,
+          workspaceId: w.workspaceId,
+          channelId: w.channelId,
+          watchId: w.id,
+        });
+      }
+    if (event.kind !== 'health')
+      for (const m of await this.live.listQueue(event.workspaceId, event.queueKey, now))
+        out.push({
+          kind: 'live',
+          key: `live:${m.channelId}:${m.ts}`,
+          workspaceId: m.workspaceId,
+          channelId: m.channelId,
+          ts: m.ts,
+          liveUntil: m.liveUntil,
+        });
+    if (AUTHOR_KINDS.has(event.kind) && 'pr' in event) {
+      const person = await this.people.byLogin(event.workspaceId, event.pr.author);
+      if (person?.notify)
+        out.push({
+          kind: 'author',
+          key: `author:${person.userId}`,
+          workspaceId: person.workspaceId,
+          userId: person.userId,
+          githubLogin: person.githubLogin,
+        });
+    }
+    return out;
+  }
+
+  async #deliverPending(q: FollowedQueue, key: string, now: number): Promise<void> {
+    const grace = this.#o.deliveryGraceMs ?? 15 * 60_000;
+    const log = this.#o.logger.child({ workspace: q.workspaceId, queue: key });
+    for (const { event, createdAt } of await this.outbox.pending(q.workspaceId, key)) {
+      const dests = await this.destinations(event, now);
+      if (now - createdAt > grace) {
+        const rows = await this.outbox.deliveries(event.id);
+        const missed = dests.filter((d) => !rows.some((r) => r.destination === d.key && r.status === 'sent'));
+        await this.outbox.finish(event.id, now, true);
+        if (missed.length > 0)
+          log.warn(
+            { event: event.id, kind: event.kind, missed: missed.map((d) => d.key) },
+            'queue event not delivered within its grace period; giving up',
+          );
+        continue;
+      }
+      const claimed: Destination[] = [];
+      for (const d of dests)
+        if (
+          await this.outbox.claim(
+            event.id,
+            d.key,
+            q.workspaceId,
+            this.#o.replicaId,
+            now,
+            this.#o.deliveryLeaseMs ?? 60_000,
+          )
+        )
+          claimed.push(d);
+      if (claimed.length > 0) await this.#send(event, claimed, now, log);
+      const rows = await this.outbox.deliveries(event.id);
+      const settled = dests.every((d) =>
+        rows.some((r) => r.destination === d.key && (r.status === 'sent' || r.status === 'failed')),
+      );
+      if (settled) await this.outbox.finish(event.id, now, false);
+    }
+  }
+
+  async #send(event: WatchEvent, claimed: Destination[], now: number, log: Logger): Promise<void> {
+    let results: DeliveryResult[] = [];
+    try {
+      results = await this.#o.deliver(event, claimed);
+    } catch (err) {
+      log.warn({ err, event: event.id }, 'delivering a queue event failed; retrying next tick');
+    }
+    for (const d of claimed) {
+      const r = results.find((x) => x.key === d.key);
+      if (r?.ok) {
+        await this.outbox.settle(event.id, d.key, this.#o.replicaId, 'sent', now);
+        this.#o.metrics.watchEvents.inc({ kind: event.kind, destination: d.kind });
+      } else {
+        const error = r && !r.ok ? r.error : 'no result from deliver';
+        const final = r && !r.ok && r.final === true;
+        await this.outbox.settle(event.id, d.key, this.#o.replicaId, final ? 'failed' : 'retry', now, error);
+        if (final)
+          log.warn({ event: event.id, destination: d.key, error }, 'queue event delivery failed for good');
+      }
+    }
+  }
+}
+
+/** Runs fn over items with at most `size` at a time. */
+async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+}

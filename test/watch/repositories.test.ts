@@ -1,0 +1,226 @@
+/**
+ * The watch tables on both engines (SQLite file, PostgreSQL): watches one per channel and queue, people
+ * links (a login belongs to one person), which queues are followed, the queue lease, and deleteWorkspace.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.ts';
+import type { Store } from '../../src/store/types.ts';
+import { listFollowedQueues } from '../../src/watch/followed.ts';
+import { LiveMessageRepository, WatchRepository } from '../../src/watch/follows.ts';
+import { PeopleRepository } from '../../src/watch/people.ts';
+import { LeaseRepository } from '../../src/watch/queue-state.ts';
+import { queueKeyOf } from '../../src/watch/types.ts';
+import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+
+const pgEnabled = await pgTestsEnabled('watch repositories (PostgreSQL)');
+const T0 = Date.parse('2026-11-02T08:00:00Z');
+const web = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
+const api = { repo: { host: 'github.com', owner: 'acme', name: 'api' }, branch: 'release' };
+
+const engines: Array<[string, () => Promise<{ store: Store; drop(): Promise<void> }>]> = [
+  [
+    'SQLite',
+    async () => ({
+      store: await openStore({
+        database: { kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'mq-watch-repo-')), 'mq.db') },
+        encryptionKeys: [],
+      }),
+      drop: async () => {},
+    }),
+  ],
+];
+if (pgEnabled)
+  engines.push([
+    'PostgreSQL',
+    async () => {
+      const db: PgTestDatabase = await createPgTestDatabase();
+      return {
+        store: await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] }),
+        drop: () => db.drop(),
+      };
+    },
+  ]);
+
+describe.each(engines)('watch tables on %s', (_name, open) => {
+  let store: Store;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ store, drop } = await open());
+  }, 60_000);
+  afterAll(async () => {
+    await store.close();
+    await drop();
+  });
+
+  it('one watch per channel and queue: watching again replaces topics and threshold', async () => {
+    const watches = new WatchRepository(store.db);
+    const first = await watches.upsert({
+      workspaceId: 'T1',
+      channelId: 'C1',
+      target: web,
+      topics: ['state', 'failed', 'health'],
+      createdBy: 'U1',
+      createdAt: T0,
+    });
+    expect(first.id).toMatch(/^w[a-z0-9]{5}$/);
+    const again = await watches.upsert({
+      workspaceId: 'T1',
+      channelId: 'C1',
+      target: { ...web, repo: { ...web.repo, owner: 'ACME' } },
+      topics: ['merged', 'submitted'],
+      stuckMinutes: 20,
+      createdBy: 'U2',
+      createdAt: T0 + 1,
+    });
+    expect(again).toMatchObject({ id: first.id, topics: ['submitted', 'merged'], stuckMinutes: 20 });
+    expect(await watches.listChannel('T1', 'C1')).toHaveLength(1);
+    expect(await watches.remove('T1', 'C1', web)).toBe(true);
+    expect(await watches.remove('T1', 'C1', web)).toBe(false);
+  });
+
+  it('a GitHub login belongs to one person: a second claim is refused, an operator reassigns it', async () => {
+    const people = new PeopleRepository(store.db);
+    const mine = await people.link({
+      workspaceId: 'T1',
+      userId: 'U_MARA',
+      githubLogin: '@Mara',
+      linkedBy: 'U_MARA',
+      verified: false,
+      now: T0,
+    });
+    expect(mine).toMatchObject({ ok: true, link: { githubLogin: 'Mara', verified: false, notify: true } });
+    const claim = await people.link({
+      workspaceId: 'T1',
+      userId: 'U_EVE',
+      githubLogin: 'mara',
+      linkedBy: 'U_EVE',
+      verified: false,
+      now: T0,
+    });
+    expect(claim).toEqual({ ok: false, reason: 'taken', heldBy: 'U_MARA' });
+    // Another workspace is another namespace.
+    expect(
+      (
+        await people.link({
+          workspaceId: 'T2',
+          userId: 'U_EVE',
+          githubLogin: 'mara',
+          linkedBy: 'U_EVE',
+          verified: false,
+          now: T0,
+        })
+      ).ok,
+    ).toBe(true);
+    const bad = await people.link({
+      workspaceId: 'T1',
+      userId: 'U_EVE',
+      githubLogin: 'not a login!',
+      linkedBy: 'U_EVE',
+      verified: false,
+      now: T0,
+    });
+    expect(bad).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+      message: expect.stringContaining('me github octocat'),
+    });
+    const settled = await people.link({
+      workspaceId: 'T1',
+      userId: 'U_EVE',
+      githubLogin: 'MARA',
+      linkedBy: 'U_OPERATOR',
+      verified: true,
+      reassign: true,
+      now: T0 + 1,
+    });
+    expect(settled).toMatchObject({
+      ok: true,
+      replaced: 'U_MARA',
+      link: { userId: 'U_EVE', verified: true },
+    });
+    expect(await people.get('T1', 'U_MARA')).toBeUndefined();
+    expect((await people.byLogin('T1', 'mArA'))?.userId).toBe('U_EVE');
+    expect(await people.setNotify('T1', 'U_EVE', false)).toBe(true);
+    expect((await people.get('T1', 'U_EVE'))?.notify).toBe(false);
+    expect(await people.forget('T1', 'U_EVE')).toBe(true);
+    expect(await people.forget('T1', 'U_EVE')).toBe(false);
+  });
+
+  it('followed queues: watched, shown by a live message still live, or a channel or workspace default', async () => {
+    const watches = new WatchRepository(store.db);
+    const live = new LiveMessageRepository(store.db);
+    await watches.upsert({
+      workspaceId: 'T3',
+      channelId: 'C1',
+      target: web,
+      topics: ['state'],
+      createdBy: 'U1',
+      createdAt: T0,
+    });
+    await live.upsert(
+      { workspaceId: 'T3', channelId: 'C2', ts: '1.1', target: api, liveUntil: T0 + 1000 },
+      T0,
+    );
+    await live.upsert(
+      { workspaceId: 'T3', channelId: 'C2', ts: '1.2', target: { ...api, branch: 'old' }, liveUntil: T0 - 1 },
+      T0,
+    );
+    await store.setWorkspaceDefaultTarget('T4', { repo: api.repo, branch: 'dev' });
+    await store.setChannelDefault('T4', 'C9', { branch: 'hotfix' });
+    const keys = (await listFollowedQueues(store.db, T0))
+      .filter((q) => q.workspaceId === 'T3' || q.workspaceId === 'T4')
+      .map((q) => `${q.workspaceId} ${queueKeyOf(q.target)}`)
+      .sort();
+    expect(keys).toEqual([
+      'T3 github.com/acme/api:release',
+      'T3 github.com/acme/web:main',
+      'T4 github.com/acme/api:dev',
+      'T4 github.com/acme/api:hotfix',
+    ]);
+    expect((await live.takeExpired(T0)).map((m) => m.ts)).toEqual(['1.2']);
+    expect(await live.takeExpired(T0)).toEqual([]);
+  });
+
+  it('a queue lease is taken when free, renewed by its owner, refused to others until it expires', async () => {
+    const leases = new LeaseRepository(store.db);
+    expect(await leases.acquire('T5', 'k', 'A', T0, 1000)).toBe(true);
+    expect(await leases.acquire('T5', 'k', 'B', T0 + 500, 1000)).toBe(false);
+    expect(await leases.acquire('T5', 'k', 'A', T0 + 900, 1000)).toBe(true);
+    expect(await leases.acquire('T5', 'k', 'B', T0 + 1500, 1000)).toBe(false);
+    expect(await leases.acquire('T5', 'k', 'B', T0 + 2000, 1000)).toBe(true);
+    expect(await leases.release('T5', 'k', 'A')).toBe(false);
+    expect((await leases.get('T5', 'k'))?.owner).toBe('B');
+  });
+
+  it('deleteWorkspace removes every watch table row of the workspace and no other', async () => {
+    const people = new PeopleRepository(store.db);
+    await people.link({
+      workspaceId: 'T6',
+      userId: 'U1',
+      githubLogin: 'x',
+      linkedBy: 'U1',
+      verified: false,
+      now: T0,
+    });
+    await new WatchRepository(store.db).upsert({
+      workspaceId: 'T6',
+      channelId: 'C1',
+      target: web,
+      topics: ['state'],
+      createdBy: 'U1',
+      createdAt: T0,
+    });
+    await new LeaseRepository(store.db).acquire('T6', 'k', 'A', T0, 1000);
+    await store.deleteWorkspace('T6');
+    for (const table of ['watch_channels', 'watch_people', 'watch_leases']) {
+      const rows = await store.db.query<{ n: unknown }>(
+        `SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = 'T6'`,
+      );
+      expect(Number(rows[0]?.n), table).toBe(0);
+    }
+    expect((await people.byLogin('T2', 'mara'))?.userId).toBe('U_EVE');
+  });
+});
