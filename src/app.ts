@@ -64,6 +64,8 @@ export interface AppOverrides {
   clock?: () => number;
   /** Shutdown coordination (src/lifecycle.ts); default: one made from config.shutdownTimeoutMs. */
   lifecycle?: Lifecycle;
+  /** Names this replica in the claims it takes; default the process id. */
+  replicaId?: string;
   http?: {
     /** Listen address; default all interfaces. */
     host?: string;
@@ -83,8 +85,6 @@ export interface AppOverrides {
   digest?:
     | false
     | {
-        /** Names this replica in claims; default the process id. */
-        replicaId?: string;
         /** How often the scheduler looks for due digests (node-cron syntax); default every minute. */
         tickCron?: string;
         /** How long a claimed occurrence stays this replica's; default 60 s. */
@@ -264,7 +264,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           logger: logger.child({ component: 'digest' }),
           metrics,
           graceHours: config.digest.graceHours,
-          replicaId: digestOverrides?.replicaId ?? `${process.pid}`,
+          replicaId: overrides.replicaId ?? `${process.pid}`,
           clock: now,
           ...(digestOverrides?.tickCron ? { tickCron: digestOverrides.tickCron } : {}),
           ...(digestOverrides?.leaseMs ? { leaseMs: digestOverrides.leaseMs } : {}),
