@@ -25,6 +25,8 @@ import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
+import { createQueueEvents, type QueueEvents } from './slack/events/service.ts';
+import { createFreezer } from './slack/freeze-announcer.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
@@ -92,6 +94,12 @@ export interface AppOverrides {
         /** Pause between two posts to one channel; default 1.1 s. */
         paceMs?: number;
       };
+  /** false: no queue watcher (no feeds, live status messages or notes to authors). */
+  watch?: false;
+  freeze?: {
+    /** How often the freezer looks for windows to start or end; default 5 s. */
+    tickMs?: number;
+  };
 }
 
 export interface RunningApp {
@@ -104,6 +112,8 @@ export interface RunningApp {
   readonly metrics: Metrics;
   readonly bolt: App;
   readonly workspaces: Workspaces;
+  /** Queue events (feeds, live status messages, notes to authors); undefined when turned off. */
+  readonly events: QueueEvents | undefined;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -273,6 +283,28 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         });
 
+  // Freeze windows start and end on the app's clock (`now`), so tests move time by hand.
+  const freezer = createFreezer({
+    store,
+    workspaces,
+    logger: logger.child({ component: 'freeze' }),
+    replicaId: overrides.replicaId ?? `${process.pid}`,
+    clock: now,
+    ...(overrides.freeze?.tickMs ? { tickMs: overrides.freeze.tickMs } : {}),
+  });
+  const events =
+    overrides.watch === false
+      ? undefined
+      : createQueueEvents({
+          config,
+          store,
+          workspaces,
+          logger,
+          metrics,
+          now,
+          replicaId: overrides.replicaId ?? `${process.pid}`,
+        });
+
   const deps: SlackDeps = {
     config,
     store,
@@ -282,6 +314,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     directory,
     digest: digestService as DigestCommands | undefined,
     now,
+    ...(events ? { liveStatus: events.live } : {}),
   };
   registerListeners(bolt, deps);
 
@@ -299,6 +332,10 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   };
   if (socketReceiver) lifecycle.onStopIntake('slack-socket', stopReceiver);
   lifecycle.onClose('digest-scheduler', () => digestService?.stop());
+  // Runs in flight get the shutdown budget; an unfinished one is taken over by another replica (its lease).
+  lifecycle.onClose('freezer', () => freezer.stop(config.shutdownTimeoutMs));
+  // Releases this replica's queue leases so another replica polls them at once.
+  lifecycle.onClose('queue-watcher', () => events?.stop());
   if (httpReceiver) lifecycle.onClose('http-server', stopReceiver);
   if (ownStore) lifecycle.onClose('store', () => store.close());
   const running: RunningApp = {
@@ -314,6 +351,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     metrics,
     bolt,
     workspaces,
+    events,
     async start() {
       if (started) return;
       if (httpReceiver) {
@@ -326,7 +364,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
         port = addr && typeof addr === 'object' ? addr.port : config.port;
       }
       started = true;
-      if (config.digest.schedulerEnabled) digestService?.start();
+      if (config.digest.schedulerEnabled) {
+        digestService?.start();
+        freezer.start();
+        events?.start();
+      }
       const retention = startAuditRetention({
         store,
         retentionDays: config.auditRetentionDays,

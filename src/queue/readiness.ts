@@ -25,7 +25,13 @@ const STATE_SUMMARY: Record<string, string> = {
   pending_failure: 'failed its tests and is waiting for the PRs below it before it is removed',
 };
 
-export function explainReadiness(pr: SubmittedPullRequest, queueBranch?: string): ReadinessExplanation {
+export function explainReadiness(
+  pr: Pick<
+    SubmittedPullRequest,
+    'prNumber' | 'state' | 'readiness' | 'prBaseBranch' | 'isCurrentlySubmittedToQueue'
+  >,
+  queueBranch?: string,
+): ReadinessExplanation {
   const reasons: ReadinessExplanation['reasons'] = [];
   const r = pr.readiness;
   if (r) {

@@ -4,6 +4,7 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { DirectoryCache } from './directory.ts';
+import type { LiveStatus } from './events/live.ts';
 import type { SlackReply } from './reply.ts';
 import type { Workspaces } from './workspace.ts';
 
@@ -33,4 +34,6 @@ export interface SlackDeps {
   /** Undefined when the digest service is disabled. */
   digest: DigestCommands | undefined;
   now: () => number;
+  /** Live status messages; absent when the queue watcher is turned off. */
+  liveStatus?: LiveStatus;
 }

@@ -16,8 +16,8 @@
  * Every attempt takes a slot, retries included: Trunk counts requests, not calls.
  */
 
-export const TRUNK_CALLERS = ['interactive', 'watch', 'digest'] as const;
-/** Who is calling Trunk: a command or click (a person waits), a queue watcher, a digest. */
+export const TRUNK_CALLERS = ['interactive', 'watch', 'digest', 'freeze'] as const;
+/** Who is calling Trunk: a command or click (a person waits), a queue watcher, a digest, a freeze window. */
 export type TrunkCaller = (typeof TRUNK_CALLERS)[number];
 
 /** Timers and time, injectable so tests move time by hand. */

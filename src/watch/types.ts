@@ -164,3 +164,12 @@ export type DeliveryResult =
  * a throw counts as a failure to retry).
  */
 export type Deliver = (event: WatchEvent, destinations: Destination[]) => Promise<DeliveryResult[]>;
+
+/** Several events of one queue with the destinations claimed for each (see WatcherOptions.deliverBatch). */
+export interface DeliveryItem {
+  event: WatchEvent;
+  destinations: Destination[];
+}
+
+/** Answers `results[i]` for `items[i]`, one result per destination, like Deliver. */
+export type DeliverBatch = (items: DeliveryItem[]) => Promise<DeliveryResult[][]>;

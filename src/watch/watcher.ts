@@ -29,6 +29,7 @@ import { PeopleRepository } from './people.ts';
 import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
 import {
   type Deliver,
+  type DeliverBatch,
   type DeliveryResult,
   type Destination,
   queueKeyOf,
@@ -45,6 +46,12 @@ export interface WatcherOptions {
   /** The workspace's Trunk client; undefined while it has no credentials (its queues are skipped). */
   trunkFor(workspaceId: string): Promise<WatchTrunk | undefined> | WatchTrunk | undefined;
   deliver: Deliver;
+  /**
+   * Optional: every claimed (event, destinations) of one queue in one call, oldest first, so the Slack side
+   * can group a burst into one message per channel. Answers one result list per item; used instead of
+   * `deliver` when given.
+   */
+  deliverBatch?: DeliverBatch;
   /** Audit entries of a queue target (store.listAudit), to tell our changes from changes made elsewhere. */
   listAudit?(workspaceId: string, opts: { target: string; limit: number }): Promise<AuditEntry[]>;
   clock?: () => number;
@@ -316,6 +323,9 @@ export class Watcher {
   async #deliverPending(q: FollowedQueue, key: string, now: number): Promise<void> {
     const grace = this.#o.deliveryGraceMs ?? 15 * 60_000;
     const log = this.#o.logger.child({ workspace: q.workspaceId, queue: key });
+    // Claim everything due first, then send: with deliverBatch the Slack side sees every pending event of
+    // the queue at once and can group a burst into one message per channel while the claims are held.
+    const batch: Array<{ event: WatchEvent; dests: Destination[]; claimed: Destination[] }> = [];
     for (const { event, createdAt } of await this.outbox.pending(q.workspaceId, key)) {
       const dests = await this.destinations(event, now);
       if (now - createdAt > grace) {
@@ -342,7 +352,12 @@ export class Watcher {
           )
         )
           claimed.push(d);
-      if (claimed.length > 0) await this.#send(event, claimed, now, log);
+      batch.push({ event, dests, claimed });
+    }
+    const toSend = batch.filter((b) => b.claimed.length > 0);
+    const results = await this.#sendAll(toSend, log);
+    for (const [i, b] of toSend.entries()) await this.#settle(b.event, b.claimed, results[i] ?? [], now, log);
+    for (const { event, dests } of batch) {
       const rows = await this.outbox.deliveries(event.id);
       const settled = dests.every((d) =>
         rows.some((r) => r.destination === d.key && (r.status === 'sent' || r.status === 'failed')),
@@ -351,13 +366,40 @@ export class Watcher {
     }
   }
 
-  async #send(event: WatchEvent, claimed: Destination[], now: number, log: Logger): Promise<void> {
-    let results: DeliveryResult[] = [];
-    try {
-      results = await this.#o.deliver(event, claimed);
-    } catch (err) {
-      log.warn({ err, event: event.id }, 'delivering a queue event failed; retrying next tick');
+  /** One result list per item; a throw counts as no result (retried next tick). */
+  async #sendAll(
+    items: Array<{ event: WatchEvent; claimed: Destination[] }>,
+    log: Logger,
+  ): Promise<DeliveryResult[][]> {
+    if (items.length === 0) return [];
+    const { deliverBatch } = this.#o;
+    if (deliverBatch) {
+      try {
+        return await deliverBatch(items.map((i) => ({ event: i.event, destinations: i.claimed })));
+      } catch (err) {
+        log.warn({ err, events: items.length }, 'delivering queue events failed; retrying next tick');
+        return [];
+      }
     }
+    const out: DeliveryResult[][] = [];
+    for (const { event, claimed } of items) {
+      try {
+        out.push(await this.#o.deliver(event, claimed));
+      } catch (err) {
+        log.warn({ err, event: event.id }, 'delivering a queue event failed; retrying next tick');
+        out.push([]);
+      }
+    }
+    return out;
+  }
+
+  async #settle(
+    event: WatchEvent,
+    claimed: Destination[],
+    results: DeliveryResult[],
+    now: number,
+    log: Logger,
+  ): Promise<void> {
     for (const d of claimed) {
       const r = results.find((x) => x.key === d.key);
       if (r?.ok) {

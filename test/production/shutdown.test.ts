@@ -56,7 +56,14 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('on %s', (signal) => {
     const done = logs.find((l) => l['msg'] === 'shutdown complete');
     expect(done).toMatchObject({ clean: true, abandoned: 0, failedSteps: [] });
     const steps = logs.filter((l) => l['msg'] === 'shutdown step done').map((l) => l['step']);
-    expect(steps).toEqual(['audit-retention', 'digest-scheduler', 'http-server', 'store']);
+    expect(steps).toEqual([
+      'audit-retention',
+      'digest-scheduler',
+      'freezer',
+      'queue-watcher',
+      'http-server',
+      'store',
+    ]);
   }, 30_000);
 });
 

@@ -13,6 +13,7 @@ import type { FakeMessage } from '../../dev/fakes/slack/server.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { CHANNEL, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/app-harness.ts';
+import { clickThroughReasonModal, reasonModal, submitReason } from '../helpers/reason-modal.ts';
 
 /** A real store whose audit writes fail while `failing` is set (and count their attempts). */
 function auditBreakable(inner: Store): Store & { failing: boolean; auditAttempts: number } {
@@ -100,19 +101,19 @@ describe('Trunk said yes, then the database failed', () => {
   it('a Pause click is redrawn and announced as done when the audit write fails', async () => {
     const msg = await statusMessage();
     store.failing = true;
-    const click = await h.clickButton({ message: msg, actionId: 'mq_pause', user: USERS.admin });
+    const { click } = await clickThroughReasonModal(h, {
+      message: msg,
+      actionId: 'mq_pause',
+      user: USERS.admin,
+    });
     expect(click.status).toBe(200);
     const announcement = await h.slack.waitFor(() => h.slack.channelMessages(CHANNEL)[1]);
     await h.idle();
     expect(h.trunk.queue('acme/web', 'main')!.state).toBe('paused');
     expect(textOf(announcement)).toMatch(/paused/i);
     expect(textOf(h.slack.message(CHANNEL, msg.ts))).toContain(`<@${USERS.admin}>`);
-    expect(
-      h
-        .replies(click.responseUrl)
-        .map((r) => textOf(r))
-        .join('\n'),
-    ).not.toMatch(/nothing was changed/i);
+    const privately = [...h.replies(click.responseUrl), ...h.slack.ephemerals];
+    expect(privately.map((r) => textOf(r)).join('\n')).not.toMatch(/nothing was changed/i);
     expect(await auditFailures()).toBeGreaterThanOrEqual(1);
   });
 
@@ -135,23 +136,18 @@ describe('a failed click can be clicked again', () => {
   it('after Trunk answered 503 the same button works at once', async () => {
     const msg = await statusMessage();
     h.trunk.failNext(50, { status: 503 }, 'getQueue');
-    const first = await h.clickButton({ message: msg, actionId: 'mq_pause', user: USERS.admin });
-    const firstReply = await h.reply(first.responseUrl);
+    await clickThroughReasonModal(h, { message: msg, actionId: 'mq_pause', user: USERS.admin });
+    const firstReply = await h.slack.waitFor(() => h.slack.ephemerals[0]);
     expect(textOf(firstReply)).toMatch(/not reachable|did not answer|not available|try again/i);
     await h.idle();
     expect(h.trunk.queue('acme/web', 'main')!.state).toBe('running');
 
     h.trunk.resetFaults();
-    const second = await h.clickButton({ message: msg, actionId: 'mq_pause', user: USERS.admin });
+    await clickThroughReasonModal(h, { message: msg, actionId: 'mq_pause', user: USERS.admin });
     await h.slack.waitFor(() => h.slack.channelMessages(CHANNEL)[1]);
     await h.idle();
     expect(h.trunk.queue('acme/web', 'main')!.state).toBe('paused');
-    expect(
-      h
-        .replies(second.responseUrl)
-        .map((r) => textOf(r))
-        .join('\n'),
-    ).not.toMatch(/already handled/);
+    expect(h.slack.ephemerals.map((r) => textOf(r)).join('\n')).not.toMatch(/already handled/);
   });
 
   it('after updateQueue failed the + button can be clicked again at once', async () => {
@@ -171,9 +167,11 @@ describe('a failed click can be clicked again', () => {
   it('a real double click still counts once', async () => {
     const msg = await statusMessage();
     await Promise.all([
-      h.clickButton({ message: msg, actionId: 'mq_pause', user: USERS.admin }),
-      h.clickButton({ message: msg, actionId: 'mq_pause', user: USERS.admin }),
+      h.clickButton({ message: msg, actionId: 'mq_pause', user: USERS.admin, triggerId: 'trig-real-1' }),
+      h.clickButton({ message: msg, actionId: 'mq_pause', user: USERS.admin, triggerId: 'trig-real-2' }),
     ]);
+    const views = await Promise.all([reasonModal(h, 'trig-real-1'), reasonModal(h, 'trig-real-2')]);
+    await Promise.all(views.map((v) => submitReason(h, v, undefined, USERS.admin)));
     await h.idle();
     expect(h.trunkCalls('updateQueue')).toHaveLength(1);
     expect(h.slack.channelMessages(CHANNEL).slice(1)).toHaveLength(1);

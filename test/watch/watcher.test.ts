@@ -300,4 +300,22 @@ describe('watcher', () => {
       'health stuck recovered → channel:C_HEALTH',
     ]);
   });
+
+  it('deliverBatch gets every pending event of the queue in one call (a burst can be one message), each settled once', async () => {
+    await watch('C1', ['submitted']);
+    const calls: string[][] = [];
+    const s = rig.service('batch', {
+      deliverBatch: async (items) => {
+        calls.push(items.map((i) => `${i.event.kind} #${'pr' in i.event ? i.event.pr.number : ''}`));
+        return items.map((i) => i.destinations.map((d) => ({ key: d.key, ok: true as const })));
+      },
+    });
+    await s.tick();
+    for (const n of [7, 8, 9]) rig.trunk.enqueuePr(REPO, 'main', { prNumber: n, state: 'pending' });
+    await interval(s);
+    await interval(s);
+    expect(calls).toEqual([['submitted #7', 'submitted #8', 'submitted #9']]);
+    // The plain per-event callback was not used.
+    expect(rig.delivered).toEqual([]);
+  });
 });

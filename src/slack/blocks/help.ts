@@ -60,6 +60,36 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
       '/mergequeue config channel acme/web:main',
       '/mergequeue config operators add @alice @release-team',
       '/mergequeue config operators list',
+      '/mergequeue config people @alice alice-gh',
+    ],
+  },
+  watch: {
+    what: "This channel receives the queue's events as they happen: state or settings changes (also made outside Slack), PRs submitted, testing, merged, failed, and health alerts when the queue is stuck or paused too long. Bursts are grouped into one message.",
+    examples: [
+      '/mergequeue watch acme/web:main',
+      '/mergequeue watch acme/web:main merged failed health stuck 30',
+      '/mergequeue watch list',
+    ],
+  },
+  unwatch: {
+    what: "Ends this channel's feed of a queue.",
+    examples: ['/mergequeue unwatch', '/mergequeue unwatch acme/web:main'],
+  },
+  me: {
+    what: 'Links you to your GitHub login: you get a direct message when your PR starts testing, merges, or fails or is cancelled.',
+    examples: [
+      '/mergequeue me github octocat',
+      '/mergequeue me',
+      '/mergequeue me notify off',
+      '/mergequeue me forget',
+    ],
+  },
+  freeze: {
+    what: 'Freeze windows: the queue is drained (or paused) at a time of day and resumed at the end, announced in this channel (operators).',
+    examples: [
+      '/mergequeue freeze add acme/web:main 18:00-08:00 Europe/Paris weekdays drain Nightly release',
+      '/mergequeue freeze list',
+      '/mergequeue freeze skip f7k2m9',
     ],
   },
 };
@@ -94,7 +124,7 @@ export function renderHelp(topic?: string): SlackReply {
       section(lines.slice(0, half).join('\n')),
       section(lines.slice(half).join('\n')),
       context(
-        'Anyone can read. Pausing, draining, resuming, concurrency, settings and config need an operator. `/mergequeue help <command>` for examples.',
+        'Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator. `/mergequeue help <command>` for examples.',
       ),
     ],
     response_type: 'ephemeral',

@@ -20,6 +20,8 @@ export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
 export const CALLBACKS = {
   settings: 'mq_settings',
   connect: 'mq_connect',
+  /** Pause or Drain with an optional reason (blocks/reason-modal.ts). */
+  reason: 'mq_reason',
 } as const;
 
 /** What a status button carries: the queue and what the message showed when it was rendered. */

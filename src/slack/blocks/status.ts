@@ -4,6 +4,7 @@
  */
 import type { ActionsBlockElement, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
+import type { WindowView } from '../../freeze/index.ts';
 import { type EnqueuedPullRequest, PRIORITIES, QUEUE_INT_MAX, type Queue } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import {
@@ -19,6 +20,7 @@ import {
   slackDate,
   trunkQueueUrl,
 } from './format.ts';
+import { freezeStatusLine } from './freeze.ts';
 import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, divider, fields, header, section, sectionsOfLines } from './kit.ts';
 
@@ -43,7 +45,13 @@ export interface StatusInput {
   lastAction?: LastAction;
   /** PR lines listed before "and N more"; default 15. */
   maxPrs?: number;
+  /** The queue's open freeze window, else its next one (freeze/nextOrActiveWindow). */
+  freeze?: StatusFreeze;
+  /** A live status message (it keeps itself current), or one whose live period has ended. */
+  live?: 'live' | 'ended';
 }
+
+export type StatusFreeze = WindowView & { current: NonNullable<WindowView['current']> };
 
 export const STATE_EMOJI: Record<string, string> = {
   running: ':large_green_circle:',
@@ -134,6 +142,7 @@ export function renderStatus(input: StatusInput): SlackReply {
     if (a.note) line += ` (${escTrim(a.note, 500)})`;
     blocks.push(context(line));
   }
+  if (input.freeze) blocks.push(context(freezeStatusLine(input.freeze)));
 
   blocks.push(divider());
   if (!prsKnown) {
@@ -157,11 +166,14 @@ export function renderStatus(input: StatusInput): SlackReply {
   }
 
   blocks.push(actions(statusButtons(input, state)));
-  blocks.push(
-    context(
-      `Updated ${slackDate(renderedAt)} · ${link(trunkQueueUrl(input.appUrl, input.orgSlug, ref), 'Trunk')}`,
-    ),
-  );
+  const trunkLink = link(trunkQueueUrl(input.appUrl, input.orgSlug, ref), 'Trunk');
+  const updated =
+    input.live === 'live'
+      ? `:large_blue_circle: live · updated ${slackDate(renderedAt, '{time}')}`
+      : input.live === 'ended'
+        ? `Updated ${slackDate(renderedAt)} · no longer live: press Refresh for the queue as it is now`
+        : `Updated ${slackDate(renderedAt)}`;
+  blocks.push(context(`${updated} · ${trunkLink}`));
 
   // Fallback text is read as mrkdwn in notifications: escape what Trunk sent.
   const text = esc(
@@ -170,38 +182,37 @@ export function renderStatus(input: StatusInput): SlackReply {
   return { text, blocks };
 }
 
-function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
-  const { ref, queue, renderedAt } = input;
-  const value = encodeButtonValue({ ref, state, concurrency: queue.concurrency, renderedAt });
+/**
+ * Pause, Drain and Resume as fit the state (all three when the state is unknown). Health alerts show these
+ * same buttons, so a click there works exactly as on the status message.
+ */
+export function stateButtons(ref: QueueRef, state: string, value: string): ActionsBlockElement[] {
   const label = queueLabel(ref);
   const out: ActionsBlockElement[] = [];
   const known = ['running', 'paused', 'draining'].includes(state);
-  if (state !== 'paused')
-    out.push(
-      button('Pause', ACTIONS.pause, {
-        value,
-        style: 'danger',
-        confirm: {
-          title: 'Pause the queue?',
-          text: `No PRs in ${label} will be tested or merged until someone resumes it.`,
-          confirm: 'Pause',
-          style: 'danger',
-        },
-      }),
-    );
-  if (state === 'running' || !known)
-    out.push(
-      button('Drain', ACTIONS.drain, {
-        value,
-        confirm: {
-          title: 'Drain the queue?',
-          text: `PRs already testing in ${label} finish; no new PRs start until someone resumes it.`,
-          confirm: 'Drain',
-        },
-      }),
-    );
+  // Pause and Drain open a modal that asks for a reason (listeners/actions/state.ts) in place of a confirm.
+  if (state !== 'paused') out.push(button('Pause…', ACTIONS.pause, { value, style: 'danger' }));
+  if (state === 'running' || !known) out.push(button('Drain…', ACTIONS.drain, { value }));
   if (state === 'paused' || state === 'draining' || !known)
-    out.push(button('Resume', ACTIONS.resume, { value, style: 'primary' }));
+    out.push(
+      button('Resume', ACTIONS.resume, {
+        value,
+        style: 'primary',
+        confirm: {
+          title: 'Resume the queue?',
+          text: `PRs in ${label} will be tested and merged again.`,
+          confirm: 'Resume',
+          style: 'primary',
+        },
+      }),
+    );
+  return out;
+}
+
+function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
+  const { ref, queue, renderedAt } = input;
+  const value = encodeButtonValue({ ref, state, concurrency: queue.concurrency, renderedAt });
+  const out = stateButtons(ref, state, value);
   if (queue.concurrency > 1) out.push(button('Concurrency −', ACTIONS.concurrencyDec, { value }));
   if (queue.concurrency < QUEUE_INT_MAX) out.push(button('Concurrency +', ACTIONS.concurrencyInc, { value }));
   out.push(button('Refresh', ACTIONS.refresh, { value }));

@@ -6,6 +6,14 @@
 import { parseTarget, type RepoRef, type TargetSpec } from '../../core/target.ts';
 import { QUEUE_INT_MAX, QUEUE_INT_MIN } from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
+import {
+  type MeCommand,
+  type Parsed,
+  parseMe,
+  parseUnwatch,
+  parseWatch,
+  type WatchCommand,
+} from './watch.ts';
 
 export type ConfigCommand =
   | { kind: 'show' }
@@ -13,7 +21,9 @@ export type ConfigCommand =
   | { kind: 'channel'; target: TargetSpec | null }
   | { kind: 'workspace'; target: TargetSpec | null }
   | { kind: 'operators'; op: 'list' }
-  | { kind: 'operators'; op: 'add' | 'remove'; principals: Principal[] };
+  | { kind: 'operators'; op: 'add' | 'remove'; principals: Principal[] }
+  /** An operator's (verified) link of a person to a GitHub login. */
+  | { kind: 'people'; userId: string; login: string };
 
 export type StateCommandName = 'pause' | 'drain' | 'resume';
 
@@ -29,7 +39,12 @@ export type Command =
   | { name: 'connect' }
   | { name: 'config'; config: ConfigCommand }
   /** The digest helper parses the rest. */
-  | { name: 'digest'; args: string[] };
+  | { name: 'digest'; args: string[] }
+  /** The freeze parser (freeze/parse.ts) reads the rest: it needs the person's time zone and the time. */
+  | { name: 'freeze'; text: string }
+  | { name: 'watch'; watch: WatchCommand }
+  | { name: 'unwatch'; target?: TargetSpec }
+  | { name: 'me'; me: MeCommand };
 
 export type CommandName = Command['name'];
 
@@ -52,7 +67,13 @@ export const USAGE = {
     '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] · digest list · digest remove <id> · digest run <id>',
   connect: '/mergequeue connect',
   config:
-    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group…',
+    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login>',
+  freeze:
+    '/mergequeue freeze add [owner/repo[:branch]] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…] · freeze list · freeze remove <id> · freeze skip <id>',
+  watch:
+    '/mergequeue watch [owner/repo[:branch]] [state] [submitted] [testing] [merged] [failed] [health] [stuck <minutes>] · watch list',
+  unwatch: '/mergequeue unwatch [owner/repo[:branch]]',
+  me: '/mergequeue me · me github <login> · me forget · me notify on|off',
 } as const satisfies Record<CommandName, string>;
 
 export const COMMAND_NAMES = Object.keys(USAGE) as CommandName[];
@@ -105,6 +126,16 @@ function parse(raw: string): ParseCommandResult {
       return parseConfig(rest);
     case 'digest':
       return ok({ name: 'digest', args: rest });
+    case 'freeze':
+      return ok({ name: 'freeze', text: rest.join(' ') });
+    case 'watch':
+      return wrap('watch', parseWatch(rest), (watch) => ({ name: 'watch', watch }));
+    case 'unwatch':
+      return wrap('unwatch', parseUnwatch(rest), (target) =>
+        target ? { name: 'unwatch', target } : { name: 'unwatch' },
+      );
+    case 'me':
+      return wrap('me', parseMe(rest), (me) => ({ name: 'me', me }));
     default:
       return {
         ok: false,
@@ -121,6 +152,10 @@ function splitWords(text: string): string[] {
 
 function ok(command: Command): ParseCommandResult {
   return { ok: true, command };
+}
+
+function wrap<T>(name: CommandName, p: Parsed<T>, make: (v: T) => Command): ParseCommandResult {
+  return p.ok ? ok(make(p.value)) : usageError(name, p.error);
 }
 
 function usageError(name: CommandName, error: string): ParseCommandResult {
@@ -310,10 +345,22 @@ function parseConfig(rest: string[]): ParseCommandResult {
     }
     return ok({ name: 'config', config: { kind: 'operators', op: verb, principals } });
   }
+  if (what === 'people') return parseConfigPeople(args);
   return usageError(
     'config',
-    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace or operators.`,
+    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators or people.`,
   );
+}
+
+function parseConfigPeople(args: string[]): ParseCommandResult {
+  const [who, login, ...extra] = args;
+  const person = who === undefined ? undefined : parsePrincipal(who);
+  if (person?.kind !== 'user' || login === undefined || extra.length > 0)
+    return usageError(
+      'config',
+      'Mention one person and their GitHub login: `/mergequeue config people @alice alice-gh`.',
+    );
+  return ok({ name: 'config', config: { kind: 'people', userId: person.id, login } });
 }
 
 /** `<@U123|alice>`, `<@U123>`, `<!subteam^S123|@team>`, `<!subteam^S123>`, or a bare `@name`. */

@@ -9,6 +9,7 @@ import * as stateButtons from './actions/state.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as uninstall from './events/uninstall.ts';
 import * as connectView from './views/connect.ts';
+import * as reasonView from './views/reason.ts';
 import * as settingsView from './views/settings.ts';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
@@ -20,6 +21,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     settingsButton,
     linkButtons,
     settingsView,
+    reasonView,
     connectView,
     uninstall,
   ]) {

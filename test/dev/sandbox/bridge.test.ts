@@ -147,13 +147,25 @@ describe('sandbox page server', () => {
     expect(sb.slack.callsTo('chat.postMessage').length).toBeGreaterThan(0);
   });
 
-  it('a click on Pause is a block_actions request; the app pauses the queue and updates the message', async () => {
+  it('a click on Pause is a block_actions request that opens the reason modal; submitting it pauses and updates the message', async () => {
     const status = [...page.messages.values()].find((m) => textOf(m).includes('Merge queue acme/web:main'))!;
     const actions = status.blocks!.findIndex((b) => b['type'] === 'actions');
     const elements = status.blocks![actions]!['elements'] as Array<Record<string, unknown>>;
-    const pause = elements.findIndex((e) => (e['text'] as { text: string }).text === 'Pause');
+    const pause = elements.findIndex((e) => e['action_id'] === 'mq_pause');
     const res = await post('action', { as: 'operator', ts: status.ts, path: `${actions}.${pause}` });
     expect(res.json).toEqual({ ok: true });
+    const view = await page.until(
+      () => [...page.views.values()].find((v) => v.view['callback_id'] === 'mq_reason'),
+      'the reason modal',
+    );
+    const blocks = view.view['blocks'] as Array<Record<string, unknown>>;
+    const reason = blocks.findIndex((b) => b['block_id'] === 'reason');
+    const sent = await post('submit', {
+      as: 'operator',
+      viewId: view.id,
+      values: { [`${reason}.e`]: 'release cut' },
+    });
+    expect(sent.json).toMatchObject({ ok: true, outcome: 'closed' });
     await page.until(
       () => page.messages.get(status.ts)?.edited && textOf(page.messages.get(status.ts)!).includes('paused'),
       'the update',

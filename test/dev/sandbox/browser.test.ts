@@ -105,19 +105,20 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     await snap('status');
   });
 
-  it('Pause asks for confirmation, updates the message in place and announces it', async () => {
+  it('Pause asks for a reason in a modal, updates the message in place and announces it', async () => {
     const status = lastMessageWith('Merge queue acme/web:main');
     const before = await channel().count();
-    await status.getByRole('button', { name: 'Pause' }).click();
-    const dialog = page.locator('.confirm');
+    await status.getByRole('button', { name: 'Pause…' }).click();
+    const dialog = page.locator('form.modal');
     await dialog.waitFor();
-    expect(await dialog.textContent()).toContain('Pause the queue?');
+    expect(await dialog.textContent()).toContain('Pause the queue');
+    await dialog.locator('input, textarea').first().fill('release cut');
     await snap('pause-confirm');
     await dialog.getByRole('button', { name: 'Pause' }).click();
     // The same message now shows the queue paused, with Resume instead of Pause.
     await status.getByRole('button', { name: 'Resume' }).waitFor();
     expect(await status.locator('.edited').count()).toBe(1);
-    expect(await status.getByRole('button', { name: 'Pause' }).count()).toBe(0);
+    expect(await status.getByRole('button', { name: 'Pause…' }).count()).toBe(0);
     expect(await status.locator('.bk-field').first().textContent()).toContain('paused');
     // And the channel hears about it.
     await expect.poll(() => channel().count()).toBeGreaterThan(before);

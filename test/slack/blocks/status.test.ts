@@ -56,7 +56,7 @@ describe('renderStatus', () => {
     expect(r.text).toContain('running, concurrency 3, 1 PR enqueued');
   });
 
-  it('offers the buttons that fit the state, with confirmations on Pause and Drain', () => {
+  it('offers the buttons that fit the state: Pause and Drain open a reason modal, Resume confirms', () => {
     expect(ids(makeQueue({ state: 'running', concurrency: 1 }))).toEqual([
       ACTIONS.pause,
       ACTIONS.drain,
@@ -88,8 +88,15 @@ describe('renderStatus', () => {
     assertValidReply(renderStatus({ ref, queue: odd, renderedAt: at }));
 
     const bs = buttons(renderStatus({ ref, queue: makeQueue({ state: 'running' }), renderedAt: at }).blocks);
-    expect(bs.find((b) => b.action_id === ACTIONS.pause)?.confirm).toBeDefined();
-    expect(bs.find((b) => b.action_id === ACTIONS.drain)?.confirm).toBeDefined();
+    // A modal asks for the reason instead of a bare confirm dialog (a confirm would come first, twice).
+    expect(bs.find((b) => b.action_id === ACTIONS.pause)?.confirm).toBeUndefined();
+    expect(bs.find((b) => b.action_id === ACTIONS.drain)?.confirm).toBeUndefined();
+    const paused = buttons(
+      renderStatus({ ref, queue: makeQueue({ state: 'paused' }), renderedAt: at }).blocks,
+    );
+    expect(paused.find((b) => b.action_id === ACTIONS.resume)?.confirm?.title?.text).toBe(
+      'Resume the queue?',
+    );
     expect(bs.find((b) => b.action_id === ACTIONS.openTrunk)?.url).toBe('https://app.trunk.io');
   });
 

@@ -176,6 +176,45 @@ describe('parseCommand', () => {
     expect(usage('config colour blue').error).toContain('not a config setting');
   });
 
+  it('watch, unwatch, me and config people', () => {
+    expect(okCommand('watch')).toEqual({
+      name: 'watch',
+      watch: { kind: 'add', topics: ['state', 'failed', 'health'] },
+    });
+    expect(okCommand('watch acme/web:main merged FAILED stuck 30')).toEqual({
+      name: 'watch',
+      watch: {
+        kind: 'add',
+        target: { repo, branch: 'main' },
+        topics: ['merged', 'failed', 'health'],
+        stuckMinutes: 30,
+      },
+    });
+    expect(okCommand('watch list')).toEqual({ name: 'watch', watch: { kind: 'list' } });
+    const bogus = usage('watch acme/web bogus');
+    expect(bogus.error).toContain('Topics: state, submitted, testing, merged, failed, health');
+    expect(bogus.usage).toBe(USAGE.watch);
+    expect(usage('watch stuck 0').error).toContain('from 1 to 10080');
+    expect(usage('watch stuck').error).toContain('number of minutes');
+    expect(usage('watch list extra').error).toContain('no arguments');
+    expect(okCommand('unwatch')).toEqual({ name: 'unwatch' });
+    expect(okCommand('unwatch acme/web:main')).toEqual({ name: 'unwatch', target: { repo, branch: 'main' } });
+    expect(usage('unwatch a/b c/d').usage).toBe(USAGE.unwatch);
+    expect(okCommand('me')).toEqual({ name: 'me', me: { kind: 'show' } });
+    expect(okCommand('me github octocat')).toEqual({ name: 'me', me: { kind: 'github', login: 'octocat' } });
+    expect(okCommand('me notify OFF')).toEqual({ name: 'me', me: { kind: 'notify', on: false } });
+    expect(okCommand('me forget')).toEqual({ name: 'me', me: { kind: 'forget' } });
+    expect(usage('me github').error).toContain('me github octocat');
+    expect(usage('me notify sometimes').usage).toBe(USAGE.me);
+    expect(usage('me dance').error).toContain('not a `me` action');
+    expect(okCommand('config people <@U123|alice> alice-gh')).toEqual({
+      name: 'config',
+      config: { kind: 'people', userId: 'U123', login: 'alice-gh' },
+    });
+    expect(usage('config people @alice alice-gh').error).toContain('Mention one person');
+    expect(usage('config people <!subteam^S1> x').error).toContain('Mention one person');
+  });
+
   it('parsePrincipal rejects look-alikes', () => {
     for (const bad of [
       '<@u123>',

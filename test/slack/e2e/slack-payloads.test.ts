@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
+import { viewSubmissionPayload } from '../../../dev/fakes/slack/signing.ts';
 import { createLogger } from '../../../src/observability/log.ts';
 import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
 import { findAction, type Harness, startHarness, textOf } from '../../helpers/app-harness.ts';
@@ -274,6 +275,21 @@ describe('org-wide install (Enterprise Grid): documented shapes', () => {
     expect(body['team']).toBeNull();
     const sent = await postInteraction(h, body);
     expect(sent.status).toBe(200);
+    // Pause opens the reason modal; its submission, in the same org-wide shape, makes the change.
+    const view = await h.slack.waitFor(() =>
+      h.slack.views.find((v) => v.triggerId === body['trigger_id'] && v.view['callback_id'] === 'mq_reason'),
+    );
+    const submission = viewSubmissionPayload({
+      teamId: GRID_WORKSPACE,
+      userId: GRID_ADMIN,
+      enterpriseId: ENTERPRISE,
+      callbackId: 'mq_reason',
+      privateMetadata: String(view.view['private_metadata']),
+      values: { reason: { v: { type: 'plain_text_input', value: 'bridge maintenance' } } },
+    });
+    Object.assign(submission, { team: null, is_enterprise_install: true });
+    Object.assign(submission['user'] as Record<string, unknown>, { team_id: ENTERPRISE });
+    expect((await postInteraction(h, submission)).status).toBe(200);
     await h.slack.waitFor(() => h.trunk.queue('acme/web', 'main')!.state === 'paused' || undefined);
     await h.idle();
     const audit = await h.app!.store.listAudit(ENTERPRISE, { limit: 1 });

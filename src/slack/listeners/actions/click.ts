@@ -12,6 +12,7 @@ import { renderError, renderInvalidButton, renderNotConnected, renderRefusal } f
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { statusFreeze } from '../../freeze-status.ts';
 import {
   afterAck,
   mayOperate,
@@ -89,13 +90,21 @@ export async function readClick(deps: SlackDeps, args: ClickArgs): Promise<Click
 }
 
 /** Double clicks of one rendered button (same message, action and shown value) count once. */
-export function clickKeyOf(c: Click): string {
+export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): string {
   return `${c.messageTs ?? 'nots'}:${c.actionId}:${formatQueueRef(c.value.ref)}:${c.value.state}:${c.value.concurrency}:${c.value.renderedAt}`;
 }
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
+  const window = await statusFreeze(c.deps, c.workspaceId, c.value.ref);
+  // A live status message stays marked live when a click redraws it.
+  const live =
+    c.channelId && c.messageTs && !c.ephemeral
+      ? await c.deps.liveStatus?.isLive(c.workspaceId, c.channelId, c.messageTs).catch(() => false)
+      : false;
   const reply = renderStatus({
+    ...(window ? { freeze: window } : {}),
+    ...(live ? { live: 'live' as const } : {}),
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),
@@ -115,6 +124,8 @@ export interface ClickChange {
   refusedWhat: string;
   /** Past-tense phrase for the message's last-action line: "paused", "set concurrency to 3 on". */
   verb: string;
+  /** Why, as the person gave it (the Pause and Drain modals): announced and shown on the message. */
+  reason?: string;
   run: (c: Click) => Promise<ChangeResult>;
 }
 
@@ -139,12 +150,14 @@ export async function applyClickChange(
   const result = await change.run(c);
   if (result.outcome === 'ok') {
     const at = deps.now();
-    await redraw(c, result.view, { userId: c.userId, verb: change.verb, at });
+    const why = change.reason ? { reason: change.reason } : {};
+    await redraw(c, result.view, { userId: c.userId, verb: change.verb, at, ...why });
     const announcement = renderAnnouncement({
       action: result.action,
       ref: c.value.ref,
       userId: c.userId,
       at,
+      ...why,
       before: result.before,
       after: result.after,
     });

@@ -1,32 +1,69 @@
 /**
- * Pause / Drain / Resume buttons on the status message. Acts on the queue's current state (the domain
- * compares it with what the message showed), counts a double click once, updates the message in place,
- * announces the change in the channel and audits. Refusals are ephemeral and change nothing.
+ * Pause / Drain / Resume buttons on the status message. Pause and Drain open a small modal asking for an
+ * optional reason (the change happens when it is submitted: listeners/views/reason.ts); Resume acts at once
+ * after Slack's confirm dialog. Either way the change acts on the queue's current state (the domain compares
+ * it with what the message showed), counts a double click once, updates the message in place, is announced
+ * in the channel and audited. Refusals are ephemeral and change nothing.
  */
 import type { App } from '@slack/bolt';
 import { formatQueueRef } from '../../../core/target.ts';
-import { changeState } from '../../../queue/service.ts';
-import type { SettableQueueState } from '../../../trunk/types.ts';
+import { changeState, recordRefusal } from '../../../queue/service.ts';
+import { renderRefusal } from '../../blocks/errors.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
+import { section } from '../../blocks/kit.ts';
+import { buildReasonModal, type ReasonAction } from '../../blocks/reason-modal.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { applyClickChange, clickKeyOf, registerButton } from './click.ts';
-
-const BUTTONS: Array<{ id: string; desired: SettableQueueState; words: string; verb: string }> = [
-  { id: ACTIONS.pause, desired: 'paused', words: 'pause', verb: 'paused' },
-  { id: ACTIONS.drain, desired: 'draining', words: 'drain', verb: 'started draining' },
-  { id: ACTIONS.resume, desired: 'running', words: 'resume', verb: 'resumed' },
-];
+import { errorCode, mayOperate, sendReply } from '../../interaction.ts';
+import { applyClickChange, type Click, clickKeyOf, registerButton } from './click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
-  for (const b of BUTTONS) {
-    registerButton(app, deps, b.id, (c) =>
-      applyClickChange(c, {
-        auditAction: b.words,
-        refusedWhat: `${b.words} ${formatQueueRef(c.value.ref)}`,
-        verb: b.verb,
-        run: (c) =>
-          changeState(c.ctx, c.value.ref, b.desired, { expected: c.value.state, clickKey: clickKeyOf(c) }),
-      }),
+  registerButton(app, deps, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));
+  registerButton(app, deps, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
+  registerButton(app, deps, ACTIONS.resume, (c) =>
+    applyClickChange(c, {
+      auditAction: 'resume',
+      refusedWhat: `resume ${formatQueueRef(c.value.ref)}`,
+      verb: 'resumed',
+      run: (c) =>
+        changeState(c.ctx, c.value.ref, 'running', { expected: c.value.state, clickKey: clickKeyOf(c) }),
+    }),
+  );
+}
+
+/**
+ * Operators get the modal (the trigger_id lives 3 s, so it opens before anything slow); anyone else is
+ * refused here, audited, without a form they could not use. The submission checks again.
+ */
+async function openReasonModal(c: Click, action: ReasonAction): Promise<string> {
+  const { deps } = c;
+  const decision = await mayOperate(deps, c.client, c.workspaceId, c.userId, c.userTeamId);
+  if (!decision.allowed) {
+    const target = formatQueueRef(c.value.ref);
+    await recordRefusal(c.ctx, action, target, decision.because);
+    await sendReply(deps, c.respond, renderRefusal(`${action} ${target}`, decision.because), {
+      replace_original: false,
+    });
+    return 'refused';
+  }
+  const view = buildReasonModal({
+    action,
+    value: c.value,
+    channelId: c.channelId ?? '',
+    ...(c.messageTs ? { messageTs: c.messageTs } : {}),
+    ephemeral: c.ephemeral,
+  });
+  try {
+    await c.client.views.open({ trigger_id: c.triggerId, view });
+    return 'ok';
+  } catch (err) {
+    deps.logger.warn({ err }, `could not open the ${action} modal`);
+    const text = `The ${action} form could not be opened (Slack answered \`${errorCode(err)}\`), so nothing was changed. Press the button again, or type \`/mergequeue ${action} ${formatQueueRef(c.value.ref)} <reason>\`.`;
+    await sendReply(
+      deps,
+      c.respond,
+      { text, blocks: [section(`:warning: ${text}`)] },
+      { replace_original: false },
     );
+    return 'failed';
   }
 }

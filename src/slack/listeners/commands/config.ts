@@ -18,10 +18,12 @@ import {
 import { renderRefusal } from '../../blocks/errors.ts';
 import type { ConfigCommand } from '../../commands/grammar.ts';
 import { mayOperate, sendReply } from '../../interaction.ts';
+import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function configure(req: CommandRequest, c: ConfigCommand): Promise<Outcome> {
   const { deps } = req;
+  if (c.kind === 'people') return linkPerson(req, c.userId, c.login);
   const ctx = { store: deps.store, workspaceId: req.workspaceId, userId: req.userId, now: deps.now };
   if (c.kind === 'show' || (c.kind === 'operators' && c.op === 'list')) {
     const view = await readConfig(ctx, req.channelId);

@@ -11,7 +11,9 @@ import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
 import { digest } from './digest.ts';
+import { freeze } from './freeze.ts';
 import { help } from './help.ts';
+import { me } from './me.ts';
 import { pr } from './pr.ts';
 import { run } from './run.ts';
 import { settings } from './settings.ts';
@@ -19,6 +21,7 @@ import { changeQueueState } from './state.ts';
 import { status } from './status.ts';
 import { tests } from './tests.ts';
 import type { CommandRequest, Outcome } from './types.ts';
+import { unwatch, watch } from './watch.ts';
 
 /** /mergequeue, and suffixed variants such as /mergequeue-dev for a second app on the same code. */
 export const COMMAND = /^\/mergequeue(?:-[a-z0-9_-]+)?$/;
@@ -85,6 +88,18 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'digest':
             outcome = await digest(req, c.args);
+            break;
+          case 'freeze':
+            outcome = await freeze(req, c.text);
+            break;
+          case 'watch':
+            outcome = await watch(req, c.watch);
+            break;
+          case 'unwatch':
+            outcome = await unwatch(req, c.target);
+            break;
+          case 'me':
+            outcome = await me(req, c.me);
             break;
         }
       }

@@ -1,0 +1,228 @@
+/**
+ * Queue events as Slack messages: a channel feed post (one event in detail, or a burst of one queue grouped
+ * into one message), a health alert with the status message's own buttons, and the note to a PR's author.
+ * Pure: plain events in, Block Kit out.
+ */
+import type { ActionsBlockElement, KnownBlock } from '@slack/types';
+import type { QueueRef } from '../../core/target.ts';
+import { explainReadiness } from '../../queue/readiness.ts';
+import type { EventPr, SettingChange, WatchEvent } from '../../watch/types.ts';
+import type { SlackReply } from '../reply.ts';
+import {
+  code,
+  esc,
+  escTrim,
+  link,
+  mention,
+  plural,
+  prUrl,
+  queueLabel,
+  slackDate,
+  trunkQueueUrl,
+} from './format.ts';
+import { ACTIONS, encodeButtonValue } from './ids.ts';
+import { actions, button, context, section, sectionsOfLines } from './kit.ts';
+import { stateButtons } from './status.ts';
+
+export interface EventLinks {
+  appUrl?: string;
+  orgSlug?: string;
+}
+
+type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
+type LeftEvent = Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>;
+
+const KIND_EMOJI: Record<WatchEvent['kind'], string> = {
+  state: ':gear:',
+  submitted: ':inbox_tray:',
+  testing: ':test_tube:',
+  merged: ':white_check_mark:',
+  failed: ':x:',
+  cancelled: ':no_entry_sign:',
+  left: ':outbox_tray:',
+  health: ':rotating_light:',
+};
+
+const KIND_WORDS: Record<Exclude<WatchEvent['kind'], 'state' | 'health'>, string> = {
+  submitted: 'entered the queue',
+  testing: 'started testing',
+  merged: 'merged',
+  failed: 'failed and left the queue',
+  cancelled: 'was cancelled and left the queue',
+  left: 'left the queue',
+};
+
+function show(v: unknown): string {
+  if (Array.isArray(v)) return v.length === 0 ? '(none)' : v.map(String).join(', ');
+  if (v === true) return 'on';
+  if (v === false) return 'off';
+  if (v === undefined || v === null) return '(unset)';
+  return String(v);
+}
+
+function prText(ref: QueueRef, pr: EventPr): string {
+  return `${link(prUrl(ref.repo, pr.number), `#${pr.number}`)} ${escTrim(pr.title || '(no title)', 100)} by ${escTrim(pr.author || 'unknown', 60)}`;
+}
+
+function changeLine(c: SettingChange): string {
+  return `• ${esc(c.field)}: ${code(show(c.before), 200)} → ${code(show(c.after), 200)}`;
+}
+
+function whoChanged(e: Extract<WatchEvent, { kind: 'state' }>): string {
+  if (e.outsideSlack) return 'changed outside Slack';
+  const by = e.changes.find((c) => c.by)?.by;
+  return by ? `changed by ${mention(by)}` : 'changed from Slack';
+}
+
+/** Why a PR that left failed, in plain words, when Trunk said anything about it. */
+function whyLines(e: LeftEvent): string[] {
+  if (!e.readiness) return [];
+  const x = explainReadiness({
+    prNumber: e.pr.number,
+    state: e.kind,
+    readiness: e.readiness,
+    prBaseBranch: e.prBaseBranch ?? '',
+    isCurrentlySubmittedToQueue: false,
+  });
+  return x.reasons.filter((r) => r.ok !== true).map((r) => `• ${escTrim(r.text, 400)}`);
+}
+
+/** One event as one line (grouped messages). */
+export function eventLine(e: WatchEvent): string {
+  const emoji = KIND_EMOJI[e.kind];
+  switch (e.kind) {
+    case 'state':
+      return `${emoji} ${e.changes
+        .slice(0, 6)
+        .map((c) => `${esc(c.field)} ${code(show(c.before), 80)} → ${code(show(c.after), 80)}`)
+        .join(', ')}${e.changes.length > 6 ? ` and ${e.changes.length - 6} more` : ''} (${whoChanged(e)})`;
+    case 'health':
+      return `${emoji} ${healthSentence(e)}`;
+    default:
+      return `${emoji} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]}`;
+  }
+}
+
+function healthSentence(e: HealthEvent): string {
+  const label = `*${esc(queueLabel(e.target))}*`;
+  if (e.phase === 'recovered')
+    return e.condition === 'stuck'
+      ? `${label} recovered: it is no longer stuck (${e.state === 'paused' || e.state === 'draining' ? `it is ${esc(e.state)} now` : 'PRs are moving again'}).`
+      : `${label} recovered: it is running again (it was ${esc(e.state)} since ${slackDate(e.since)}).`;
+  if (e.condition === 'stuck')
+    return `${label} looks stuck: ${plural(e.waitingPrs, 'PR')} waiting and nothing has started testing or merged for more than ${plural(e.thresholdMinutes, 'minute')} (since ${slackDate(e.since)}).`;
+  return `${label} has been ${esc(e.state)} for more than ${plural(Math.round(e.thresholdMinutes / 60), 'hour')} (since ${slackDate(e.since)}), with ${plural(e.waitingPrs, 'PR')} waiting.`;
+}
+
+function footer(ref: QueueRef, at: number, l: EventLinks): KnownBlock {
+  return context(`${slackDate(at)} · ${link(trunkQueueUrl(l.appUrl, l.orgSlug, ref), 'Open in Trunk')}`);
+}
+
+/** The buttons of a health alert: the status message's own actions, so a click works exactly like there. */
+function healthButtons(e: HealthEvent): ActionsBlockElement[] {
+  // Concurrency is not shown on an alert: 0 keeps the concurrency buttons' check out of it.
+  const value = encodeButtonValue({ ref: e.target, state: e.state, concurrency: 0, renderedAt: e.at });
+  return [button('Status', ACTIONS.refresh, { value }), ...stateButtons(e.target, e.state, value)];
+}
+
+export function renderHealth(e: HealthEvent, l: EventLinks = {}): SlackReply {
+  const blocks: KnownBlock[] = [
+    section(`${e.phase === 'alert' ? ':rotating_light:' : ':white_check_mark:'} ${healthSentence(e)}`),
+  ];
+  if (e.phase === 'alert') blocks.push(actions(healthButtons(e)));
+  blocks.push(footer(e.target, e.at, l));
+  const label = queueLabel(e.target);
+  const text =
+    e.phase === 'recovered'
+      ? `${label} recovered`
+      : e.condition === 'stuck'
+        ? `${label} looks stuck`
+        : `${label} has been ${e.state} for a long time`;
+  return { text: esc(text), blocks };
+}
+
+/** One event in full: before → after for settings, why a PR failed. */
+function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks): SlackReply {
+  const label = queueLabel(e.target);
+  const blocks: KnownBlock[] = [];
+  let text: string;
+  if (e.kind === 'state') {
+    blocks.push(section(`${KIND_EMOJI.state} *${esc(label)}* ${whoChanged(e)}`));
+    const lines = e.changes.slice(0, 20).map(changeLine);
+    if (e.changes.length > 20) lines.push(`• …and ${e.changes.length - 20} more`);
+    if (lines.length > 0) blocks.push(section(lines.join('\n')));
+    text = `${label}: ${e.changes.map((c) => `${c.field} ${show(c.before)} → ${show(c.after)}`).join(', ')} (${e.outsideSlack ? 'changed outside Slack' : 'changed from Slack'})`;
+  } else {
+    blocks.push(
+      section(`${KIND_EMOJI[e.kind]} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*`),
+    );
+    if (e.kind === 'failed' || e.kind === 'cancelled') {
+      const why = whyLines(e);
+      if (why.length > 0) blocks.push(section(`*Why, as Trunk reports it*\n${why.join('\n')}`));
+    }
+    text = `#${e.pr.number} ${e.pr.title} ${KIND_WORDS[e.kind]} in ${label}`;
+  }
+  blocks.push(footer(e.target, e.at, l));
+  return { text: esc(text).slice(0, 2900), blocks };
+}
+
+/**
+ * A channel's post for events of one queue: one event in full, several grouped in one message (so a busy
+ * queue does not flood the channel). Health events are rendered on their own (renderHealth).
+ */
+export function renderFeed(events: Array<Exclude<WatchEvent, HealthEvent>>, l: EventLinks = {}): SlackReply {
+  const first = events[0];
+  if (!first) throw new Error('renderFeed needs at least one event');
+  if (events.length === 1) return renderOne(first, l);
+  const label = queueLabel(first.target);
+  const blocks: KnownBlock[] = [section(`*${esc(label)}* · ${plural(events.length, 'update')}`)];
+  blocks.push(...sectionsOfLines(events.map(eventLine), 8, (n) => `_…and ${n} more_`));
+  blocks.push(footer(first.target, events[events.length - 1]!.at, l));
+  const kinds = [...new Set(events.map((e) => e.kind))].join(', ');
+  return { text: esc(`${label}: ${plural(events.length, 'update')} (${kinds})`), blocks };
+}
+
+/** The direct message to a linked author about their own PR. */
+export function renderAuthorNote(
+  e: Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' }>,
+  githubLogin: string,
+  l: EventLinks = {},
+): SlackReply {
+  const label = queueLabel(e.target);
+  const blocks: KnownBlock[] = [
+    section(
+      `${KIND_EMOJI[e.kind]} Your PR ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*.`,
+    ),
+  ];
+  if (e.kind === 'failed' || e.kind === 'cancelled') {
+    const why = whyLines(e);
+    blocks.push(
+      section(
+        why.length > 0
+          ? `*Why, as Trunk reports it*\n${why.join('\n')}`
+          : `Trunk did not say why; see the PR's checks, or \`/mergequeue pr ${e.pr.number} ${esc(label)}\`.`,
+      ),
+    );
+  }
+  blocks.push(
+    context(
+      `${slackDate(e.at)} · ${link(trunkQueueUrl(l.appUrl, l.orgSlug, e.target), 'Open in Trunk')} · sent because you linked GitHub login ${code(githubLogin, 60)}; \`/mergequeue me notify off\` stops these`,
+    ),
+  );
+  return { text: esc(`Your PR #${e.pr.number} ${KIND_WORDS[e.kind]} in ${label}`), blocks };
+}
+
+/** A live message whose time is up when the queue could not be read: still says so, Refresh kept. */
+export function renderLiveEndedUnread(ref: QueueRef, at: number, l: EventLinks = {}): SlackReply {
+  const value = encodeButtonValue({ ref, state: 'unknown', concurrency: 0, renderedAt: at });
+  return {
+    text: esc(`Merge queue ${queueLabel(ref)}: this status message is no longer live`),
+    blocks: [
+      section(
+        `*Merge queue ${esc(queueLabel(ref))}*\nThis status message is no longer live. Press Refresh for the queue as it is now.`,
+      ),
+      actions([button('Refresh', ACTIONS.refresh, { value })]),
+      footer(ref, at, l),
+    ],
+  };
+}

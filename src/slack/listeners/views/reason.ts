@@ -1,0 +1,90 @@
+/**
+ * Submission of the Pause / Drain modal (blocks/reason-modal.ts): the click it stands for is replayed
+ * through the same path as a button (listeners/actions/click.ts): operator check (refusals audited), the
+ * change against the queue's current state with the same double-click claim (two modals opened by a double
+ * click change the queue once; a failed change gives the claim back), the status message redrawn, and the
+ * change announced in the channel with the reason, which the audit entry keeps too.
+ */
+import type { App, RespondFn } from '@slack/bolt';
+import { formatQueueRef } from '../../../core/target.ts';
+import { changeState } from '../../../queue/service.ts';
+import { renderError, renderNotConnected } from '../../blocks/errors.ts';
+import { CALLBACKS } from '../../blocks/ids.ts';
+import { parseReasonSubmission, reasonActionId } from '../../blocks/reason-modal.ts';
+import type { SubmissionValues } from '../../blocks/settings.ts';
+import type { SlackDeps } from '../../deps.ts';
+import { queueContext, workspaceIdOf } from '../../interaction.ts';
+import type { SlackReply } from '../../reply.ts';
+import { applyClickChange, type Click, clickKeyOf } from '../actions/click.ts';
+import { DESIRED } from '../commands/state.ts';
+import { tellPrivately } from './settings.ts';
+
+const VERB = { pause: 'paused', drain: 'started draining' } as const;
+
+export function register(app: App, deps: SlackDeps): void {
+  app.view(CALLBACKS.reason, async ({ ack, body, view, client, context }) => {
+    const parsed = parseReasonSubmission(view.state.values as SubmissionValues, view.private_metadata);
+    if (!parsed.ok) {
+      await ack({ response_action: 'errors', errors: parsed.errors });
+      deps.metrics.interactions.inc({ name: CALLBACKS.reason, outcome: 'invalid' });
+      return;
+    }
+    await ack();
+    const { click, reason } = parsed;
+    const workspaceId = workspaceIdOf({
+      teamId: context.teamId ?? body.team?.id,
+      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
+      isEnterpriseInstall: context.isEnterpriseInstall,
+    });
+    const userId = body.user.id;
+    const tell = (reply: SlackReply) => tellPrivately(deps, client, click.channelId, userId, reply);
+    // A submission has no response_url: what a click would answer privately is an ephemeral message, and
+    // a redraw that chat.update could not do (an ephemeral status message) is left alone.
+    const respond = (async (msg: string | (SlackReply & { replace_original?: boolean })) => {
+      const m = typeof msg === 'string' ? { text: msg } : msg;
+      if (m.replace_original) return;
+      await tell({ text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}) });
+    }) as unknown as RespondFn;
+    let outcome = 'failed';
+    try {
+      const trunk = await deps.workspaces.trunkFor(workspaceId);
+      if (!trunk) {
+        await tell(renderNotConnected());
+      } else {
+        const c: Click = {
+          deps,
+          client,
+          respond,
+          workspaceId,
+          userId,
+          userTeamId: body.user.team_id,
+          channelId: click.channelId,
+          messageTs: click.messageTs,
+          ephemeral: click.ephemeral,
+          actionId: reasonActionId(click.action),
+          value: click.value,
+          trunk,
+          ctx: queueContext(deps, trunk.api, workspaceId, userId),
+          triggerId: '',
+        };
+        const desired = DESIRED[click.action];
+        outcome = await applyClickChange(c, {
+          auditAction: click.action,
+          refusedWhat: `${click.action} ${formatQueueRef(click.value.ref)}`,
+          verb: VERB[click.action],
+          ...(reason ? { reason } : {}),
+          run: (c) =>
+            changeState(c.ctx, c.value.ref, desired, {
+              expected: c.value.state,
+              clickKey: clickKeyOf(c),
+              ...(reason ? { reason } : {}),
+            }),
+        });
+      }
+    } catch (err) {
+      deps.logger.error({ err }, 'pause/drain submission failed');
+      await tell(renderError(err));
+    }
+    deps.metrics.interactions.inc({ name: CALLBACKS.reason, outcome });
+  });
+}

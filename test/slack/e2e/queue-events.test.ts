@@ -1,0 +1,239 @@
+/**
+ * Queue events through the real wire: signed slash commands to /slack/events, the watcher polling the
+ * Trunk fake (whose queues the test changes directly, as Trunk's web app or Trunk itself would), and what
+ * the fake Slack records: feed posts, live status messages edited in place, and DMs to linked authors.
+ * The app's clock is injected, so a watch interval or a live period passes at once.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
+import { findAction, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
+import { assertValidMessage } from '../../helpers/block-kit.ts';
+import { clickThroughReasonModal } from '../../helpers/reason-modal.ts';
+
+let h: Harness;
+const clock = { now: Date.now() };
+let n = 0;
+
+beforeAll(async () => {
+  h = await startHarness({ app: { clock: () => clock.now } });
+});
+afterAll(async () => h?.close());
+beforeEach(async () => {
+  await h.reset();
+});
+
+/** Each test its own queue and channel: watches and live messages of earlier tests stay in the store. */
+function fresh(prs: Array<{ prNumber: number; prAuthor?: string; state?: string }> = []) {
+  n++;
+  const repo = `acme/svc${n}`;
+  h.trunk.addQueue(repo, 'main', { state: 'running', concurrency: 2 }, prs);
+  return { repo, target: `${repo}:main`, channel: `C0FEED${String(n).padStart(4, '0')}` };
+}
+
+/** One watch interval passes and the watcher (and the live-message expiry) runs once. */
+async function interval(seconds = 21) {
+  clock.now += seconds * 1000;
+  await h.app!.events!.tick();
+}
+
+async function command(text: string, opts: { user?: string; channel?: string } = {}) {
+  const sent = await h.sendCommand(text, opts);
+  expect(sent.status).toBe(200);
+  return textOf((await h.reply(sent.responseUrl)) as { text?: unknown; blocks?: unknown });
+}
+
+const posts = (channel: string) => h.slack.channelMessages(channel);
+const lastPost = (channel: string): FakeMessage | undefined => posts(channel).at(-1);
+
+describe('channel feed', () => {
+  it('a change made in Trunk itself is announced as changed outside Slack; one made from Slack names who', async () => {
+    const q = fresh();
+    expect(await command(`watch ${q.target}`, { channel: q.channel })).toContain('follows');
+    await interval(); // the first look sets a baseline and announces nothing
+    expect(posts(q.channel)).toHaveLength(0);
+
+    h.trunk.patchQueue(q.repo, 'main', { state: 'paused' });
+    await interval();
+    const outside = await h.slack.waitFor(() => lastPost(q.channel));
+    expect(textOf(outside)).toContain('changed outside Slack');
+    expect(textOf(outside)).toMatch(/state.*running.*→.*paused/s);
+    assertValidMessage(outside.blocks);
+
+    await h.sendCommand(`resume ${q.target} fixed`, { user: USERS.admin, channel: q.channel });
+    await h.slack.waitFor(() => posts(q.channel)[1]); // the command's own announcement
+    await interval();
+    const ours = await h.slack.waitFor(() => posts(q.channel)[2]);
+    expect(textOf(ours)).toContain(`changed by <@${USERS.admin}>`);
+    expect(textOf(ours)).not.toContain('outside Slack');
+  });
+
+  it('a burst of events of one queue becomes one message', async () => {
+    const q = fresh();
+    await command(`watch ${q.target} submitted testing`, { channel: q.channel });
+    await interval();
+    for (const pr of [11, 12, 13, 14])
+      h.trunk.enqueuePr(q.repo, 'main', { prNumber: pr, prAuthor: 'kim', state: 'pending' });
+    await interval();
+    const post = await h.slack.waitFor(() => lastPost(q.channel));
+    await h.idle();
+    expect(posts(q.channel)).toHaveLength(1);
+    expect(textOf(post)).toContain('4 updates');
+    for (const pr of [11, 12, 13, 14]) expect(textOf(post)).toContain(`#${pr}`);
+    assertValidMessage(post.blocks);
+  });
+
+  it('watch list, unwatch, and bad input that says what to type and changes nothing', async () => {
+    const q = fresh();
+    const bad = await command(`watch ${q.target} bogus`, { channel: q.channel });
+    expect(bad).toContain('`bogus` is not something to watch');
+    expect(bad).toContain('Type it as');
+    expect(await command(`watch ${q.target} stuck soon`, { channel: q.channel })).toContain(
+      'number of minutes',
+    );
+    expect(await command('watch list', { channel: q.channel })).toContain('follows no queue');
+
+    await command(`watch ${q.target} merged health stuck 30`, { channel: q.channel });
+    const list = await command('watch list', { channel: q.channel });
+    expect(list).toContain(q.target);
+    expect(list).toContain('`merged`');
+    expect(list).toContain('stuck after 30 min');
+    expect(await command('unwatch', { channel: q.channel })).toContain('no longer follows');
+    expect(await command('watch list', { channel: q.channel })).toContain('follows no queue');
+    const audit = await h.app!.store.listAudit(TEAM, { limit: 5 });
+    expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['watch', 'unwatch']));
+  });
+});
+
+describe('notes to authors', () => {
+  it('a linked author gets a DM when their PR starts testing, and none after `me notify off`', async () => {
+    const q = fresh([{ prNumber: 1, prAuthor: 'mara-gh', state: 'pending' }]);
+    expect(await command('me github mara-gh', { user: USERS.member })).toContain('linked to GitHub login');
+    await command(`watch ${q.target} testing`, { channel: q.channel });
+    await interval();
+
+    h.trunk.patchQueue(q.repo, 'main', {
+      enqueuedPullRequests: [
+        { ...h.trunk.queue(q.repo, 'main')!.enqueuedPullRequests![0]!, state: 'testing' },
+      ],
+    });
+    await interval();
+    const dm = await h.slack.waitFor(() => posts(USERS.member)[0]);
+    expect(textOf(dm)).toContain('Your PR');
+    expect(textOf(dm)).toContain('#1');
+    expect(textOf(dm)).toContain('started testing');
+    assertValidMessage(dm.blocks);
+
+    expect(await command('me notify off', { user: USERS.member })).toContain('off');
+    h.trunk.enqueuePr(q.repo, 'main', { prNumber: 2, prAuthor: 'mara-gh', state: 'testing' });
+    await interval();
+    // The channel hears of #2 testing, so the event was delivered; the author, having opted out, does not.
+    await h.slack.waitFor(() => posts(q.channel).find((m) => textOf(m).includes('#2')));
+    await h.idle();
+    expect(posts(USERS.member)).toHaveLength(1);
+  });
+
+  it('a self-linked login cannot be claimed by another person; only an operator moves it', async () => {
+    await command('me github devon-gh', { user: USERS.member });
+    const taken = await command('me github devon-gh', { user: USERS.operator });
+    expect(taken).toContain('already linked to someone else');
+    expect(taken).toContain('config people');
+    expect(await command('me', { user: USERS.operator })).toContain('not linked');
+
+    const refused = await command(`config people <@${USERS.operator}|otto> devon-gh`, { user: USERS.member });
+    expect(refused).toContain("You can't link people");
+    expect(await command('me', { user: USERS.member })).toContain('devon-gh');
+
+    const settled = await command(`config people <@${USERS.operator}|otto> devon-gh`, { user: USERS.admin });
+    expect(settled).toContain('confirmed by an operator');
+    expect(await command('me', { user: USERS.operator })).toContain('confirmed by an operator');
+    expect(await command('me', { user: USERS.member })).toContain('not linked');
+
+    const audit = await h.app!.store.listAudit(TEAM, { limit: 20 });
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: 'me.github', outcome: 'refused', userId: USERS.operator }),
+        expect.objectContaining({ action: 'config.people', outcome: 'refused', userId: USERS.member }),
+        expect.objectContaining({ action: 'config.people', outcome: 'ok', userId: USERS.admin }),
+      ]),
+    );
+  });
+
+  it('me: bad input says what to type', async () => {
+    expect(await command('me github not_a/login', { user: USERS.member })).toContain('is not a GitHub login');
+    expect(await command('me notify maybe', { user: USERS.member })).toContain('`on` or `off`');
+    expect(await command('config people devon-gh', { user: USERS.admin })).toContain('Mention one person');
+  });
+});
+
+describe('live status messages', () => {
+  it('are updated in place after a change (one Trunk read for many), then marked no longer live', async () => {
+    const q = fresh();
+    await h.sendCommand(`status ${q.target}`, { channel: q.channel });
+    await h.sendCommand(`status ${q.target}`, { channel: q.channel });
+    const [a, b] = await h.slack.waitFor(() =>
+      posts(q.channel).length === 2 ? posts(q.channel) : undefined,
+    );
+    expect(textOf(a)).toContain('live · updated');
+    await interval();
+
+    h.trunk.patchQueue(q.repo, 'main', { concurrency: 7 });
+    h.trunk.clearRequests();
+    await interval();
+    for (const m of [a!, b!]) {
+      const now = await h.slack.waitFor(() => {
+        const x = h.slack.message(q.channel, m.ts);
+        return x && x.history.length === 1 ? x : undefined;
+      });
+      expect(textOf(now)).toContain('*Concurrency*\n7');
+      expect(textOf(now)).toContain('live · updated');
+      assertValidMessage(now.blocks);
+    }
+    // One poll and one read for drawing, however many live messages show the queue.
+    const reads = h
+      .trunkCalls('getQueue')
+      .filter((r) => JSON.stringify(r.body).includes(q.repo.split('/')[1]!));
+    expect(reads).toHaveLength(2);
+    expect(posts(q.channel)).toHaveLength(2);
+
+    await interval(12 * 3600);
+    const ended = await h.slack.waitFor(() => {
+      const x = h.slack.message(q.channel, a!.ts);
+      return x && x.history.length === 2 ? x : undefined;
+    });
+    expect(textOf(ended)).toContain('no longer live');
+    expect(textOf(ended)).not.toContain('live · updated');
+    expect(findAction(ended.blocks ?? [], 'mq_refresh')).toBeDefined();
+  });
+});
+
+describe('health alerts', () => {
+  it('a stuck queue alerts once with Status, Pause and Drain; Pause works as on the status message (through its reason modal); recovered once', async () => {
+    const q = fresh([{ prNumber: 5, prAuthor: 'lee', state: 'pending' }]);
+    await command(`watch ${q.target} health stuck 2`, { channel: q.channel });
+    await interval();
+    await interval(60);
+    expect(posts(q.channel)).toHaveLength(0);
+    await interval(70);
+    const alert = await h.slack.waitFor(() => lastPost(q.channel));
+    expect(textOf(alert)).toContain('looks stuck');
+    for (const id of ['mq_refresh', 'mq_pause', 'mq_drain'])
+      expect(findAction(alert.blocks ?? [], id)).toBeDefined();
+    assertValidMessage(alert.blocks);
+    await interval();
+    await h.idle();
+    expect(posts(q.channel)).toHaveLength(1);
+
+    await clickThroughReasonModal(h, { message: alert, actionId: 'mq_pause', user: USERS.admin });
+    await h.slack.waitFor(() => posts(q.channel)[1]); // the announcement
+    expect(h.trunk.queue(q.repo, 'main')!.state).toBe('paused');
+    expect(textOf(h.slack.message(q.channel, alert.ts))).toContain(`<@${USERS.admin}> paused this`);
+
+    await interval();
+    const recovered = await h.slack.waitFor(() => posts(q.channel)[2]);
+    expect(textOf(recovered)).toContain('recovered');
+    assertValidMessage(recovered.blocks);
+    await interval();
+    await h.idle();
+    expect(posts(q.channel)).toHaveLength(3);
+  });
+});
