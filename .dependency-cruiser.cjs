@@ -1,11 +1,9 @@
 /**
- * Which part of src/ may import which: the README's picture, `slack → (queue, digest, workspace) → trunk` with
- * `store` beside them and `core` under everything, written as rules a build can check. `npm test` runs it
- * (`npm run deps`); it prints each import that runs the wrong way as `from → to` with the rule's name, and
- * exits non-zero. Imports that broke a rule before it was enforced are listed in
- * .dependency-cruiser-known-violations.json (read with --ignore-known); that list only ever shrinks. Two
- * remain, both in the development tools: src/main.ts imports the sandbox statically, and the Trunk fake's
- * handlers and pull-requests modules import each other. When they are fixed, delete the file and the flag.
+ * Which part of src/ (and dev/) may import which: the README's picture,
+ * `slack → (queue, digest, workspace, watch, freeze) → trunk` with `store` beside them and `core` under
+ * everything, written as rules a build can check. `npm test` runs it (`npm run deps`); it prints each import
+ * that runs the wrong way as `from → to` with the rule's name, and exits non-zero. No import breaks a rule
+ * today, and there is no list of exceptions.
  *
  * How to read a rule: `from` is the importing file, `to` the imported one; paths are regular expressions
  * over paths relative to the repository root. `dependencyTypesNot: ['type-only']` exempts `import type`.
@@ -17,8 +15,11 @@
  * TypeScript 7, installed as `@typescript/native`.
  */
 
-/** The parts that make up the product: all of src/ but the development tools (fakes, sandbox). */
-const DEV_TOOLS = '^src/(fakes|sandbox)/';
+/**
+ * src/ is the product (what the image builds); dev/ holds the development and try-it-out tools (the fakes
+ * of Slack and Trunk, the sandbox), which the image leaves out. test/ and bench/ may import anything.
+ */
+const DEV_TOOLS = '^dev/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -50,10 +51,7 @@ module.exports = {
         'Trunk fake by itself, and a v2 client can replace it without touching the rest.',
       from: { path: '^src/trunk/' },
       to: {
-        path: [
-          '^src/(slack|queue|digest|workspace|store|fakes|sandbox|http|cli)/',
-          '^src/(app|main|lifecycle)\\.ts$',
-        ],
+        path: ['^src/(slack|queue|digest|workspace|store|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
       },
     },
     {
@@ -74,10 +72,7 @@ module.exports = {
         'so either database can be swapped or tested by the shared contract suite alone.',
       from: { path: '^src/store/' },
       to: {
-        path: [
-          '^src/(slack|queue|digest|workspace|fakes|sandbox|http|cli)/',
-          '^src/(app|main|lifecycle)\\.ts$',
-        ],
+        path: ['^src/(slack|queue|digest|workspace|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
       },
     },
     {
@@ -113,10 +108,10 @@ module.exports = {
       name: 'domain-never-imports-the-composition-root',
       severity: 'error',
       comment:
-        'app.ts, main.ts, lifecycle.ts and http/ assemble the parts, and fakes and the sandbox are development ' +
-        'tools; a domain module that imported any of them would pull the whole app into its tests.',
+        'app.ts, main.ts, lifecycle.ts and http/ assemble the parts; a domain module that imported any of ' +
+        'them would pull the whole app into its tests.',
       from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
-      to: { path: ['^src/(http|cli|fakes|sandbox)/', '^src/(app|main|lifecycle)\\.ts$'] },
+      to: { path: ['^src/(http|cli)/', '^src/(app|main|lifecycle)\\.ts$'] },
     },
     {
       name: 'domains-are-independent',
@@ -139,31 +134,24 @@ module.exports = {
       to: { path: '^src/queue/' },
     },
     {
+      name: 'product-never-imports-dev-tools',
+      severity: 'error',
+      comment:
+        'dev/ (the fakes, the sandbox) is not in the image: product code that imported it would fail there, ' +
+        'or ship a fake that could end up answering in place of Slack or Trunk. The one way in is ' +
+        'src/main.ts loading the sandbox by path when sandbox mode starts (a computed import() this check ' +
+        'cannot follow, which is why the build leaves dev/ out without complaint).',
+      from: { path: '^src/' },
+      to: { path: DEV_TOOLS },
+    },
+    {
       name: 'fakes-only-for-the-sandbox',
       severity: 'error',
       comment:
-        'The fakes of Slack and Trunk are development tools (tests import them from test/). Product code ' +
-        'that imported one would ship it in the image and could end up talking to it in production; only ' +
-        'the sandbox, itself a development tool, runs them.',
-      from: { path: '^src/', pathNot: DEV_TOOLS },
-      to: { path: '^src/fakes/' },
-    },
-    {
-      name: 'no-sandbox-in-production',
-      severity: 'error',
-      comment:
-        'The sandbox is a try-it-out tool; the production entry and image must not contain it. It is ' +
-        'started from its own entry, or loaded with a dynamic import() from src/main.ts only when sandbox ' +
-        'mode starts, so the production build can leave it out.',
-      from: { path: '^src/', pathNot: ['^src/sandbox/', '^src/main\\.ts$'] },
-      to: { path: '^src/sandbox/' },
-    },
-    {
-      name: 'sandbox-loaded-only-on-demand',
-      severity: 'error',
-      comment: 'The one permitted way in: a dynamic import() from the entry (see no-sandbox-in-production).',
-      from: { path: '^src/main\\.ts$' },
-      to: { path: '^src/sandbox/', dependencyTypesNot: ['dynamic-import'] },
+        'The fakes of Slack and Trunk serve the tests (test/ imports them) and the sandbox, which runs the ' +
+        'real app against them; no other development tool should grow a dependency on them.',
+      from: { path: DEV_TOOLS, pathNot: '^dev/(fakes|sandbox)/' },
+      to: { path: '^dev/fakes/' },
     },
     {
       name: 'product-uses-no-dev-dependency',
@@ -171,7 +159,7 @@ module.exports = {
       comment:
         'The image installs with `npm ci --omit=dev`: a devDependency imported by product code works in ' +
         'tests and fails in production. Type-only imports are erased at build time and are fine.',
-      from: { path: '^src/', pathNot: DEV_TOOLS },
+      from: { path: '^src/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
@@ -185,7 +173,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // The sandbox page's browser scripts are not Node modules of the app.
-    exclude: { path: '^src/sandbox/public/' },
+    exclude: { path: '^dev/sandbox/public/' },
     // Read `import type` too (marked type-only), so rules can tell a type reference from a call.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

@@ -4,7 +4,7 @@
  * `count` signed /mergequeue commands, `concurrency` at a time, and reports every ack's latency.
  */
 import { Agent, request } from 'undici';
-import { signedHeaders, slashCommandBody } from '../src/fakes/slack/signing.ts';
+import { signedHeaders, slashCommandBody } from '../dev/fakes/slack/signing.ts';
 
 export interface LoadJob {
   url: string;

@@ -1,18 +1,19 @@
 /**
- * 500 digests due in the same minute, shared by 3 replicas: three real app processes (`node src/main.ts`)
+ * 500 digests due in the same minute, shared by 3 replicas: three real app processes (the app as
+ * `node src/main.ts` runs it, started through the test entry test/helpers/app-process.ts)
  * on one PostgreSQL database, against the Trunk and Slack fakes in this process. Trunk answers each page
  * after 100 ms and every digest reads 5 pages; Slack is paced at one message per second per channel.
  * Prints the time from the due instant until the last digest is posted, duplicates and misses.
- * The replicas' clock is shifted with the MQ_TEST_DIGEST_CLOCK_OFFSET_MS test seam so the minute comes
- * a few seconds after they start.
+ * The replicas' clock is shifted (the test entry's --clock-offset-ms, a createApp override) so the minute
+ * comes a few seconds after they start.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { startSlackFake } from '../dev/fakes/slack/server.ts';
+import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
 import { SubscriptionRepository } from '../src/digest/repository.ts';
-import { startSlackFake } from '../src/fakes/slack/server.ts';
-import { startTrunkFake } from '../src/fakes/trunk/index.ts';
 import { openStore } from '../src/store/open.ts';
-import { startChild, stopChild } from '../test/helpers/app-harness.ts';
+import { appProcess, startChild, stopChild } from '../test/helpers/app-harness.ts';
 import { createPgTestDatabase } from '../test/helpers/pg.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
 
@@ -67,11 +68,10 @@ export const benchmark: Benchmark = {
         PORT: '0',
         LOG_LEVEL: 'info',
         SCHEDULER_ENABLED: 'true',
-        MQ_TEST_DIGEST_CLOCK_OFFSET_MS: String(offset),
-        MQ_TEST_DIGEST_TICK_CRON: '* * * * * *',
       };
+      const seams = appProcess({ clockOffsetMs: offset, digestTickCron: '* * * * * *' });
       const started = await Promise.all(
-        Array.from({ length: REPLICAS }, () => startChild(env, { timeoutMs: 30_000 })),
+        Array.from({ length: REPLICAS }, () => startChild(env, { timeoutMs: 30_000, ...seams })),
       );
       for (const c of started) {
         children.push(c.child);

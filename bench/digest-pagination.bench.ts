@@ -6,8 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
 import { collectFailing } from '../src/digest/collect.ts';
-import { startTrunkFake } from '../src/fakes/trunk/index.ts';
 import { apiTokenAuth } from '../src/trunk/auth.ts';
 import { createTrunkClient } from '../src/trunk/client.ts';
 import type { BenchFigure, Benchmark } from './types.ts';

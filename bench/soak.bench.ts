@@ -14,7 +14,7 @@
  *
  * SOAK_REQUESTS (default 10000), SOAK_WARMUP and SOAK_CONCURRENCY (default 24) change the load.
  */
-import type { SlackFake } from '../src/fakes/slack/server.ts';
+import type { SlackFake } from '../dev/fakes/slack/server.ts';
 import { ACTIONS } from '../src/slack/blocks/ids.ts';
 import { findAction, type Harness, startHarness, USERS } from '../test/helpers/app-harness.ts';
 import type { BenchFigure, Benchmark } from './types.ts';

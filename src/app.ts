@@ -57,32 +57,50 @@ export const EVENTS_PATH = '/slack/events';
 export const INSTALL_PATH = '/slack/install';
 export const REDIRECT_PATH = '/slack/oauth_redirect';
 
+/** What a caller of the library may supply instead of what createApp would make from the configuration. */
 export interface AppOverrides {
   logger?: Logger;
   metrics?: Metrics;
   /** An open store to use instead of opening config.database (the caller closes it). */
   store?: Store;
-  /** Listen address; default all interfaces. Tests pass 127.0.0.1. */
-  host?: string;
-  now?: () => number;
-  /**
-   * The sandbox seam: run the real app with credentials generated at run time (a local fake Slack).
-   * Any field given replaces the configuration's and turns sandbox mode into single-workspace mode.
-   */
-  slack?: { signingSecret?: string; botToken?: string; apiUrl?: string };
-  /** Deadline of Trunk calls made for commands and clicks; default 2.5 s. */
-  interactiveDeadlineMs?: number;
-  /** false: no digest service (commands answer that digests are unavailable). */
-  digest?: false;
-  /** false: no queue watcher (no feeds, live status messages or notes to authors). */
-  watch?: false;
-  /** More routes served beside /slack/events (the sandbox's pages). */
-  customRoutes?: CustomRoute[];
+  /** The app's clock in epoch ms (replies, audit retention, the digest schedule); default Date.now. */
+  clock?: () => number;
   /** Shutdown coordination (src/lifecycle.ts); default: one made from config.shutdownTimeoutMs. */
   lifecycle?: Lifecycle;
+  /** Names this replica in the claims it takes; default the process id. */
   replicaId?: string;
-  /** How often the freezer looks for windows to start or end; default 5 s (tests pass less). */
-  freezeTickMs?: number;
+  http?: {
+    /** Listen address; default all interfaces. */
+    host?: string;
+    /** More routes served beside /slack/events (the sandbox's pages). */
+    customRoutes?: CustomRoute[];
+  };
+  /**
+   * Credentials generated at run time (the sandbox runs a local fake Slack). Any field given replaces the
+   * configuration's and turns sandbox mode into single-workspace mode.
+   */
+  slack?: { signingSecret?: string; botToken?: string; apiUrl?: string };
+  trunk?: {
+    /** Deadline of Trunk calls made for commands and clicks; default 2.5 s. */
+    interactiveDeadlineMs?: number;
+  };
+  /** false: no digest service (commands answer that digests are unavailable). */
+  digest?:
+    | false
+    | {
+        /** How often the scheduler looks for due digests (node-cron syntax); default every minute. */
+        tickCron?: string;
+        /** How long a claimed occurrence stays this replica's; default 60 s. */
+        leaseMs?: number;
+        /** Pause between two posts to one channel; default 1.1 s. */
+        paceMs?: number;
+      };
+  /** false: no queue watcher (no feeds, live status messages or notes to authors). */
+  watch?: false;
+  freeze?: {
+    /** How often the freezer looks for windows to start or end; default 5 s. */
+    tickMs?: number;
+  };
 }
 
 export interface RunningApp {
@@ -100,7 +118,7 @@ export interface RunningApp {
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
-  /** [production] shutdown state and in-flight work (src/lifecycle.ts). */
+  /** Shutdown state and in-flight work (src/lifecycle.ts). */
   readonly lifecycle: Lifecycle;
 }
 
@@ -117,11 +135,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const logger =
     overrides.logger ?? createLogger(config.logLevel, undefined, {}, { secrets: configuredSecrets(config) });
   const metrics = overrides.metrics ?? createMetrics();
-  const now = overrides.now ?? Date.now;
+  const now = overrides.clock ?? Date.now;
   const ownStore = !overrides.store;
   const store = overrides.store ?? (await openStore({ ...storeOptions(config), logger }));
   const slackLogger = boltLogger(logger, 'bolt');
-  // [production] in-flight tracking and graceful shutdown; /readyz answers 503 once it starts.
+  // In-flight tracking and graceful shutdown; /readyz answers 503 once it starts.
   const lifecycle =
     overrides.lifecycle ?? createLifecycle({ logger, timeoutMs: config.shutdownTimeoutMs, metrics });
 
@@ -130,13 +148,13 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     logger: slackLogger,
     retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
     timeout: 10_000,
-    // [production] counts Slack API errors and 429 waits of every client Bolt makes, and of respond().
+    // Counts Slack API errors and 429 waits of every client Bolt makes, and of respond().
     fetch: instrumentedSlackFetch(metrics),
   };
 
   const customRoutes: CustomRoute[] = [
     ...createHttpRoutes({ metrics, store, lifecycle, logger }),
-    ...(overrides.customRoutes ?? []),
+    ...(overrides.http?.customRoutes ?? []),
   ];
 
   const oauth = config.slack.mode === 'oauth';
@@ -195,7 +213,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     });
     // Reads the body before the replay check and Bolt (both reuse it); after shutdown's 503 and tracking.
     rejectNonObjectBodies(httpReceiver, [EVENTS_PATH], logger);
-    // [production] new Slack requests get 503 while shutting down; every request is tracked until answered.
+    // New Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
   }
@@ -209,7 +227,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     ...(config.slack.mode === 'single' ? { token: config.slack.botToken! } : {}),
   });
 
-  // [production] each Slack request is in-flight work (shutdown waits for it) with its own request id:
+  // Each Slack request is in-flight work (shutdown waits for it) with its own request id:
   // every log line written while handling it carries the id; context.reqId and context.logger too.
   // Wrapped first so that it runs inside the request context trackBoltRequests sets up.
   acknowledgeUnhandled(bolt, logger);
@@ -229,7 +247,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     metrics,
     slackLogger,
     logger,
-    ...(overrides.interactiveDeadlineMs ? { interactiveDeadlineMs: overrides.interactiveDeadlineMs } : {}),
+    ...(overrides.trunk?.interactiveDeadlineMs
+      ? { interactiveDeadlineMs: overrides.trunk.interactiveDeadlineMs }
+      : {}),
     botToken: async (workspaceId) => {
       if (config.slack.mode === 'single') return config.slack.botToken;
       if (!installer) return undefined;
@@ -244,6 +264,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     },
   });
 
+  const digestOverrides = overrides.digest === false ? undefined : overrides.digest;
   const digestService =
     overrides.digest === false
       ? undefined
@@ -256,6 +277,10 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           metrics,
           graceHours: config.digest.graceHours,
           replicaId: overrides.replicaId ?? `${process.pid}`,
+          clock: now,
+          ...(digestOverrides?.tickCron ? { tickCron: digestOverrides.tickCron } : {}),
+          ...(digestOverrides?.leaseMs ? { leaseMs: digestOverrides.leaseMs } : {}),
+          ...(digestOverrides?.paceMs !== undefined ? { channelPaceMs: digestOverrides.paceMs } : {}),
           trunkAppUrl: config.trunk.appUrl,
           ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         });
@@ -267,7 +292,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     logger: logger.child({ component: 'freeze' }),
     replicaId: overrides.replicaId ?? `${process.pid}`,
     clock: now,
-    ...(overrides.freezeTickMs ? { tickMs: overrides.freezeTickMs } : {}),
+    ...(overrides.freeze?.tickMs ? { tickMs: overrides.freeze.tickMs } : {}),
   });
   const events =
     overrides.watch === false
@@ -297,9 +322,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   let port = 0;
   let started = false;
-  const host = overrides.host;
+  const host = overrides.http?.host;
 
-  // [production] shutdown order: Socket Mode disconnects first (no new events); after the work in flight
+  // Shutdown order: Socket Mode disconnects first (no new events); after the work in flight
   // has finished (bounded by SHUTDOWN_TIMEOUT_MS): the digest scheduler releases its claims, the HTTP
   // server closes (it kept answering /readyz with 503 meanwhile), then the store.
   const stopReceiver = async () => {
@@ -357,7 +382,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     },
     lifecycle,
     stop() {
-      // [production] see the shutdown order above; failures are logged by the lifecycle.
+      // See the shutdown order above; failures are logged by the lifecycle.
       return lifecycle.shutdown('stop');
     },
   };

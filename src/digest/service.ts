@@ -29,27 +29,8 @@ export interface DigestService {
   readonly claims: ClaimRepository;
 }
 
-/**
- * TEST SEAMS, not configuration: process-level tests start the real app (`node src/main.ts`) several
- * times and need a shifted clock, a faster ticker, a short lease and pace. Each applies only when the
- * caller did not pass the option; none is part of the documented environment.
- */
-function testSeams(env: NodeJS.ProcessEnv): Partial<DigestDeps> {
-  const seams: Partial<DigestDeps> = {};
-  const offset = Number(env['MQ_TEST_DIGEST_CLOCK_OFFSET_MS']);
-  if (env['MQ_TEST_DIGEST_CLOCK_OFFSET_MS'] && Number.isFinite(offset))
-    seams.clock = () => Date.now() + offset;
-  if (env['MQ_TEST_DIGEST_TICK_CRON']) seams.tickCron = env['MQ_TEST_DIGEST_TICK_CRON'];
-  const lease = Number(env['MQ_TEST_DIGEST_LEASE_MS']);
-  if (lease > 0) seams.leaseMs = lease;
-  const pace = Number(env['MQ_TEST_DIGEST_PACE_MS']);
-  if (env['MQ_TEST_DIGEST_PACE_MS'] && pace >= 0) seams.channelPaceMs = pace;
-  return seams;
-}
-
 export function createDigestService(input: DigestDeps): DigestService {
   const deps: DigestDeps = {
-    ...testSeams(process.env),
     ...stripUndefined(input),
     // Claims are fenced by owner: a suffix keeps two replicas apart even when both report pid 1 (containers).
     replicaId: `${input.replicaId}-${randomBytes(3).toString('hex')}`,

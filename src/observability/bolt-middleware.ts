@@ -12,7 +12,7 @@ export function requestContextMiddleware(logger: Logger): Middleware<AnyMiddlewa
     const existing = currentRequestContext();
     const reqId = existing?.reqId ?? newRequestId();
     context['reqId'] = reqId;
-    // [slack-app] built on first use: a pino child per request costs ~60 µs, and most requests never log.
+    // Built on first use: a pino child per request costs ~60 µs, and most requests never log.
     let child: Logger | undefined;
     Object.defineProperty(context, 'logger', {
       configurable: true,

@@ -98,7 +98,7 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     // A person is waiting: a couple of quick retries, never the library's half-hour schedule.
     retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
     timeout: 10_000,
-    // [production] counts Slack API errors and 429 waits (digests and other background posts).
+    // Counts Slack API errors and 429 waits (digests and other background posts).
     fetch: instrumentedSlackFetch(metrics),
   };
 

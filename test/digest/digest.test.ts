@@ -3,8 +3,8 @@
  * to the fake Slack Web API, the claim record, and the clock-driven schedule (DST, grace, takeover).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../src/fakes/slack/server.ts';
-import type { WireFailingTest, WireQuarantinedTest } from '../../src/fakes/trunk/index.ts';
+import type { FakeMessage } from '../../dev/fakes/slack/server.ts';
+import type { WireFailingTest, WireQuarantinedTest } from '../../dev/fakes/trunk/index.ts';
 import { assertValidReply } from '../helpers/block-kit.ts';
 import {
   addedId,

@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
+import { type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import type { DigestDeps } from '../../src/digest/deps.ts';
 import {
   createDigestService,
@@ -13,8 +15,6 @@ import {
   type DigestService,
 } from '../../src/digest/index.ts';
 import type { WorkspaceTrunk } from '../../src/digest/types.ts';
-import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { instrumentedSlackFetch } from '../../src/observability/slack-metrics.ts';

@@ -1,14 +1,14 @@
 /**
  * Exactly once across processes: real app processes (`node src/main.ts`, via the app harness) sharing one
- * PostgreSQL database, the Trunk and Slack fakes on loopback, and a shifted clock (test seam
- * MQ_TEST_DIGEST_CLOCK_OFFSET_MS) so an occurrence falls due seconds after start.
+ * PostgreSQL database, the Trunk and Slack fakes on loopback, and a shifted clock (handed to createApp by
+ * the test entry test/helpers/app-process.ts) so an occurrence falls due seconds after start.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeMessage, type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../dev/fakes/trunk/index.ts';
 import { ClaimRepository } from '../../src/digest/claims.ts';
 import { SubscriptionRepository } from '../../src/digest/repository.ts';
-import { type FakeMessage, type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../src/fakes/trunk/index.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import {
@@ -19,6 +19,7 @@ import {
   TRUNK_TOKEN,
   USERS,
 } from '../helpers/app-harness.ts';
+import type { AppProcessSeams } from '../helpers/app-process.ts';
 import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
 
 const enabled = await pgTestsEnabled('digest replicas (PostgreSQL)');
@@ -62,9 +63,10 @@ function dueSoon(leadMs: number, inMs: number) {
   return { due, offset: due - Date.now() - inMs };
 }
 
-function app(offset: number, extra: Record<string, string> = {}): Promise<Harness> {
+function app(offset: number, seams: AppProcessSeams = {}): Promise<Harness> {
   return startHarness({
     process: true,
+    seams: { clockOffsetMs: offset, digestTickCron: '* * * * * *', digestLeaseMs: 3000, ...seams },
     slack,
     trunk,
     env: {
@@ -73,10 +75,6 @@ function app(offset: number, extra: Record<string, string> = {}): Promise<Harnes
       SCHEDULER_ENABLED: 'true',
       LOG_LEVEL: 'info',
       DEFAULT_REPO: 'acme/web:main',
-      MQ_TEST_DIGEST_CLOCK_OFFSET_MS: String(offset),
-      MQ_TEST_DIGEST_TICK_CRON: '* * * * * *',
-      MQ_TEST_DIGEST_LEASE_MS: '3000',
-      ...extra,
     },
   }).then((h) => {
     running.push(h);
@@ -168,7 +166,7 @@ describe.skipIf(!enabled)('digests across replicas on one PostgreSQL', () => {
       createdAt: due - 60 * MINUTE,
       nextDueAt: due,
     });
-    const victim = await app(offset, { MQ_TEST_DIGEST_PACE_MS: '1500' });
+    const victim = await app(offset, { digestPaceMs: 1500 });
     const channel = () => slack.channelMessages('CKILL01').filter((m) => m.via === 'api');
     await slack.waitFor(() => channel().length >= 2, 30_000);
     await sleep(500); // between two paced messages: the record of the second is written

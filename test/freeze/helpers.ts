@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { resolveTarget } from '../../src/core/target.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
 import { Freezer, type FreezerDeps } from '../../src/freeze/freezer.ts';
 import { parseFreezeCommand } from '../../src/freeze/parse.ts';
 import { queueCallbacks } from '../../src/freeze/queue-callbacks.ts';

@@ -10,15 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import {
   type FakeMessage,
   type FakeView,
   type SlackFake,
   type SlackFakeOptions,
   startSlackFake,
-} from '../../src/fakes/slack/server.ts';
+} from '../../dev/fakes/slack/server.ts';
 import {
   blockActionsPayload,
   eventCallbackBody,
@@ -27,9 +25,12 @@ import {
   slashCommandBody,
   type ViewStateValue,
   viewSubmissionPayload,
-} from '../../src/fakes/slack/signing.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+} from '../../dev/fakes/slack/signing.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
+import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/observability/log.ts';
+import { type AppProcessSeams, appProcessArgs } from './app-process.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   trunk?: TrunkFake;
   /** Start the app as `node src/main.ts` in a child process instead of in this process. */
   process?: boolean;
+  /** Child process only: seams handed to createApp through the test entry test/helpers/app-process.ts. */
+  seams?: AppProcessSeams;
   /** In-process only: extra createApp overrides (e.g. a shorter Trunk deadline). */
   app?: AppOverrides;
 }
@@ -175,7 +178,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   let out = '';
   let url: string;
   if (opts.process) {
-    const started = await startChild(env);
+    const started = await startChild(env, opts.seams ? appProcess(opts.seams) : {});
     child = started.child;
     url = started.url;
     out = started.output();
@@ -187,7 +190,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   } else {
     const config = loadConfig(env);
     const logger = silentOr(env['LOG_LEVEL']);
-    app = await createApp(config, { host: '127.0.0.1', ...(logger ? { logger } : {}), ...opts.app });
+    app = await createApp(config, {
+      http: { host: '127.0.0.1' },
+      ...(logger ? { logger } : {}),
+      ...opts.app,
+    });
     await app.start();
     url = app.url;
   }
@@ -371,12 +378,18 @@ export function textOf(message: { text?: unknown; blocks?: unknown } | undefined
   return parts.join('\n');
 }
 
+/** startChild options that run the test entry (the app with `seams` as createApp overrides). */
+export function appProcess(seams: AppProcessSeams): { script: string; scriptArgs: string[] } {
+  return { script: join(ROOT, 'test/helpers/app-process.ts'), scriptArgs: appProcessArgs(seams) };
+}
+
 /** `node src/main.ts` (or another script) with env; resolves once it logs the URL it listens on. */
 export async function startChild(
   env: Record<string, string>,
-  opts: { timeoutMs?: number; args?: string[]; script?: string } = {},
+  opts: { timeoutMs?: number; args?: string[]; script?: string; scriptArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [...(opts.args ?? []), opts.script ?? join(ROOT, 'src/main.ts')], {
+  const script = opts.script ?? join(ROOT, 'src/main.ts');
+  const child = spawn(process.execPath, [...(opts.args ?? []), script, ...(opts.scriptArgs ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

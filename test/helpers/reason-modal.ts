@@ -3,7 +3,7 @@
  * submitted. This clicks the button, waits for the modal the app opened (views.open with the click's
  * trigger_id) and submits it as Slack would, with the reason typed (or the field left empty).
  */
-import type { FakeView } from '../../src/fakes/slack/server.ts';
+import type { FakeView } from '../../dev/fakes/slack/server.ts';
 import type { ClickOptions, Harness, Sent } from './app-harness.ts';
 
 export interface ModalClick {

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { interactiveBody } from '../../src/fakes/slack/signing.ts';
+import { interactiveBody } from '../../dev/fakes/slack/signing.ts';
 import { type Harness, ROOT, type Sent } from './app-harness.ts';
 
 const DIR = join(ROOT, 'test', 'fixtures', 'slack-payloads');

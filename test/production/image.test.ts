@@ -4,14 +4,23 @@
  * (`npm ci --omit=dev` against the registry), the runtime stage's COPY lines, then the runtime CMD and
  * HEALTHCHECK against the fakes.
  */
-import { execFileSync, execSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, execSync, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
-import { signedHeaders, slashCommandBody } from '../../src/fakes/slack/signing.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { signedHeaders, slashCommandBody } from '../../dev/fakes/slack/signing.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { copyPaths, instructions, parseDockerfile, type Stage, stage } from './dockerfile.ts';
 import { killProcess, type Proc, ROOT, startProcess } from './proc.ts';
 
@@ -57,9 +66,27 @@ describe('Dockerfile', () => {
 
   it('has a .dockerignore that keeps secrets, modules and build output out of the context', () => {
     const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
-    for (const p of ['.git', '.env', 'node_modules', 'dist', 'data', 'test']) expect(ignored).toContain(p);
+    for (const p of ['.git', '.env', 'node_modules', 'dist', 'data', 'test', 'dev'])
+      expect(ignored).toContain(p);
+  });
+
+  it('builds from src/ alone: the development tools in dev/ are never copied into any stage', () => {
+    const sources = df.stages.flatMap((s) =>
+      instructions(s, 'COPY')
+        .filter((i) => !i.flags['from'])
+        .flatMap((i) => copyPaths(i).sources),
+    );
+    expect(sources).toContain('src');
+    expect(sources.filter((p) => /^(\.\/)?(dev|test|bench)(\/|$)/.test(p))).toEqual([]);
   });
 });
+
+/** Every file under dir, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1));
+}
 
 describe('the image, replayed', () => {
   let tmp: string;
@@ -103,7 +130,7 @@ describe('the image, replayed', () => {
     try {
       execSync(line, { cwd, stdio: 'pipe', env });
     } catch (err) {
-      const stderr = String((err as { stderr?: Buffer }).stderr ?? '');
+      const stderr = `${String((err as { stdout?: Buffer }).stdout ?? '')}${String((err as { stderr?: Buffer }).stderr ?? '')}`;
       throw new Error(`RUN ${line} failed:\n${stderr.slice(0, 4000)}`);
     }
   }
@@ -125,6 +152,15 @@ describe('the image, replayed', () => {
   it('builds, installs production dependencies alone, starts, answers /healthz and a command', async () => {
     replay(stage(df, 'build'), { runLines: true });
     expect(existsSync(join(stageDir('build'), 'dist', 'main.js'))).toBe(true);
+    // No fake and no sandbox in the built output: not as files, and not as code under another name.
+    const dist = join(stageDir('build'), 'dist');
+    const built = filesUnder(dist);
+    expect(built.length).toBeGreaterThan(20);
+    expect(built.filter((f) => /(^|\/)(fakes|sandbox|dev)(\/|$)/.test(f))).toEqual([]);
+    const leaked = built.filter((f) =>
+      /startSlackFake|startTrunkFake|createSandboxRoutes|seedTrunk/.test(readFileSync(join(dist, f), 'utf8')),
+    );
+    expect(leaked).toEqual([]);
     replay(stage(df, 'deps'), { runLines: true });
     const modules = join(stageDir('deps'), 'node_modules');
     for (const dep of Object.keys(pkg.dependencies)) expect(existsSync(join(modules, dep)), dep).toBe(true);
@@ -197,5 +233,18 @@ describe('the image, replayed', () => {
 
     proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
+
+    // Without NODE_ENV=production and without Slack variables, the image's entry would be in sandbox mode:
+    // it has no sandbox to load, and says so in one line instead of a module-not-found stack trace.
+    const bare = spawnSync(process.execPath, args, {
+      cwd: app,
+      env: { PATH: process.env['PATH'] ?? '', PORT: '0' },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(bare.status, bare.stderr).toBe(1);
+    expect(bare.stderr).toContain('has no dev/sandbox/');
+    expect(bare.stderr).toContain('Set the Slack variables');
+    expect(bare.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   }, 240_000);
 });

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { LogLevel } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { startTrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { boltLogger } from '../../src/observability/bolt-logger.ts';
 import { createLogger, requestLogger, scrubSecrets } from '../../src/observability/log.ts';
 import { runWithRequestContext } from '../../src/observability/request-context.ts';

@@ -1,8 +1,8 @@
 /** The metric helpers against the real fakes: a WebClient over the instrumented fetch, the Trunk client's hook. */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SlackFake, startSlackFake } from '../../src/fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { instrumentedSlackFetch, slackMethodOf } from '../../src/observability/slack-metrics.ts';
 import { recordTrunkAttempt } from '../../src/observability/trunk-metrics.ts';

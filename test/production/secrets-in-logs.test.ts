@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackFake } from '../../src/fakes/slack/server.ts';
-import { signedHeaders, slashCommandBody } from '../../src/fakes/slack/signing.ts';
+import { startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { signedHeaders, slashCommandBody } from '../../dev/fakes/slack/signing.ts';
 import { CHANNEL, type Harness, startHarness, USERS } from '../helpers/app-harness.ts';
 
 const TEAM = 'T0LOGTEAM1';

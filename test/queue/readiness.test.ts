@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeSubmittedPr } from '../../src/fakes/trunk/index.ts';
+import { makeSubmittedPr } from '../../dev/fakes/trunk/index.ts';
 import { explainReadiness } from '../../src/queue/readiness.ts';
 
 describe('explainReadiness', () => {

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../src/core/target.ts';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
 import {
   changeState,
   type QueueContext,

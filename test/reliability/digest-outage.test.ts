@@ -5,7 +5,7 @@
  * the test moves.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WireFailingTest } from '../../src/fakes/trunk/index.ts';
+import type { WireFailingTest } from '../../dev/fakes/trunk/index.ts';
 import { addedId, ctx, digestCommand, type Rig, startRig } from '../digest/helpers.ts';
 
 let rig: Rig;

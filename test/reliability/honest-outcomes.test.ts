@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../src/fakes/slack/server.ts';
+import type { FakeMessage } from '../../dev/fakes/slack/server.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { CHANNEL, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/app-harness.ts';

@@ -58,7 +58,7 @@ describe('audit growth', () => {
       env: { AUDIT_RETENTION_DAYS: '30', DATABASE_URL: h.env['DATABASE_URL'] },
       slack: h.slack,
       trunk: h.trunk,
-      app: { now: () => base + 31 * DAY },
+      app: { clock: () => base + 31 * DAY },
     });
     try {
       const left = await later.app!.store.listAudit(TEAM, { limit: 1000 });

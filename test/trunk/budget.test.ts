@@ -3,7 +3,7 @@
  * commands before background work, the bound on a command's wait, organizations kept apart, aborts.
  */
 import { describe, expect, it } from 'vitest';
-import { startTrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import {
   type BudgetClock,

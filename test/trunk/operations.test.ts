@@ -1,10 +1,10 @@
 /**
  * All six operations (and both page iterators) against the shared stateful Trunk fake
- * (src/fakes/trunk) over real HTTP on 127.0.0.1. Every body the client sends is also checked against
+ * (dev/fakes/trunk) over real HTTP on 127.0.0.1. Every body the client sends is also checked against
  * Trunk's OpenAPI document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import type { TrunkApi } from '../../src/trunk/api.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import {

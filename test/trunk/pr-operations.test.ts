@@ -4,7 +4,7 @@
  * is checked against Trunk's OpenAPI document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { trunkHint } from '../../src/slack/blocks/errors.ts';
 import type { TrunkApi } from '../../src/trunk/api.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';

@@ -1,6 +1,6 @@
 /** Queue events from snapshots (pure): baseline, each kind, settings before/after, "outside Slack". */
 import { describe, expect, it } from 'vitest';
-import { makeEnqueuedPr, makeQueue, makeSubmittedPr } from '../../src/fakes/trunk/index.ts';
+import { makeEnqueuedPr, makeQueue, makeSubmittedPr } from '../../dev/fakes/trunk/index.ts';
 import type { AuditEntry } from '../../src/store/types.ts';
 import type { EnqueuedPullRequest, Queue } from '../../src/trunk/types.ts';
 import {

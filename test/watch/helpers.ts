@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTrunkFake, type TrunkFake } from '../../src/fakes/trunk/index.ts';
+import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { openStore } from '../../src/store/open.ts';

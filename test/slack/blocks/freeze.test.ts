@@ -4,8 +4,8 @@
  * and the modal's metadata round-trips and rejects what this app did not produce.
  */
 import { describe, expect, it } from 'vitest';
+import { makeQueue } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/core/target.ts';
-import { makeQueue } from '../../../src/fakes/trunk/index.ts';
 import type { FreezeEvent, FreezeWindow, WindowView } from '../../../src/freeze/index.ts';
 import {
   freezeStatusLine,

@@ -1,7 +1,7 @@
 import type { InputBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
+import { makeQueue } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/core/target.ts';
-import { makeQueue } from '../../../src/fakes/trunk/index.ts';
 import {
   buildConnectModal,
   CONNECT_BLOCKS,

@@ -1,8 +1,8 @@
 /** Random Trunk answers, however odd, always render to messages Slack accepts. */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
+import { makeEnqueuedPr, makeQueue, makeSubmittedPr, makeTestRun } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/core/target.ts';
-import { makeEnqueuedPr, makeQueue, makeSubmittedPr, makeTestRun } from '../../../src/fakes/trunk/index.ts';
 import { renderAnnouncement } from '../../../src/slack/blocks/announcement.ts';
 import { renderPr } from '../../../src/slack/blocks/pr.ts';
 import { renderRun } from '../../../src/slack/blocks/run.ts';

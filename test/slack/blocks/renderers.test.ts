@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { makeQueue, makeSubmittedPr, makeTestRun } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/core/target.ts';
-import { makeQueue, makeSubmittedPr, makeTestRun } from '../../../src/fakes/trunk/index.ts';
 import type { FlakySummary, QuarantinedSummary } from '../../../src/queue/summaries.ts';
 import { changedFields, renderAnnouncement, renderNoop } from '../../../src/slack/blocks/announcement.ts';
 import {

@@ -1,7 +1,7 @@
 import type { ActionsBlock, Button } from '@slack/types';
 import { describe, expect, it } from 'vitest';
+import { makeEnqueuedPr, makeQueue } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/core/target.ts';
-import { makeEnqueuedPr, makeQueue } from '../../../src/fakes/trunk/index.ts';
 import { ACTIONS, clickKey, encodeButtonValue, parseButtonValue } from '../../../src/slack/blocks/ids.ts';
 import { renderStatus } from '../../../src/slack/blocks/status.ts';
 import type { Queue } from '../../../src/trunk/types.ts';

@@ -9,7 +9,7 @@ let h: Harness;
 
 beforeAll(async () => {
   // A short Trunk deadline, so the timeout test below need not wait the production 30 s.
-  h = await startHarness({ app: { interactiveDeadlineMs: 2_500 } });
+  h = await startHarness({ app: { trunk: { interactiveDeadlineMs: 2_500 } } });
 });
 afterAll(async () => h?.close());
 

@@ -5,7 +5,7 @@
  * Europe/London, UTC+1 in June).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../../src/fakes/slack/server.ts';
+import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import {
   CHANNEL,
   type Harness,
@@ -23,7 +23,7 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
     env: { SCHEDULER_ENABLED: 'true' },
-    app: { now: () => clock.now, freezeTickMs: 40 },
+    app: { clock: () => clock.now, freeze: { tickMs: 40 } },
   });
 });
 afterAll(async () => h?.close());

@@ -4,7 +4,7 @@
  * is checked in the modal response, in Trunk and in the store.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeView } from '../../../src/fakes/slack/server.ts';
+import type { FakeView } from '../../../dev/fakes/slack/server.ts';
 import {
   CHANNEL,
   type Harness,

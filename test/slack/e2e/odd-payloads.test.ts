@@ -4,7 +4,7 @@
  * each answered with a quiet 200 or a 400 — never a 500, never a Trunk call or a change.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { blockActionsPayload, interactiveBody } from '../../../src/fakes/slack/signing.ts';
+import { blockActionsPayload, interactiveBody } from '../../../dev/fakes/slack/signing.ts';
 import { CHANNEL, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 
 let h: Harness;

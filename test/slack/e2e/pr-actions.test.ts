@@ -4,7 +4,7 @@
  * operator, or the PR's author through a link an operator made — never a link someone made for themselves.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { blockActionsPayload, interactiveBody } from '../../../src/fakes/slack/signing.ts';
+import { blockActionsPayload, interactiveBody } from '../../../dev/fakes/slack/signing.ts';
 import { PeopleRepository } from '../../../src/watch/index.ts';
 import {
   CHANNEL,
@@ -429,7 +429,7 @@ describe('buttons on the /mergequeue pr reply', () => {
 describe('with a short Trunk deadline for clicks', () => {
   let short: Harness;
   beforeAll(async () => {
-    short = await startHarness({ app: { interactiveDeadlineMs: 2_000 } });
+    short = await startHarness({ app: { trunk: { interactiveDeadlineMs: 2_000 } } });
   });
   afterAll(async () => short?.close());
 

@@ -5,7 +5,7 @@
  * The app's clock is injected, so a watch interval or a live period passes at once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../../src/fakes/slack/server.ts';
+import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { findAction, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { clickThroughReasonModal } from '../../helpers/reason-modal.ts';
@@ -15,7 +15,7 @@ const clock = { now: Date.now() };
 let n = 0;
 
 beforeAll(async () => {
-  h = await startHarness({ app: { now: () => clock.now } });
+  h = await startHarness({ app: { clock: () => clock.now } });
 });
 afterAll(async () => h?.close());
 beforeEach(async () => {

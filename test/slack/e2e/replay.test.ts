@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackFake } from '../../../src/fakes/slack/server.ts';
-import { signedHeaders, slashCommandBody } from '../../../src/fakes/slack/signing.ts';
-import { startTrunkFake } from '../../../src/fakes/trunk/index.ts';
+import { startSlackFake } from '../../../dev/fakes/slack/server.ts';
+import { signedHeaders, slashCommandBody } from '../../../dev/fakes/slack/signing.ts';
+import { startTrunkFake } from '../../../dev/fakes/trunk/index.ts';
 import {
   CHANNEL,
   defaultUsers,

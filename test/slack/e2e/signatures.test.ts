@@ -2,7 +2,7 @@
  * Requests not signed by Slack are refused with 401 and cause nothing: no Trunk call, no Slack call.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signedHeaders, slashCommandBody } from '../../../src/fakes/slack/signing.ts';
+import { signedHeaders, slashCommandBody } from '../../../dev/fakes/slack/signing.ts';
 import { CHANNEL, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 
 let h: Harness;

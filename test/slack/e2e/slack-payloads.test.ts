@@ -6,8 +6,8 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeMessage } from '../../../src/fakes/slack/server.ts';
-import { viewSubmissionPayload } from '../../../src/fakes/slack/signing.ts';
+import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
+import { viewSubmissionPayload } from '../../../dev/fakes/slack/signing.ts';
 import { createLogger } from '../../../src/observability/log.ts';
 import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
 import { findAction, type Harness, startHarness, textOf } from '../../helpers/app-harness.ts';

@@ -4,7 +4,7 @@
  * operational routes over HTTP on PORT.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slashCommandBody } from '../../../src/fakes/slack/signing.ts';
+import { slashCommandBody } from '../../../dev/fakes/slack/signing.ts';
 import { CHANNEL, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
 
 let h: Harness;

@@ -1,0 +1,145 @@
+/**
+ * Sandbox mode: what `npm start` runs when no Slack credentials are set. The real app, unchanged, with
+ * everything it talks to started in this process on loopback: the fake Slack Web API (with a pretend
+ * workspace, channel and two people), the fake Trunk API seeded with believable data, and an SQLite file
+ * of its own. Credentials (signing secret, bot token, Trunk token, encryption key) are generated in memory
+ * for this run, so nothing needs configuring and nothing is reused. The page at /sandbox drives the app
+ * through the same signed POST /slack/events that Slack uses.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, EVENTS_PATH, type RunningApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
+import { parseTarget } from '../../src/core/target.ts';
+import type { SandboxModule } from '../../src/main.ts';
+import { createLogger, type Logger } from '../../src/observability/log.ts';
+import { type SlackFake, startSlackFake } from '../fakes/slack/server.ts';
+import { startTrunkFake, type TrunkFake } from '../fakes/trunk/index.ts';
+import { Conversation } from './conversation.ts';
+import {
+  BOT_ID,
+  BOT_USER_ID,
+  CHANNEL_ID,
+  CHANNEL_NAME,
+  fakeUser,
+  TEAM_DOMAIN,
+  TEAM_ID,
+  USERS,
+} from './people.ts';
+import { createSandboxRoutes } from './routes.ts';
+import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk } from './seed.ts';
+
+export interface SandboxOptions {
+  logger?: Logger;
+  /** Listen address; default 127.0.0.1 (the sandbox has no accounts, so it is not offered to the network). */
+  host?: string;
+  /** SQLite file; default a fresh file in a temporary directory, removed on stop. */
+  databasePath?: string;
+}
+
+export interface Sandbox {
+  /** The page, e.g. http://127.0.0.1:3000/sandbox */
+  readonly url: string;
+  readonly app: RunningApp;
+  readonly slack: SlackFake;
+  readonly trunk: TrunkFake;
+  stop(): Promise<void>;
+}
+
+export async function startSandbox(config: Config, opts: SandboxOptions = {}): Promise<Sandbox> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const signingSecret = randomBytes(32).toString('hex');
+  const botToken = `xoxb-sandbox-${randomBytes(16).toString('hex')}`;
+  const trunkToken = randomBytes(24).toString('base64url');
+  const viewerTz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch(() => undefined);
+    cleanups.length = 0;
+  };
+
+  try {
+    const slack = await startSlackFake({
+      tokens: {
+        [botToken]: { teamId: TEAM_ID, teamName: TEAM_DOMAIN, userId: BOT_USER_ID, botId: BOT_ID },
+      },
+      acceptAnyBotToken: false,
+      defaultTeamId: TEAM_ID,
+      users: Object.values(USERS).map((u) => fakeUser(u, viewerTz)),
+      channels: [{ id: CHANNEL_ID, name: CHANNEL_NAME }],
+    });
+    cleanups.push(() => slack.close());
+
+    const trunk = await startTrunkFake({ tokens: [trunkToken], orgSlug: SANDBOX_ORG, maxRecorded: 2_000 });
+    cleanups.push(() => trunk.close());
+    seedTrunk(trunk);
+
+    let databasePath = opts.databasePath;
+    if (!databasePath) {
+      const dir = mkdtempSync(join(tmpdir(), 'mergequeue-sandbox-'));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      databasePath = join(dir, 'sandbox.db');
+    }
+
+    const sandboxConfig: Config = {
+      ...config,
+      trunk: { ...config.trunk, apiUrl: trunk.url, token: trunkToken, orgSlug: SANDBOX_ORG },
+      database: { kind: 'sqlite', path: databasePath },
+      // Single-workspace mode stores no secret, but a key keeps `connect` working in the sandbox too.
+      encryptionKeys: [randomBytes(32)],
+    };
+    // `/mergequeue status` works straight away: DEFAULT_REPO if set, else the busiest seeded queue.
+    const seeded = parseTarget(SANDBOX_DEFAULT_REPO);
+    if (!config.defaultTarget && seeded.ok) sandboxConfig.defaultTarget = seeded.value;
+
+    const conversation = new Conversation(slack, Object.values(USERS));
+    void conversation.follow();
+    cleanups.push(() => conversation.stop());
+
+    let eventsUrl: string | undefined;
+    let app: RunningApp | undefined;
+    const routes = createSandboxRoutes({
+      conversation,
+      signingSecret,
+      eventsUrl: () => eventsUrl,
+      newestDigestId: async () => {
+        if (!app) return undefined;
+        const rows = await app.store.db.query<{ id: string }>(
+          'SELECT id FROM digest_subscriptions WHERE workspace_id = $1 AND channel_id = $2 ORDER BY created_at DESC LIMIT 1',
+          [TEAM_ID, CHANNEL_ID],
+        );
+        return rows[0]?.id;
+      },
+      setTimeZone: (tz) => {
+        for (const u of Object.values(USERS)) slack.addUser(fakeUser(u, tz));
+      },
+    });
+
+    const running = await createApp(sandboxConfig, {
+      logger,
+      http: { host: opts.host ?? '127.0.0.1', customRoutes: routes },
+      slack: { signingSecret, botToken, apiUrl: slack.url },
+    });
+    app = running;
+    cleanups.push(() => running.stop());
+    await running.start();
+    eventsUrl = `http://127.0.0.1:${running.port}${EVENTS_PATH}`;
+
+    return {
+      url: `${running.url}/sandbox`,
+      app: running,
+      slack,
+      trunk,
+      stop: cleanup,
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+// src/main.ts loads this module by path, so the compiler cannot link the two: this line checks the match.
+startSandbox satisfies SandboxModule['startSandbox'];

@@ -1,0 +1,121 @@
+/**
+ * Starts `npm start`'s code path as a child process with no Slack configuration (so it opens the sandbox),
+ * and a headless Chromium (Debian's, driven by playwright-core) with a fresh profile.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'sandbox');
+export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+/** In CI the browser must be there (.ci/run installs it); elsewhere the suite is skipped with a notice. */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env['CI'] === 'true') throw new Error(`Chromium not found at ${CHROMIUM}; .ci/run installs it`);
+  console.warn(`[sandbox] SKIPPED browser tests: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+  return false;
+}
+
+export interface SandboxProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** `node src/main.ts` with every Slack, Trunk and database variable removed. */
+export async function startSandboxProcess(extraEnv: Record<string, string> = {}): Promise<SandboxProcess> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined) continue;
+    if (/^(SLACK_|TRUNK_|DATABASE_URL|ENCRYPTION_KEY|DEFAULT_REPO|PORT$)/.test(k)) continue;
+    env[k] = v;
+  }
+  Object.assign(env, { PORT: '0', LOG_LEVEL: 'info', ...extraEnv });
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start within 20 s:\n${out}`)), 20_000);
+    const check = () => {
+      const m = /"url":"(http:\/\/[^"]+\/sandbox)"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      }),
+  };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'mq-sandbox-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+    viewport: { width: 1280, height: 860 },
+    timezoneId: 'Europe/Berlin',
+    locale: 'en-US',
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Screenshots of the previous run are removed so the folder shows this run only. */
+export function clearArtifacts(): void {
+  rmSync(ARTIFACTS, { recursive: true, force: true });
+  mkdirSync(ARTIFACTS, { recursive: true });
+}
+
+export function artifactPath(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}
