@@ -8,13 +8,13 @@
  * comes a few seconds after they start.
  */
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { startSlackFake } from '../dev/fakes/slack/server.ts';
 import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
 import { SubscriptionRepository } from '../src/digest/repository.ts';
 import { openStore } from '../src/store/open.ts';
 import { appProcess, startChild, stopChild } from '../test/helpers/app-harness.ts';
 import { createPgTestDatabase } from '../test/helpers/pg.ts';
+import { benchAppEnv } from './app-env.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
 
 const SUBSCRIPTIONS = 500;
@@ -56,19 +56,7 @@ export const benchmark: Benchmark = {
       }
       // The replicas' clock reads `due` about 8 s from now (they start meanwhile).
       const offset = due - Date.now() - 8_000;
-      const env = {
-        SLACK_SIGNING_SECRET: randomBytes(16).toString('hex'),
-        SLACK_BOT_TOKEN: 'xoxb-bench',
-        SLACK_API_URL: slack.url,
-        TRUNK_API_URL: trunk.url,
-        TRUNK_API_TOKEN: 'bench-token',
-        TRUNK_ORG_SLUG: 'acme',
-        DATABASE_URL: db.url,
-        ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        SCHEDULER_ENABLED: 'true',
-      };
+      const env = benchAppEnv({ slackUrl: slack.url, trunkUrl: trunk.url, databaseUrl: db.url });
       const seams = appProcess({ clockOffsetMs: offset, digestTickCron: '* * * * * *' });
       const started = await Promise.all(
         Array.from({ length: REPLICAS }, () => startChild(env, { timeoutMs: 30_000, ...seams })),

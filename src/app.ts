@@ -96,10 +96,17 @@ export interface AppOverrides {
         paceMs?: number;
       };
   /** false: no queue watcher (no feeds, live status messages or notes to authors). */
-  watch?: false;
+  watch?:
+    | false
+    | {
+        /** How long a queue lease lasts without renewal; default 3 watch intervals (at least 15 s). */
+        leaseMs?: number;
+      };
   freeze?: {
     /** How often the freezer looks for windows to start or end; default 5 s. */
     tickMs?: number;
+    /** How long a claimed start or end stays this replica's without renewal; default 30 s. */
+    leaseMs?: number;
   };
 }
 
@@ -293,6 +300,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     replicaId: overrides.replicaId ?? `${process.pid}`,
     clock: now,
     ...(overrides.freeze?.tickMs ? { tickMs: overrides.freeze.tickMs } : {}),
+    ...(overrides.freeze?.leaseMs ? { leaseMs: overrides.freeze.leaseMs } : {}),
   });
   const events =
     overrides.watch === false
@@ -305,6 +313,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           metrics,
           now,
           replicaId: overrides.replicaId ?? `${process.pid}`,
+          ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
 
   const deps: SlackDeps = {

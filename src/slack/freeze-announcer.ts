@@ -18,6 +18,8 @@ export interface FreezerOptions {
   clock: () => number;
   /** Default 5 s (the freezer's own). */
   tickMs?: number;
+  /** Default 30 s (the freezer's own). */
+  leaseMs?: number;
 }
 
 export function createFreezer(o: FreezerOptions): Freezer {
@@ -46,5 +48,6 @@ export function createFreezer(o: FreezerOptions): Freezer {
     logger: o.logger,
     clock: o.clock,
     ...(o.tickMs ? { tickMs: o.tickMs } : {}),
+    ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
   });
 }

@@ -1,9 +1,9 @@
 /**
  * A test-only entry: `node test/helpers/app-process.ts [--clock-offset-ms=N] [--digest-tick-cron=CRON]
- * [--digest-lease-ms=N] [--digest-pace-ms=N]` runs the app exactly as `node src/main.ts` does (same
+ * [--digest-lease-ms=N] [--digest-pace-ms=N] [--watch-lease-ms=N] [--freeze-tick-ms=N] [--freeze-lease-ms=N]` runs the app exactly as `node src/main.ts` does (same
  * environment, same logs and shutdown), with the seams process-level tests need handed to createApp as
  * overrides: a shifted clock so a digest falls due seconds after start, a faster ticker, a short lease, a
- * channel pace. The product reads none of them; start it with `appProcessArgs()` through the harness.
+ * channel pace; short watcher and freezer leases so a SIGKILLed replica's work is taken over within seconds. The product reads none of them; start it with `appProcessArgs()` through the harness.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -16,6 +16,9 @@ export interface AppProcessSeams {
   digestTickCron?: string;
   digestLeaseMs?: number;
   digestPaceMs?: number;
+  watchLeaseMs?: number;
+  freezeTickMs?: number;
+  freezeLeaseMs?: number;
 }
 
 /** The command-line arguments that hand `seams` to this entry. */
@@ -25,6 +28,9 @@ export function appProcessArgs(seams: AppProcessSeams): string[] {
   if (seams.digestTickCron !== undefined) args.push(`--digest-tick-cron=${seams.digestTickCron}`);
   if (seams.digestLeaseMs !== undefined) args.push(`--digest-lease-ms=${seams.digestLeaseMs}`);
   if (seams.digestPaceMs !== undefined) args.push(`--digest-pace-ms=${seams.digestPaceMs}`);
+  if (seams.watchLeaseMs !== undefined) args.push(`--watch-lease-ms=${seams.watchLeaseMs}`);
+  if (seams.freezeTickMs !== undefined) args.push(`--freeze-tick-ms=${seams.freezeTickMs}`);
+  if (seams.freezeLeaseMs !== undefined) args.push(`--freeze-lease-ms=${seams.freezeLeaseMs}`);
   return args;
 }
 
@@ -38,6 +44,9 @@ export function overridesFromArgs(argv: string[]): AppOverrides {
       'digest-tick-cron': { type: 'string' },
       'digest-lease-ms': { type: 'string' },
       'digest-pace-ms': { type: 'string' },
+      'watch-lease-ms': { type: 'string' },
+      'freeze-tick-ms': { type: 'string' },
+      'freeze-lease-ms': { type: 'string' },
     },
   });
   const number = (name: keyof typeof values): number | undefined => {
@@ -54,9 +63,17 @@ export function overridesFromArgs(argv: string[]): AppOverrides {
   if (lease !== undefined) digest.leaseMs = lease;
   const pace = number('digest-pace-ms');
   if (pace !== undefined) digest.paceMs = pace;
+  const watchLease = number('watch-lease-ms');
+  const freeze: NonNullable<AppOverrides['freeze']> = {};
+  const freezeTick = number('freeze-tick-ms');
+  if (freezeTick !== undefined) freeze.tickMs = freezeTick;
+  const freezeLease = number('freeze-lease-ms');
+  if (freezeLease !== undefined) freeze.leaseMs = freezeLease;
   return {
     ...(offset !== undefined ? { clock: () => Date.now() + offset } : {}),
     ...(Object.keys(digest).length > 0 ? { digest } : {}),
+    ...(watchLease !== undefined ? { watch: { leaseMs: watchLease } } : {}),
+    ...(Object.keys(freeze).length > 0 ? { freeze } : {}),
   };
 }
 

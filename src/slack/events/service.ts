@@ -21,6 +21,8 @@ export interface QueueEventsOptions {
   metrics: Metrics;
   now: () => number;
   replicaId: string;
+  /** The watcher's queue lease (AppOverrides.watch.leaseMs); default the watcher's own. */
+  leaseMs?: number;
 }
 
 export interface QueueEvents {
@@ -56,6 +58,7 @@ export function createQueueEvents(o: QueueEventsOptions): QueueEvents {
     pausedReminderHours: o.config.watch.pausedReminderHours,
     logger,
     metrics: o.metrics,
+    ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
     ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
   });
   const expire = () =>
