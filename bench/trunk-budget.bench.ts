@@ -1,0 +1,130 @@
+/**
+ * The Trunk budget under a burst: one app (in this process, the test harness, scheduler on) watches 30
+ * queues every 5 s (WATCH_INTERVAL_SECONDS=5, the real clock) while 20 digests of 20 repositories fall due
+ * in the same minute (its clock shifted so the minute comes at once), each paging through 600 failing tests.
+ * From the Trunk fake's recorded arrival times: the most requests that arrived within any one second.
+ * Baseline: the same burst with TRUNK_MAX_RPS=100 (Trunk's own limit), then the default, 10.
+ * The budget is per process, so one process is measured.
+ */
+
+import { WatchRepository } from '../src/watch/follows.ts';
+import { startHarness, TEAM } from '../test/helpers/app-harness.ts';
+import { addDueDigests, nextMinute } from './due-digests.ts';
+import type { BenchFigure, Benchmark } from './types.ts';
+import { sleep } from './watch-figures.ts';
+
+const QUEUES = 30;
+const DIGESTS = 20;
+const TESTS = 600;
+
+interface Burst {
+  peak: number;
+  requests: number;
+  seconds: number;
+  posted: number;
+}
+
+/** The most arrivals within any window of one second (sorted times). */
+export function peakPerSecond(times: number[]): number {
+  const t = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let j = 0;
+  for (let i = 0; i < t.length; i++) {
+    while (t[i]! - t[j]! >= 1000) j++;
+    best = Math.max(best, i - j + 1);
+  }
+  return best;
+}
+
+async function burst(maxRps: number): Promise<Burst> {
+  const due = nextMinute(Date.now(), 5 * 60_000);
+  const offset = due - Date.now() - 3_000;
+  const h = await startHarness({
+    env: { SCHEDULER_ENABLED: 'true', TRUNK_MAX_RPS: String(maxRps), WATCH_INTERVAL_SECONDS: '5' },
+    app: { clock: () => Date.now() + offset, digest: { tickCron: '* * * * * *', paceMs: 0 } },
+  });
+  try {
+    const watches = new WatchRepository(h.app!.store.db);
+    for (let i = 0; i < QUEUES; i++) {
+      const repo = { host: 'github.com', owner: 'acme', name: `q${i}` };
+      h.trunk.addQueue(repo, 'main', { state: 'running' });
+      await watches.upsert({
+        workspaceId: TEAM,
+        channelId: `C0WATCH${String(i).padStart(3, '0')}`,
+        target: { repo, branch: 'main' },
+        topics: ['state'],
+        createdBy: 'UBENCH',
+        createdAt: Date.now() + offset,
+      });
+    }
+    for (let i = 0; i < DIGESTS; i++) {
+      const repo = { host: 'github.com', owner: 'acme', name: `d${i}` };
+      h.trunk.generateFailingTests(repo, TESTS, {
+        seed: i,
+        lazy: true,
+        start: due - 20 * 3_600_000,
+        end: due,
+      });
+      await addDueDigests(h.app!.store.db, {
+        workspaceId: TEAM,
+        repo,
+        channels: [`C0DIG${String(i).padStart(4, '0')}`],
+        due,
+      });
+    }
+    h.trunk.clearRequests();
+    const started = Date.now();
+    const headers = () =>
+      h.slack.messages.filter((m) => m.via === 'api' && m.channel.startsWith('C0DIG') && !m.threadTs);
+    await h.slack.waitFor(() => headers().length >= DIGESTS || undefined, 120_000).catch(() => undefined);
+    await sleep(2_000); // the watchers keep polling meanwhile
+    const times = h.trunk.requests.map((r) => r.at);
+    return {
+      peak: peakPerSecond(times),
+      requests: times.length,
+      seconds: (Date.now() - started) / 1000,
+      posted: headers().length,
+    };
+  } finally {
+    await h.close();
+  }
+}
+
+export const benchmark: Benchmark = {
+  name: 'trunk-budget',
+  description: `${DIGESTS} digests (${TESTS} tests each) due at once while ${QUEUES} queues are watched every 5 s: Trunk requests in any one second`,
+  async run(): Promise<BenchFigure[]> {
+    const open = await burst(100);
+    const kept = await burst(10);
+    for (const [name, b] of [
+      ['TRUNK_MAX_RPS=100', open],
+      ['TRUNK_MAX_RPS=10', kept],
+    ] as const)
+      console.log(
+        `  ${name}: ${b.requests} requests in ${b.seconds.toFixed(1)} s, peak ${b.peak} in one second, ${b.posted}/${DIGESTS} digests posted`,
+      );
+    return [
+      {
+        id: 'trunk.budget.rps100.peak_per_second',
+        value: open.peak,
+        unit: 'req',
+        target: '<= 100',
+        ok: open.peak <= 100,
+      },
+      {
+        id: 'trunk.budget.rps10.peak_per_second',
+        value: kept.peak,
+        unit: 'req',
+        target: '<= 10 (TRUNK_MAX_RPS)',
+        ok: kept.peak <= 10 && kept.posted === DIGESTS,
+      },
+      {
+        id: 'trunk.budget.rps10_vs_rps100.peak',
+        value: kept.peak / open.peak,
+        unit: 'x',
+        target: '',
+        ok: true,
+      },
+    ];
+  },
+};
