@@ -3,7 +3,7 @@
  * the comparison yields. Nothing here knows about Slack; the Slack side renders these.
  */
 import type { QueueRef } from '../core/target.ts';
-import type { Readiness } from '../trunk/types.ts';
+import type { Queue, Readiness } from '../trunk/types.ts';
 
 export const TOPICS = ['state', 'submitted', 'testing', 'merged', 'failed', 'health'] as const;
 export type Topic = (typeof TOPICS)[number];
@@ -171,5 +171,9 @@ export interface DeliveryItem {
   destinations: Destination[];
 }
 
-/** Answers `results[i]` for `items[i]`, one result per destination, like Deliver. */
-export type DeliverBatch = (items: DeliveryItem[]) => Promise<DeliveryResult[][]>;
+/**
+ * Answers `results[i]` for `items[i]`, one result per destination, like Deliver. `polled` is the queue as
+ * this tick's poll read it, when it did: live messages are drawn from it rather than from another Trunk
+ * read, so following a queue with live messages costs its polls and nothing more.
+ */
+export type DeliverBatch = (items: DeliveryItem[], polled?: Queue) => Promise<DeliveryResult[][]>;

@@ -7,7 +7,14 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../observability/log.ts';
-import type { DeliveryItem, DeliveryResult, Destination, WatchEvent } from '../../watch/index.ts';
+import type { Queue } from '../../trunk/types.ts';
+import {
+  type DeliveryItem,
+  type DeliveryResult,
+  type Destination,
+  queueKeyOf,
+  type WatchEvent,
+} from '../../watch/index.ts';
 import { type EventLinks, renderAuthorNote, renderFeed, renderHealth } from '../blocks/events.ts';
 import { errorCode } from '../interaction.ts';
 import type { SlackReply } from '../reply.ts';
@@ -49,7 +56,7 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
     });
   };
 
-  return async function deliverBatch(items: DeliveryItem[]): Promise<DeliveryResult[][]> {
+  return async function deliverBatch(items: DeliveryItem[], polled?: Queue): Promise<DeliveryResult[][]> {
     const results: DeliveryResult[][] = items.map(() => []);
     const first = items[0];
     if (!first) return results;
@@ -62,6 +69,8 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
     };
     const client = await d.workspaces.slackFor(workspaceId);
     const reads: QueueReads = new Map();
+    // Live messages show the queue as the watcher's poll just read it: no second read for drawing.
+    if (polled) reads.set(`${workspaceId}|${queueKeyOf(first.event.target)}`, Promise.resolve(polled));
 
     const feeds = new Map<string, { channelId: string; events: FeedEvent[]; settles: Job['settles'] }>();
     const lives = new Map<
