@@ -167,10 +167,32 @@ export interface CollectOptions {
   topN: number;
   baseline?: Baseline;
   paginate?: PaginateOptions;
+  /** Only tests whose code owners include this owner (see ownedBy). */
+  owner?: string;
 }
 
 /** Pages of rows, as Trunk sends them or as a shared collection replays them (shared-collection.ts). */
 export type PageSource<T> = AsyncIterable<T[]>;
+
+/**
+ * Whether a test's code owners include `owner`, ignoring case. `@acme/payments`, `@alice` and
+ * `alice@example.com` must match a code owner exactly; a bare name (`payments`) also matches the team or
+ * user of that name in any organization (`@payments`, `@acme/payments`).
+ */
+export function ownedBy(codeowners: unknown, owner: string | undefined): boolean {
+  if (owner === undefined) return true;
+  if (!Array.isArray(codeowners)) return false;
+  const want = owner.toLowerCase();
+  const bare = !want.startsWith('@') && !want.includes('@');
+  return codeowners.some((c) => {
+    if (typeof c !== 'string') return false;
+    const have = c.toLowerCase();
+    return (
+      have === want ||
+      (bare && have.startsWith('@') && have.slice(have.lastIndexOf('/') + 1).replace(/^@/, '') === want)
+    );
+  });
+}
 
 /** The failing-tests window of a scheduled instant: [scheduledAt − 24 h, scheduledAt). */
 export function failingWindow(scheduledAt: number): { start: number; end: number } {
@@ -240,7 +262,7 @@ export async function collectFailingFrom(
   for await (const page of pages) {
     recent.nextPage();
     for (const t of page) {
-      if (!recent.add(t.id)) continue;
+      if (!recent.add(t.id) || !ownedBy(t.codeowners, opts.owner)) continue;
       seen.add(t.id);
       total++;
       const known = prev.bloom?.has(t.id) ?? false;
@@ -304,7 +326,7 @@ export async function collectQuarantinedFrom(
     recent.nextPage();
     for (const t of page) {
       const id = t.test_case_id || `${t.file}#${t.classname}#${t.name}#${t.variant}`;
-      if (!recent.add(id)) continue;
+      if (!recent.add(id) || !ownedBy(t.codeowners, opts.owner)) continue;
       seen.add(id);
       total++;
       const known = prev.bloom?.has(id) ?? false;

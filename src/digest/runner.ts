@@ -192,7 +192,12 @@ async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Pro
   }
   const baseline = await ctx.subs.baseline(sub.id);
   try {
-    const opts = { repo: sub.repo, topN: sub.topN, ...(baseline ? { baseline } : {}) };
+    const opts = {
+      repo: sub.repo,
+      topN: sub.topN,
+      ...(baseline ? { baseline } : {}),
+      ...(sub.owner ? { owner: sub.owner } : {}),
+    };
     const collection =
       sub.kind === 'failing'
         ? await collectFailing(trunk, rec.scheduledAt, opts)
