@@ -39,7 +39,7 @@ export const USAGE = {
 export const DIGEST_HELP = [
   '*Flaky-test digests* (posted in this channel, threaded, links to Trunk):',
   '• `/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays]` — defaults: this channel’s repo, 09:00, your Slack timezone, weekdays. Example: `/mergequeue digest add failing acme/web 09:30 Europe/Paris daily`',
-  '• Team digests: add `owner @acme/payments` (a code owner as Trunk reports it, or a team name like `payments`) for only the tests that owner owns; it says “nothing to report” for the team when there are none.',
+  '• Team digests: add `owner @acme/payments` (a code owner as Trunk reports it, or a team name like `payments`) for only the tests that owner owns; it says “nothing to report” for the team when there are none. Digests of one repository due in the same minute share one read of Trunk.',
   '• `/mergequeue digest list` · `digest remove <id>` · `digest run <id>` (post one now, to try it)',
   '• `/mergequeue digest set <id> skip-empty on|off` (no post when there is nothing to report; on by default)',
   `• \`/mergequeue digest set <id> top <1-${MAX_TOP}>\` (tests listed, default ${DEFAULT_TOP}) · \`set <id> time 08:30\` · \`set <id> tz America/New_York\` · \`set <id> days daily|weekdays\``,
