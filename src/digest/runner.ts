@@ -271,6 +271,10 @@ function collect(
     now: ctx.now,
     leaseMs: ctx.leaseMs,
     abandoned,
+    logger: ctx.logger.child({
+      digest: sub.id,
+      collection: `${sub.kind} ${sub.repo.owner}/${sub.repo.name} ${new Date(rec.scheduledAt).toISOString()}`,
+    }),
   };
   const key = {
     workspaceId: sub.workspaceId,

@@ -15,6 +15,7 @@
  * when it paginated alone.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../observability/log.ts';
 import type { Db } from '../store/types.ts';
 import { type TrunkErrorRecord, trunkErrorFromRecord, trunkErrorRecord } from '../trunk/error-record.ts';
 import { isTrunkError } from '../trunk/errors.ts';
@@ -152,9 +153,12 @@ export interface SharedEnv {
   leaseMs: number;
   /** True once the waiting digest should give up (service stopping, claim lost). */
   abandoned: () => boolean;
-  /** How often a waiting digest looks at the row; default 200 ms. */
-  pollMs?: number;
+  logger: Logger;
 }
+
+/** A waiting digest looks at the row after 100 ms, then less and less often, up to once a second. */
+const FIRST_POLL_MS = 100;
+const MAX_POLL_MS = 1_000;
 
 /**
  * The pages of `key`: from Trunk through `fetch` when this digest is the collector (storing each page), or
@@ -166,13 +170,22 @@ export async function* sharedPages<T>(
   fetch: () => AsyncIterable<T[]>,
   slim: (row: T) => T,
 ): AsyncGenerator<T[], void, undefined> {
+  let pollMs = FIRST_POLL_MS;
+  let waited = false;
   for (;;) {
     const got = await env.collections.acquire(key, env.owner, env.now(), env.leaseMs);
     if (got.role === 'collect') {
+      env.logger.info(
+        { generation: got.generation },
+        got.generation > 1
+          ? 'collecting for the digests of this minute (the previous collector stopped renewing its lease)'
+          : 'collecting for the digests of this minute',
+      );
       yield* collectAndStore(env, key, got.generation, fetch, slim);
       return;
     }
     if (got.role === 'read') {
+      env.logger.info({ pages: got.pages, waited }, 'reading the pages another digest collected this minute');
       for (let i = 0; i < got.pages; i++) {
         const body = await env.collections.page(key, got.generation, i);
         // A page can only be missing if the collection was pruned while being read: start over.
@@ -183,7 +196,9 @@ export async function* sharedPages<T>(
     }
     if (got.role === 'failed') throw trunkErrorFromRecord(got.failure);
     if (env.abandoned()) throw new CollectionAbandoned();
-    await sleep(env.pollMs ?? 200);
+    waited = true;
+    await sleep(pollMs);
+    pollMs = Math.min(MAX_POLL_MS, pollMs * 2);
   }
 }
 
