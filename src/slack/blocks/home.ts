@@ -78,8 +78,8 @@ export function renderHome(input: HomeInput): HomeView {
       `${input.operator ? 'You are an operator: you may change queues.' : 'Anyone may read; operators change queues.'} Built ${slackDate(input.renderedAt)} · \`/mergequeue help\` lists every command`,
     ),
   ];
-  const tail = [
-    ...prBlocks(input),
+  const prs = prBlocks(input);
+  const rest = [
     ...listBlocks('Digests', input.digests.map(digestLine), NO_DIGESTS),
     ...listBlocks(
       'Watches',
@@ -94,8 +94,9 @@ export function renderHome(input: HomeInput): HomeView {
     ...operatorBlocks(input),
     ...trunkBlocks(input),
   ];
-  const room = HOME_MAX_BLOCKS - top.length - tail.length;
-  return { type: 'home', blocks: [...top, ...queueBlocks(input, room), ...tail] };
+  // The queues take what the rest leaves of the 100 blocks.
+  const room = HOME_MAX_BLOCKS - top.length - prs.length - rest.length;
+  return { type: 'home', blocks: [...top, ...prs, ...queueBlocks(input, room), ...rest] };
 }
 
 export const NO_QUEUES = 'No queues yet: `/mergequeue config workspace owner/repo:branch`';
@@ -278,13 +279,9 @@ function trunkBlocks(input: HomeInput): KnownBlock[] {
       connected ? `${status}. Replace the token with Connect.` : `${status}. Connect it to use the queues.`,
     ),
   );
-  out.push(
-    actions([
-      button(connected ? 'Connect again…' : 'Connect Trunk…', ACTIONS.homeConnect, {
-        style: 'primary',
-        value: 'connect',
-      }),
-    ]),
-  );
+  const connect = connected
+    ? button('Connect again…', ACTIONS.homeConnect, { value: 'connect' })
+    : button('Connect Trunk…', ACTIONS.homeConnect, { style: 'primary', value: 'connect' });
+  out.push(actions([connect]));
   return out;
 }
