@@ -208,6 +208,19 @@ describe('the Home tab of a set-up workspace', () => {
     expect(homeText(after)).toContain('concurrency 5');
   });
 
+  it('Settings on the Home opens the settings modal for that queue', async () => {
+    const home = await h.openHome(USERS.admin);
+    await h.clickHome({
+      home,
+      actionId: 'mq_settings_open',
+      user: USERS.admin,
+      triggerId: 'trigger-home-settings',
+    });
+    const filled = await h.slack.waitFor(() => h.slack.callsTo('views.update')[0]);
+    expect(String(filled.args['view'])).toContain('concurrency');
+    expect(h.slack.views.filter((v) => v.triggerId === 'trigger-home-settings')).toHaveLength(1);
+  });
+
   it('over the limits: at most 100 blocks, each list and the queues say how many more', async () => {
     const watches = new WatchRepository(h.app!.store.db);
     for (let i = 0; i < 120; i++)
@@ -324,17 +337,24 @@ describe('the Home tab when Trunk fails for one queue', () => {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('upstream unavailable');
         return;
       }
-      const upstream = await fetch(new URL(req.url ?? '/', trunk.url), {
-        method: req.method ?? 'POST',
-        headers: Object.fromEntries(
-          Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)),
-        ) as Record<string, string>,
-        body,
-      });
-      res.writeHead(upstream.status, {
-        'content-type': upstream.headers.get('content-type') ?? 'text/plain',
-      });
-      res.end(await upstream.text());
+      // The app may give up first (its deadline): then this answer has nobody to go to.
+      try {
+        const upstream = await fetch(new URL(req.url ?? '/', trunk.url), {
+          method: req.method ?? 'POST',
+          headers: Object.fromEntries(
+            Object.entries(req.headers).filter(
+              ([k]) => !['host', 'content-length', 'connection'].includes(k),
+            ),
+          ) as Record<string, string>,
+          body,
+        });
+        res.writeHead(upstream.status, {
+          'content-type': upstream.headers.get('content-type') ?? 'text/plain',
+        });
+        res.end(await upstream.text());
+      } catch {
+        if (!res.headersSent) res.writeHead(502).end();
+      }
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
@@ -344,6 +364,20 @@ describe('the Home tab when Trunk fails for one queue', () => {
     await h?.close();
     proxy?.close();
     await trunk?.close();
+  });
+
+  it('a slow Trunk: the Home is still published within its budget, each queue saying it could not be read', async () => {
+    trunk.addQueue('acme/web', 'main', { state: 'running', concurrency: 2 });
+    trunk.setLatency({ getQueue: 6_000 });
+    try {
+      const started = Date.now();
+      const home = await h.openHome(USERS.admin, {});
+      expect(Date.now() - started).toBeLessThan(4_500);
+      expect(homeText(home)).toMatch(/acme\/web:main\* · :warning: could not read: /);
+      assertValidHome(home.view);
+    } finally {
+      trunk.setLatency(0);
+    }
   });
 
   it('shows "could not read" for that queue only, and the rest of the Home', async () => {
