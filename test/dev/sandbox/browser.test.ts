@@ -227,6 +227,22 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     expect(await channel().filter({ hasText: '/mergequeue settings' }).count()).toBe(0);
   });
 
+  it('the Home tab: opened from the sidebar, built by the app for the person, without change buttons for a member', async () => {
+    // Still the member from the step above: their Home has the lists but no button that changes a queue.
+    await page.click('#nav-home');
+    const home = page.locator('#home-body [data-home]');
+    await home.filter({ hasText: 'acme/web:main' }).waitFor();
+    expect(await home.getByText('Operators', { exact: true }).count()).toBe(1);
+    expect(await home.getByRole('button', { name: 'Pause…' }).count()).toBe(0);
+    await snap('home-member');
+    // The operator's own Home is built when they look, with the status message's buttons per queue.
+    await page.check('input[name=who][value=operator]');
+    await home.getByRole('button', { name: 'Refresh' }).first().waitFor();
+    await snap('home-operator');
+    await page.click('#nav-channel');
+    await page.locator('#messages').waitFor();
+  });
+
   it('kept everything on this machine and raised no page errors', async () => {
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);
