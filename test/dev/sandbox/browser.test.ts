@@ -6,13 +6,13 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../helpers/processes.ts';
 import {
   artifactPath,
   type Browser,
   browserAvailable,
   clearArtifacts,
   launchBrowser,
-  ROOT,
   type SandboxProcess,
   startSandboxProcess,
 } from './launch.ts';
