@@ -7,6 +7,22 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allStrings, buttonsIn, visibleText } from '../helpers/block-kit-reading.ts';
+import { freePort, type NpmApp, newcomerEnv, npmStart, sleep, waitForHealthy } from '../helpers/processes.ts';
+import { type Sent as Ack, postSigned } from '../helpers/slack-requests.ts';
+import {
+  type Answer,
+  answersFor,
+  type Corr,
+  clickBody,
+  ERROR_DUMP,
+  newCorr,
+  RAW_ERROR_NAME,
+  STACK_FRAME,
+  slashBody,
+  viewSubmissionBody,
+  waitForAnswer,
+} from './answers.ts';
 import {
   type FakeSlack,
   type FakeTrunk,
@@ -16,31 +32,6 @@ import {
   startFakeTrunk,
   TEAM_ID,
 } from './fakes.ts';
-import {
-  type Answer,
-  type AppProcess,
-  allStrings,
-  answersFor,
-  baseEnv,
-  buttonsIn,
-  type Corr,
-  clickBody,
-  ERROR_DUMP,
-  freePort,
-  newCorr,
-  type PostResult,
-  postSlack,
-  RAW_ERROR_NAME,
-  STACK_FRAME,
-  sign,
-  slashBody,
-  sleep,
-  startProcess,
-  viewSubmissionBody,
-  visibleText,
-  waitForAnswer,
-  waitForHealthy,
-} from './harness.ts';
 
 const SECRET = 'acc-signing-secret-5f1e9c0b7a';
 const BOT_TOKEN = 'xoxb-1111-2222-acceptanceBotTok3n';
@@ -54,22 +45,20 @@ const GUIDANCE = /\/mergequeue|\bhelp\b|usage|example|e\.g\.|\btry\b|\btype\b/i;
 
 let slack: FakeSlack;
 let trunk: FakeTrunk;
-let app: AppProcess;
+let app: NpmApp;
 let dir: string;
-const acks: { text: string; ack: PostResult }[] = [];
+const acks: { text: string; ack: Ack }[] = [];
 
 interface Sent {
   corr: Corr;
-  ack: PostResult;
+  ack: Ack;
   startedAt: number;
 }
 
 async function command(text: string, user = ADMIN): Promise<Sent> {
   const corr = newCorr(user);
   const startedAt = Date.now();
-  const ack = await postSlack(app.port, slashBody(text, corr, slack, TEAM_ID, user.toLowerCase()), {
-    secret: SECRET,
-  });
+  const ack = await postSigned(app, slashBody(text, corr, slack, TEAM_ID, user.toLowerCase()));
   acks.push({ text, ack });
   return { corr, ack, startedAt };
 }
@@ -80,7 +69,7 @@ function updatesSince(t: number) {
 
 const expectAckedFast = (s: Sent, label: string): void => {
   expect(s.ack.status, `${label}: ack status (body: ${s.ack.text.slice(0, 300)})`).toBe(200);
-  expect(s.ack.ms, `${label}: ack time`).toBeLessThan(3000);
+  expect(s.ack.ackMs, `${label}: ack time`).toBeLessThan(3000);
 };
 
 function expectClean(answers: Answer[], label: string): void {
@@ -118,16 +107,13 @@ async function change(text: string, user: string, waitMs = 6000) {
             !/cancel|no\b/i.test(b.text),
         );
         if (btn) {
-          const click = await postSlack(
-            app.port,
+          const click = await postSigned(
+            app,
             clickBody(btn, a, sent.corr, slack, TEAM_ID, user.toLowerCase()),
-            {
-              secret: SECRET,
-            },
           );
           acks.push({ text: `${text} [click ${btn.text}]`, ack: click });
           expect(click.status, `${text}: click ack`).toBe(200);
-          expect(click.ms, `${text}: click ack time`).toBeLessThan(3000);
+          expect(click.ackMs, `${text}: click ack time`).toBeLessThan(3000);
           clicked = true;
           break;
         }
@@ -162,8 +148,8 @@ beforeAll(async () => {
     tz: 'America/New_York',
   });
   const port = await freePort();
-  app = startProcess(
-    baseEnv({
+  app = npmStart(
+    newcomerEnv({
       SLACK_SIGNING_SECRET: SECRET,
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_API_URL: slack.apiUrl,
@@ -210,8 +196,7 @@ describe('request verification', () => {
   it('a bad signature gets 401 and reaches no Trunk call', async () => {
     const before = trunk.requests.length;
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
+    const r = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
       signature: `v0=${'0'.repeat(64)}`,
     });
     expect(r.status).toBe(401);
@@ -223,9 +208,8 @@ describe('request verification', () => {
   it('a timestamp older than 5 minutes gets 401 even when correctly signed', async () => {
     const before = trunk.requests.length;
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
-      ts: Math.floor(Date.now() / 1000) - 6 * 60,
+    const r = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
+      timestampSeconds: Math.floor(Date.now() / 1000) - 6 * 60,
     });
     expect(r.status).toBe(401);
     await sleep(500);
@@ -238,9 +222,8 @@ describe('request verification, more', () => {
   it('a correctly signed request stamped 6 minutes in the future gets 401 and changes nothing', async () => {
     const before = trunk.requests.length;
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
-      ts: Math.floor(Date.now() / 1000) + 6 * 60,
+    const r = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
+      timestampSeconds: Math.floor(Date.now() / 1000) + 6 * 60,
     });
     expect(r.status).toBe(401);
     await sleep(500);
@@ -261,8 +244,8 @@ describe('request verification, more', () => {
 
   it('a body signed with another secret gets 401', async () => {
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('pause', corr, slack, TEAM_ID, 'ada'), {
-      secret: 'not-the-secret',
+    const r = await postSigned(app, slashBody('pause', corr, slack, TEAM_ID, 'ada'), {
+      signingSecret: 'not-the-secret',
     });
     expect(r.status).toBe(401);
   });
@@ -513,18 +496,17 @@ describe('buttons on the status message', () => {
     corr = s.corr;
   }
 
-  async function click(label: RegExp, user = ADMIN): Promise<{ ack: PostResult; t: number }> {
+  async function click(label: RegExp, user = ADMIN): Promise<{ ack: Ack; t: number }> {
     const btn = buttonsIn(msg.body).find((b) => label.test(b.text) && !b.url);
     expect(btn, `button ${label}`).toBeDefined();
     const t = Date.now();
-    const ack = await postSlack(
-      app.port,
+    const ack = await postSigned(
+      app,
       clickBody(btn!, msg, { ...corr, user }, slack, TEAM_ID, user.toLowerCase()),
-      { secret: SECRET },
     );
     acks.push({ text: `click ${label}`, ack });
     expect(ack.status).toBe(200);
-    expect(ack.ms).toBeLessThan(3000);
+    expect(ack.ackMs).toBeLessThan(3000);
     return { ack, t };
   }
 
@@ -758,16 +740,13 @@ describe('more commands', () => {
   it('submitting the settings modal with 0 minutes is refused in the modal, nothing sent to Trunk', async () => {
     expect(settingsView, 'the settings modal').toBeDefined();
     const t = Date.now();
-    const r = await postSlack(
-      app.port,
+    const r = await postSigned(
+      app,
       viewSubmissionBody(settingsView!, 'V0ACC1', ADMIN, TEAM_ID, { testingTimeoutMinutes: '0' }),
-      {
-        secret: SECRET,
-      },
     );
     acks.push({ text: 'settings submit 0', ack: r });
     expect(r.status).toBe(200);
-    expect(r.ms).toBeLessThan(3000);
+    expect(r.ackMs).toBeLessThan(3000);
     expect(r.text).toMatch(/"response_action":"errors"/);
     expect(r.text).toMatch(/testingTimeoutMinutes/);
     await sleep(800);
@@ -777,16 +756,13 @@ describe('more commands', () => {
   it('submitting the settings modal sends only the changed field to Trunk', async () => {
     expect(settingsView, 'the settings modal').toBeDefined();
     const t = Date.now();
-    const r = await postSlack(
-      app.port,
+    const r = await postSigned(
+      app,
       viewSubmissionBody(settingsView!, 'V0ACC1', ADMIN, TEAM_ID, { testingTimeoutMinutes: '90' }),
-      {
-        secret: SECRET,
-      },
     );
     acks.push({ text: 'settings submit 90', ack: r });
     expect(r.status).toBe(200);
-    expect(r.ms).toBeLessThan(3000);
+    expect(r.ackMs).toBeLessThan(3000);
     const deadline = Date.now() + 8000;
     while (updatesSince(t).length === 0 && Date.now() < deadline) await sleep(50);
     expect(updatesSince(t).map((u) => u.body)).toEqual([
@@ -841,9 +817,7 @@ describe('targets and channel defaults', () => {
     // Same channel, another user, no target.
     const corr = { ...newCorr(MEMBER), channel: set.corr.channel };
     const t = Date.now();
-    const ack = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'max'), {
-      secret: SECRET,
-    });
+    const ack = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'max'));
     expect(ack.status).toBe(200);
     await waitForAnswer(slack, corr, ack, (x) => x.trim().length > 0);
     const branches = trunk.requests
@@ -864,10 +838,10 @@ describe('digests', () => {
   async function inChannel(text: string, ch = channel): Promise<{ answers: Answer[]; t: number }> {
     const corr = { ...newCorr(ADMIN), channel: ch };
     const t = Date.now();
-    const ack = await postSlack(app.port, slashBody(text, corr, slack, TEAM_ID, 'ada'), { secret: SECRET });
+    const ack = await postSigned(app, slashBody(text, corr, slack, TEAM_ID, 'ada'));
     acks.push({ text, ack });
     expect(ack.status).toBe(200);
-    expect(ack.ms).toBeLessThan(3000);
+    expect(ack.ackMs).toBeLessThan(3000);
     const r = await waitForAnswer(slack, corr, ack, (x) => x.trim().length > 0);
     await sleep(200);
     return { answers: answersFor(slack, corr, ack).length ? answersFor(slack, corr, ack) : r, t };
@@ -992,23 +966,14 @@ describe('operators', () => {
 
 describe('the events endpoint', () => {
   it('answers url_verification with the challenge', async () => {
-    const ts = Math.floor(Date.now() / 1000);
     const body = JSON.stringify({ token: 'legacy', challenge: 'chal-8812', type: 'url_verification' });
-    const r = await fetch(`http://127.0.0.1:${app.port}/slack/events`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-slack-request-timestamp': String(ts),
-        'x-slack-signature': sign(SECRET, ts, body),
-      },
-      body,
-    });
+    const r = await postSigned(app, body, { contentType: 'application/json' });
     expect(r.status).toBe(200);
-    expect(await r.text()).toContain('chal-8812');
+    expect(r.text).toContain('chal-8812');
   });
 
   it('answers Slack ssl_check with 200', async () => {
-    const r = await postSlack(app.port, 'ssl_check=1&token=legacy', { secret: SECRET });
+    const r = await postSigned(app, 'ssl_check=1&token=legacy');
     expect(r.status).toBe(200);
   });
 });
@@ -1169,9 +1134,7 @@ describe('a Trunk with quirks', () => {
     expect(m, 'a Resume button on a PAUSED queue').toBeDefined();
     const btn = buttonsIn(m!.body).find((b) => /resume/i.test(b.text))!;
     const t = Date.now();
-    const c = await postSlack(app.port, clickBody(btn, m!, s.corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
-    });
+    const c = await postSigned(app, clickBody(btn, m!, s.corr, slack, TEAM_ID, 'ada'));
     expect(c.status).toBe(200);
     const deadline = Date.now() + 6000;
     while (updatesSince(t).length === 0 && Date.now() < deadline) await sleep(50);
@@ -1187,12 +1150,9 @@ describe('Slack faults', () => {
     trunk.queue['state'] = 'running';
     const corr = { ...newCorr(ADMIN), channel: 'CPRIVATE01' };
     const t = Date.now();
-    const ack = await postSlack(
-      app.port,
+    const ack = await postSigned(
+      app,
       slashBody('pause acme/web:main incident 7', corr, slack, TEAM_ID, 'ada'),
-      {
-        secret: SECRET,
-      },
     );
     acks.push({ text: 'pause in private channel', ack });
     expect(ack.status).toBe(200);
@@ -1232,8 +1192,8 @@ describe('Slack faults', () => {
 
 describe('hygiene over the whole run', () => {
   it('every ack was 200 within 3 s', () => {
-    const slow = acks.filter((a) => a.ack.status !== 200 || a.ack.ms >= 3000);
-    expect(slow.map((a) => `${a.text}: ${a.ack.status} in ${Math.round(a.ack.ms)} ms`)).toEqual([]);
+    const slow = acks.filter((a) => a.ack.status !== 200 || a.ack.ackMs >= 3000);
+    expect(slow.map((a) => `${a.text}: ${a.ack.status} in ${Math.round(a.ack.ackMs)} ms`)).toEqual([]);
   });
 
   it('no Slack-bound text carries a stack trace or a secret', () => {
