@@ -62,6 +62,8 @@ export interface Answer {
   body: Json;
   text: string;
   ts?: string;
+  /** For a modal the app opened: the id the fake Slack gave it (submissions name it). */
+  viewId?: string;
 }
 
 export function answerFromAck(ack: Sent): Answer | undefined {
@@ -89,6 +91,7 @@ export function answersFor(fake: FakeSlack, corr: Corr, ack?: Sent): Answer[] {
     if (isForCorr(c, corr)) {
       const a: Answer = { via: c.method, body: c.body, text: visibleText(c.body).join('\n') };
       if (c.ts) a.ts = c.ts;
+      if (c.viewId) a.viewId = c.viewId;
       out.push(a);
     }
   }

@@ -28,6 +28,7 @@ import {
   type FakeTrunk,
   type Json,
   RUN_ID,
+  type SlackCall,
   startFakeSlack,
   startFakeTrunk,
   TEAM_ID,
@@ -523,6 +524,37 @@ describe('buttons on the status message', () => {
     while (!pred() && Date.now() < deadline) await sleep(50);
   }
 
+  /** Modals the app opened since `t` for clicks on this status message (views.open with a click's trigger_id). */
+  const modalsSince = (t: number): SlackCall[] =>
+    slack.calls.filter(
+      (c) =>
+        c.at >= t &&
+        c.method === 'views.open' &&
+        String(c.body['trigger_id'] ?? '').startsWith(`${corr.trigger}.click`),
+    );
+
+  /** Submits an opened modal as Slack does, with `reason` typed into its text field (null: left empty). */
+  async function submitModal(opened: SlackCall, reason: string | null, user = ADMIN): Promise<Ack> {
+    const view = opened.body['view'] as Json;
+    const input = ((view['blocks'] as Json[] | undefined) ?? []).find((b) => b['type'] === 'input');
+    const changes = input ? { [String(input['block_id'])]: reason } : {};
+    const r = await postSigned(app, viewSubmissionBody(view, opened.viewId ?? '', user, TEAM_ID, changes));
+    acks.push({ text: 'reason modal submit', ack: r });
+    expect(r.status).toBe(200);
+    expect(r.ackMs).toBeLessThan(3000);
+    return r;
+  }
+
+  /** Clicks Pause or Drain and submits the reason modal it opens, as a person would. */
+  async function clickThroughModal(label: RegExp, reason: string | null): Promise<{ t: number }> {
+    const { t } = await click(label);
+    await until(() => modalsSince(t).length > 0);
+    const opened = modalsSince(t)[0];
+    expect(opened, `a modal opened by ${label}`).toBeDefined();
+    await submitModal(opened!, reason);
+    return { t };
+  }
+
   it('a non-admin click on Pause is refused and changes nothing', async () => {
     await freshStatus();
     const { t } = await click(/^pause$/i, MEMBER);
@@ -535,6 +567,12 @@ describe('buttons on the status message', () => {
     await freshStatus();
     const [a, b] = await Promise.all([click(/^pause$/i), click(/^pause$/i)]);
     const t = Math.min(a.t, b.t);
+    // Pause asks for a reason first: every modal the two clicks opened is submitted, as a hurried person would.
+    await until(() => modalsSince(t).length > 0);
+    await sleep(300); // room for the second click's modal
+    expect(modalsSince(t).length, 'a reason modal').toBeGreaterThan(0);
+    expect(updatesSince(t), 'nothing changed before the modal is submitted').toEqual([]);
+    await Promise.all(modalsSince(t).map((m) => submitModal(m, 'deploy freeze')));
     await until(
       () => updatesSince(t).length > 0 && slack.calls.some((c) => c.at >= t && c.method === 'chat.update'),
     );
@@ -561,7 +599,7 @@ describe('buttons on the status message', () => {
   it('a stale Pause (queue already paused elsewhere) sends no updateQueue and says so', async () => {
     await freshStatus();
     trunk.queue['state'] = 'paused'; // changed in Trunk's UI meanwhile
-    const { t } = await click(/^pause$/i);
+    const { t } = await clickThroughModal(/^pause$/i, null);
     await until(() => /already paused/i.test(repliesSince(t)));
     expect(updatesSince(t)).toEqual([]);
     expect(repliesSince(t)).toMatch(/already paused|is paused/i);
@@ -604,25 +642,57 @@ describe('buttons on the status message', () => {
   });
 
   // DESIGN.md, "what we therefore build in": "control from chat (pause, drain, resume, concurrency) with a
-  // confirmation and a reason". A Pause/Drain button should confirm (Block Kit `confirm` dialog or a modal
-  // asking for the reason) before the queue changes.
-  it('Pause and Drain buttons ask for confirmation', async () => {
+  // confirmation and a reason". Pause and Drain ask for an optional reason in a modal (that is their
+  // confirmation); nothing changes until it is submitted, and closing it changes nothing.
+  it('Pause and Drain open a modal asking for an optional reason, and change nothing until it is submitted', async () => {
     await freshStatus();
     const risky = buttonsIn(msg.body).filter((b) => /^(pause|drain)$/i.test(b.text));
     expect(risky.length).toBe(2);
     for (const b of risky) {
-      if (b.hasConfirm) continue;
-      // No confirm dialog: then the click must open a modal (reason/confirmation) rather than act at once.
       const { t } = await click(new RegExp(`^${b.text}$`, 'i'));
-      await sleep(1500);
-      const opened = slack.calls.some((c) => c.at >= t && c.method === 'views.open');
-      expect({ button: b.text, changedWithoutConfirmation: updatesSince(t).length > 0, opened }).toEqual({
+      await until(() => modalsSince(t).length > 0, 3000);
+      await sleep(500);
+      const opened = modalsSince(t)[0];
+      expect({
+        button: b.text,
+        changedWithoutConfirmation: updatesSince(t).length > 0,
+        opened: opened !== undefined,
+      }).toEqual({
         button: b.text,
         changedWithoutConfirmation: false,
         opened: true,
       });
-      trunk.queue['state'] = 'running';
+      const view = opened!.body['view'] as Json;
+      const inputs = ((view['blocks'] as Json[] | undefined) ?? []).filter((x) => x['type'] === 'input');
+      expect(inputs.length, `${b.text}: one reason field`).toBe(1);
+      expect(inputs[0]!['optional'], `${b.text}: the reason may be left empty`).toBe(true);
+      expect(view['submit'], `${b.text}: a submit button`).toBeDefined();
+      expect(trunk.queue['state']).toBe('running');
     }
+  });
+
+  it('Drain through its modal drains the queue and the reason given is shown', async () => {
+    await freshStatus();
+    const { t } = await clickThroughModal(/^drain$/i, 'release cut 4.2');
+    await until(() => updatesSince(t).length > 0 && /release cut 4\.2/.test(repliesSince(t)));
+    expect(updatesSince(t).map((u) => u.body['state'])).toEqual(['draining']);
+    expect(repliesSince(t)).toMatch(/release cut 4\.2/);
+    trunk.queue['state'] = 'running';
+  });
+
+  // Resume is the safe direction: a quick confirm dialog on the button, no modal.
+  it('Resume on a paused queue asks with a confirm dialog, then resumes', async () => {
+    trunk.queue['state'] = 'paused';
+    const s = await command('status', ADMIN);
+    const a = await waitForAnswer(slack, s.corr, s.ack, (x) => /4101/.test(x), 12_000);
+    msg = a.find((x) => buttonsIn(x.body).some((b) => /^resume$/i.test(b.text)))!;
+    expect(msg, 'status message with a Resume button').toBeDefined();
+    corr = s.corr;
+    expect(buttonsIn(msg.body).find((b) => /^resume$/i.test(b.text))?.hasConfirm).toBe(true);
+    const { t } = await click(/^resume$/i);
+    await until(() => updatesSince(t).length > 0);
+    expect(updatesSince(t).map((u) => u.body['state'])).toEqual(['running']);
+    expect(modalsSince(t)).toEqual([]);
   });
 });
 
@@ -693,6 +763,7 @@ describe('upstream faults give a useful message, not a stack trace', () => {
 
 describe('more commands', () => {
   let settingsView: Json | undefined;
+  let settingsViewId = '';
   it('drain (admin) sets state draining', async () => {
     trunk.queue['state'] = 'running';
     const r = await change('drain release cut', ADMIN);
@@ -719,7 +790,9 @@ describe('more commands', () => {
       (_t, ans) => ans.some((x) => x.via === 'views.open'),
       12_000,
     );
-    const view = a.find((x) => x.via === 'views.open')!.body['view'] as Record<string, unknown>;
+    const opened = a.find((x) => x.via === 'views.open')!;
+    const view = opened.body['view'] as Record<string, unknown>;
+    settingsViewId = opened.viewId ?? '';
     expect(view['type']).toBe('modal');
     // The first view may be a "loading" placeholder, replaced by views.update (view_id from views.open).
     const deadline = Date.now() + 12_000;
@@ -727,7 +800,7 @@ describe('more commands', () => {
     let final: unknown = view;
     while (!hasFields(final) && Date.now() < deadline) {
       const upd = slack.calls.filter(
-        (c) => c.at >= s.startedAt && c.method === 'views.update' && c.body['view_id'] === 'V0ACC1',
+        (c) => c.at >= s.startedAt && c.method === 'views.update' && c.body['view_id'] === settingsViewId,
       );
       if (upd.length) final = upd.at(-1)!.body['view'];
       await sleep(60);
@@ -742,7 +815,7 @@ describe('more commands', () => {
     const t = Date.now();
     const r = await postSigned(
       app,
-      viewSubmissionBody(settingsView!, 'V0ACC1', ADMIN, TEAM_ID, { testingTimeoutMinutes: '0' }),
+      viewSubmissionBody(settingsView!, settingsViewId, ADMIN, TEAM_ID, { testingTimeoutMinutes: '0' }),
     );
     acks.push({ text: 'settings submit 0', ack: r });
     expect(r.status).toBe(200);
@@ -758,7 +831,7 @@ describe('more commands', () => {
     const t = Date.now();
     const r = await postSigned(
       app,
-      viewSubmissionBody(settingsView!, 'V0ACC1', ADMIN, TEAM_ID, { testingTimeoutMinutes: '90' }),
+      viewSubmissionBody(settingsView!, settingsViewId, ADMIN, TEAM_ID, { testingTimeoutMinutes: '90' }),
     );
     acks.push({ text: 'settings submit 90', ack: r });
     expect(r.status).toBe(200);

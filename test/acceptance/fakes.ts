@@ -67,6 +67,8 @@ export interface SlackCall {
   body: Json;
   /** ts this fake answered with (chat.postMessage / chat.postEphemeral). */
   ts?: string;
+  /** The id this fake gave the view it opened (views.open), as Slack gives each modal its own. */
+  viewId?: string;
   status?: number;
   error?: string;
   authorization: string | undefined;
@@ -113,6 +115,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const oauthCodes = new Map<string, { teamId: string; botToken: string; userId: string }>();
   const rateLimits = new Map<string, { count: number; retryAfter: number }>();
   let tsCounter = 0;
+  let viewCounter = 0;
   const nextTs = (): string => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
   /** The installation a request's bot token came from (undefined: the single-workspace token). */
   const grantOf = (req: IncomingMessage, body: Json) => {
@@ -204,10 +207,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         case 'views.update':
         case 'views.push': {
           const view = (body['view'] ?? {}) as Json;
-          return sendJson(res, 200, {
-            ok: true,
-            view: { id: 'V0ACC1', team_id: TEAM_ID, hash: 'h1', ...view },
-          });
+          // An update keeps the view's id; an open or a push makes a new view.
+          const id = method === 'views.update' ? String(body['view_id'] ?? '') : `V0ACC${++viewCounter}`;
+          if (method !== 'views.update') call.viewId = id;
+          return sendJson(res, 200, { ok: true, view: { id, team_id: TEAM_ID, hash: 'h1', ...view } });
         }
         case 'users.info': {
           const id = String(body['user'] ?? '');

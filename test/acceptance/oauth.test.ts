@@ -101,6 +101,7 @@ describe('many workspaces', () => {
   });
 
   let connectView: Json | undefined;
+  let connectViewId = '';
 
   it('connect opens a modal for the trigger', async () => {
     const s = await cmd(T1, U1, 'connect');
@@ -108,12 +109,13 @@ describe('many workspaces', () => {
     const open = a.find((x) => x.via === 'views.open')!;
     expect(open.body['trigger_id']).toBe(s.corr.trigger);
     connectView = open.body['view'] as Json;
+    connectViewId = open.viewId ?? '';
   });
 
   it('a token Trunk rejects is refused inside the modal, and never echoed', async () => {
     const r = await postSigned(
       app,
-      viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, {
+      viewSubmissionBody(connectView!, connectViewId, U1, T1, {
         token: 'trunk-wrong-token-1234',
         orgSlug: 'acme',
         defaultRepo: '',
@@ -132,7 +134,7 @@ describe('many workspaces', () => {
     try {
       const r = await postSigned(
         app,
-        viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, {
+        viewSubmissionBody(connectView!, connectViewId, U1, T1, {
           token: 'trunk-wrong-token-1234',
           orgSlug: 'acme',
           defaultRepo: '',
@@ -156,7 +158,7 @@ describe('many workspaces', () => {
       .map((b) => String(b['block_id']));
     const changes: Record<string, unknown> = { token: T1_TRUNK, orgSlug: 'acme' };
     for (const id of optional) changes[id] = '';
-    const sub = await postSigned(app, viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, changes));
+    const sub = await postSigned(app, viewSubmissionBody(connectView!, connectViewId, U1, T1, changes));
     expect(sub.status).toBe(200);
     const errors = (JSON.parse(sub.text || '{}') as { errors?: Record<string, string> }).errors ?? {};
     expect(
@@ -168,7 +170,7 @@ describe('many workspaces', () => {
   it("the installer connects T1's Trunk token; T1's commands then use T1's tokens only", async () => {
     const sub = await postSigned(
       app,
-      viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, {
+      viewSubmissionBody(connectView!, connectViewId, U1, T1, {
         token: T1_TRUNK,
         orgSlug: 'acme',
         defaultRepo: 'acme/web:main',
