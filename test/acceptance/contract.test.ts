@@ -1,4 +1,4 @@
-// Acceptance test of the user-facing contract (DESIGN.md), black-box: the app is started with `npm start`
+// Acceptance test of the user-facing contract (the README's commands and promises), black-box: the app is started with `npm start`
 // and driven only through HTTP, against fakes written from the documents (./fakes.ts).
 // Run: `npx vitest run test/acceptance`. ACC_DEBUG=1 prints the answers of queue changes and the settings
 // modal, and writes the app's output to $TMPDIR/mq-acceptance-app.log.
@@ -219,7 +219,7 @@ describe('request verification', () => {
 });
 
 describe('request verification, more', () => {
-  // DESIGN.md only says "no older than 5 min"; Slack's own guide rejects |now - ts| > 5 min both ways.
+  // The README says "no older than five minutes"; Slack's own guide rejects |now - ts| > 5 min both ways.
   it('a correctly signed request stamped 6 minutes in the future gets 401 and changes nothing', async () => {
     const before = trunk.requests.length;
     const corr = newCorr(ADMIN);
@@ -587,7 +587,7 @@ describe('buttons on the status message', () => {
     expect(visibleText(updated.at(-1)!.body).join('\n')).toMatch(/paused/i);
   });
 
-  // DESIGN.md: "one status message updated in place" and status shows "settings and enqueued PRs". After a
+  // README: status shows "state, settings and enqueued PRs" and "a click updates the message in place". After a
   // click the message in place should still list the enqueued PRs (the updateQueue answer has none, so
   // the app needs a getQueue to rebuild it).
   it('the status message updated after a click still lists the enqueued PRs', async () => {
@@ -641,9 +641,8 @@ describe('buttons on the status message', () => {
     trunk.queue['concurrency'] = 2;
   });
 
-  // DESIGN.md, "what we therefore build in": "control from chat (pause, drain, resume, concurrency) with a
-  // confirmation and a reason". Pause and Drain ask for an optional reason in a modal (that is their
-  // confirmation); nothing changes until it is submitted, and closing it changes nothing.
+  // README: "Pause and Drain open a small form for an optional reason (announced and audited); Resume asks
+  // a quick confirmation". The form is their confirmation: nothing changes until it is submitted.
   it('Pause and Drain open a modal asking for an optional reason, and change nothing until it is submitted', async () => {
     await freshStatus();
     const risky = buttonsIn(msg.body).filter((b) => /^(pause|drain)$/i.test(b.text));
@@ -927,7 +926,7 @@ describe('digests', () => {
     expect(text).toMatch(/Europe\/Berlin/);
     id = text.match(/`([A-Za-z0-9_-]{3,})`/)?.[1] ?? '';
     expect(id, text).not.toBe('');
-    // If it says when the first one is due (DESIGN: <!date^unix^…> so each reader sees local time), that
+    // If it says when the first one is due (as <!date^unix^…>, so each reader sees local time), that
     // instant must be a weekday at 09:30 in Berlin, in the next few days.
     const due = text.match(/<!date\^(\d+)\^/)?.[1];
     if (due) {
@@ -1051,9 +1050,9 @@ describe('the events endpoint', () => {
   });
 });
 
-// DESIGN.md: ack within 3 s, "do the Trunk call after the ack and answer through respond()/response_url"
-// (valid 30 min), and "Trunk's own clients use a 30 s timeout". A Trunk answering in 4 s is slow but healthy:
-// the user should get the real answer, not "Trunk did not answer in time".
+// README: the app "answers every request within 3 seconds and does slow Trunk work after the answer",
+// through the response_url (valid 30 min); Trunk's own clients wait 30 s. A Trunk answering in 4 s is slow
+// but healthy: the user should get the real answer, not "Trunk did not answer in time".
 describe('a slow (4 s) but healthy Trunk', () => {
   afterAll(() => {
     trunk.latencyMs = 0;
@@ -1090,7 +1089,7 @@ describe('a slow (4 s) but healthy Trunk', () => {
   });
 });
 
-/** Slack's limits (DESIGN.md): 50 blocks a message, section text 3000, header 150, button text 75, value 2000. */
+/** Slack's documented limits: 50 blocks a message, section text 3000, header 150, button text 75, value 2000. */
 function expectWithinSlackLimits(body: Json, label: string): void {
   const blocks = (body['blocks'] as Json[] | undefined) ?? [];
   expect(blocks.length, `${label}: blocks`).toBeLessThanOrEqual(50);
@@ -1166,8 +1165,9 @@ describe('big queues and long lists stay within Slack limits', () => {
   });
 });
 
-// DESIGN.md "Facts about the real service": enums read case-insensitively (older deployments answer PAUSED),
-// unknown values kept and shown, extra fields ignored, requiredStatuses may be null, integer settings may read 0.
+// Trunk as deployments really answer (the client parses tolerantly, README's src/trunk/ row): enums in any
+// case (older deployments answer PAUSED), unknown values kept and shown, extra fields ignored,
+// requiredStatuses may be null, integer settings may read 0.
 describe('a Trunk with quirks', () => {
   let saved: Json;
   beforeAll(() => {

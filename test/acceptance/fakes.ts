@@ -1,5 +1,6 @@
-// Acceptance fakes, written from DESIGN.md and docs/trunk-api-v1.md only (not from the app's code or
-// the project's own fakes), so the app is tried against an independent reading of the contract.
+// Acceptance fakes, written from the documented contract only (the README's commands and promises,
+// docs/trunk-api-v1.md, Slack's own API documentation), not from the app's code or the project's own fakes
+// (dev/fakes), so the app is tried against a second, independent reading of Slack and Trunk.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -269,7 +270,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Fake Trunk API v1: six POST operations, x-api-token, plain-text errors.
+// Fake Trunk API v1: the six POST operations of docs/trunk-api-v1.md, x-api-token, plain-text errors.
 
 export interface TrunkRequest {
   path: string;

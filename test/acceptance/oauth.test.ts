@@ -187,7 +187,7 @@ describe('many workspaces', () => {
     for (const p of posts) expect(p.authorization).toBe(`Bearer ${T1_BOT}`);
   });
 
-  it('with no default queue anywhere, status says how to set one (DESIGN: "the reply says how to set one")', async () => {
+  it('with no default queue anywhere, status says how to set one', async () => {
     const clear = await cmd(T1, U1, 'config workspace clear');
     await waitForAnswer(slack, clear.corr, clear.ack, (t) => t.trim().length > 0);
     const none = await cmd(T1, U1, 'status');
