@@ -4,7 +4,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { RecordedCall } from '../dev/fakes/slack/types.ts';
-import { stopChild } from '../test/helpers/app-harness.ts';
+import { stopChild } from '../test/helpers/processes.ts';
+
+export { sleep } from '../test/helpers/processes.ts';
 
 export interface ReportedChange {
   /** The state the post says the queue went to. */
@@ -39,8 +41,4 @@ export function percentile(sorted: number[], q: number): number {
 /** Stops every child that is still running (SIGTERM, then SIGKILL after 10 s). */
 export async function stopAll(children: ChildProcess[]): Promise<void> {
   await Promise.all(children.map((c) => stopChild(c)));
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -14,8 +14,9 @@ import { startSlackFake } from '../dev/fakes/slack/server.ts';
 import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
 import { openStore } from '../src/store/open.ts';
 import { WatchRepository } from '../src/watch/follows.ts';
-import { appProcess, startChild } from '../test/helpers/app-harness.ts';
+import { appProcess } from '../test/helpers/app-harness.ts';
 import { createPgTestDatabase } from '../test/helpers/pg.ts';
+import { startChild } from '../test/helpers/processes.ts';
 import { benchAppEnv } from './app-env.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
 import { percentile, sleep, stateChangesPerChannel, stopAll } from './watch-figures.ts';
@@ -75,11 +76,7 @@ export const benchmark: Benchmark = {
       const started = await Promise.all(
         Array.from({ length: REPLICAS }, () => startChild(env, { timeoutMs: 30_000, ...seams })),
       );
-      for (const c of started) {
-        children.push(c.child);
-        c.child.stdout?.resume();
-        c.child.stderr?.resume();
-      }
+      for (const c of started) children.push(c.child);
       // The first look at each queue is the baseline (announces nothing); changes start after it.
       const baselined = async () =>
         Number(

@@ -10,24 +10,24 @@
  * are in flight long enough to SIGKILL the process running one: another process takes its claim over when
  * the lease expires, sees the queue already paused, and records and announces it once.
  */
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import { appProcess, type Harness, startChild, startHarness, textOf, USERS } from '../helpers/app-harness.ts';
+import { appProcess, type Harness, startHarness, USERS } from '../helpers/app-harness.ts';
+import { textOf } from '../helpers/block-kit-reading.ts';
 import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { type Child, startChild, stopChild } from '../helpers/processes.ts';
 
 const enabled = await pgTestsEnabled('freeze across processes (PostgreSQL)');
 const WINDOWS = 8;
 const OPENED = Date.parse('2026-06-01T10:00:00Z');
-const CLOSES = Date.parse('2026-06-01T10:01:00Z');
 const channelOf = (i: number) => `C0FRZ${String(i).padStart(4, '0')}`;
 const repoOf = (i: number) => `acme/frozen-${i}`;
 
 let db: PgTestDatabase;
 let store: Store;
 let h: Harness;
-const others: ChildProcess[] = [];
+const others: Child[] = [];
 
 beforeAll(async () => {
   if (!enabled) return;
@@ -44,14 +44,11 @@ beforeAll(async () => {
     env: { DATABASE_URL: db.url, SCHEDULER_ENABLED: 'true', LOG_LEVEL: 'info' },
   });
   for (let i = 0; i < 2; i++) {
-    const c = await startChild(h.env, { timeoutMs: 30_000, ...appProcess(seams) });
-    c.child.stdout?.resume();
-    c.child.stderr?.resume();
-    others.push(c.child);
+    others.push(await startChild(h.env, { timeoutMs: 30_000, ...appProcess(seams) }));
   }
 }, 60_000);
 afterAll(async () => {
-  for (const c of others) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  await Promise.all(others.map((c) => stopChild(c)));
   await h?.close();
   await store?.close();
   await db?.drop();
@@ -59,7 +56,7 @@ afterAll(async () => {
 
 describe.skipIf(!enabled)('freeze windows across three app processes', () => {
   it('each window starts once and ends once; a process SIGKILLed mid-start is taken over via its lease', async () => {
-    const children = [h.child!, ...others];
+    const children = [h.child!, ...others].map((c) => c.child);
     h.trunk.setLatency({ updateQueue: 2_000 });
     const ids: string[] = [];
     for (let i = 0; i < WINDOWS; i++) {

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type RunningApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { CHANNEL, type Harness, startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const clock = { now: 0 };
 let h: Harness;
