@@ -21,6 +21,8 @@ export interface PageMessage {
   /** The command a person typed (shown to them as Slack does, not posted to the channel). */
   command?: string;
   edited?: boolean;
+  /** Set on the app's direct messages: the person whose DM with the app this is. */
+  dmWith?: string;
 }
 
 export interface PageView {
@@ -38,11 +40,14 @@ export type PageEvent =
   | { type: 'msg-deleted'; data: { ts: string } }
   | { type: 'view'; data: PageView }
   | { type: 'view-closed'; data: { id: string } }
+  | { type: 'home'; data: PageView }
   | { type: 'notice'; data: { text: string } };
 
 /** What a response_url was handed out for. */
 export interface ResponseContext {
   userId: string;
+  /** The conversation the response_url belongs to; default #merge-queue. */
+  channel?: string;
   /** Set when a button on an ephemeral message made it: replace_original/delete_original act on that one. */
   ephemeralTs?: string;
 }
@@ -67,6 +72,8 @@ const REPORTED = /^(chat\.|views\.)/;
 export class Conversation {
   readonly messages = new Map<string, PageMessage>();
   readonly views = new Map<string, PageView>();
+  /** What the app last published with views.publish, per person (their Home tab). */
+  readonly homes = new Map<string, PageView>();
   private readonly listeners = new Set<(e: PageEvent) => void>();
   private readonly triggers = new Map<string, string>();
   private readonly responseContexts = new Map<string, ResponseContext>();
@@ -105,7 +112,7 @@ export class Conversation {
   /** A response_url handed to the app; its answers are shown to this user. */
   responseUrl(context: ResponseContext & { messageTs?: string }): string {
     const url = this.slack.responseUrl({
-      channel: CHANNEL_ID,
+      channel: context.channel ?? CHANNEL_ID,
       user: context.userId,
       ...(context.messageTs ? { messageTs: context.messageTs } : {}),
     });
@@ -234,10 +241,12 @@ export class Conversation {
     if (calls.length < this.callsSeen) this.callsSeen = 0;
     for (; this.callsSeen < calls.length; this.callsSeen++) this.onCall(calls[this.callsSeen]!);
 
-    // Channel messages: new ones, edits (chat.update, replace_original) and deletions.
+    // Channel messages and the app's DMs: new ones, edits (chat.update, replace_original) and deletions.
     const seen = new Set<string>();
     for (const m of this.slack.messages) {
-      if (m.channel !== CHANNEL_ID) continue;
+      // chat.postMessage to a user id is the app's DM with them (the fake keeps the user id as the channel).
+      const dmWith = this.users.find((u) => u.id === m.channel)?.id;
+      if (m.channel !== CHANNEL_ID && !dmWith) continue;
       seen.add(m.ts);
       const fp = JSON.stringify([m.text, m.blocks, m.threadTs]);
       if (this.fingerprints.get(m.ts) === fp) continue;
@@ -249,6 +258,7 @@ export class Conversation {
         edited: m.history.length > 0,
       };
       if (m.threadTs) pm.threadTs = m.threadTs;
+      if (dmWith) pm.dmWith = dmWith;
       const blocks = blocksOf(m.blocks);
       if (blocks) pm.blocks = blocks;
       this.put(pm);
@@ -306,13 +316,40 @@ export class Conversation {
         });
         return;
       }
+      case 'views.publish': {
+        const userId = String(args['user_id'] ?? '');
+        const view = call.response['view'] as Json;
+        const home: PageView = {
+          id: String(view['id']),
+          userId,
+          view: parse(args['view']) as Json,
+          hash: String(view['hash'] ?? 'h0'),
+          rootId: String(view['id']),
+          previousId: null,
+        };
+        this.homes.set(userId, home);
+        this.emit({ type: 'home', data: home });
+        return;
+      }
       case 'views.update': {
+        const home = [...this.homes.values()].find((h) => h.id === String(args['view_id']));
+        if (home) {
+          const updated = { ...home, view: parse(args['view']) as Json, hash: `${home.hash}+` };
+          this.homes.set(home.userId, updated);
+          this.emit({ type: 'home', data: updated });
+          return;
+        }
         const view = this.views.get(String(args['view_id']));
         if (!view) return;
         this.putView({ ...view, view: parse(args['view']) as Json, hash: `${view.hash}+`, errors: {} });
         return;
       }
     }
+  }
+
+  /** A Home tab by its view id (clicks on it name the view). */
+  homeById(id: string): PageView | undefined {
+    return [...this.homes.values()].find((h) => h.id === id);
   }
 
   private onResponsePost(id: string, body: Json): void {
@@ -337,7 +374,8 @@ export class Conversation {
     }
     if (replace) return; // a channel message replaced by the fake; sync() shows the new version
     if (body['response_type'] === 'in_channel') return; // posted to the channel by the fake
-    this.addEphemeral(ctx.userId, body);
+    // An answer to a click in the app's DM is shown there.
+    this.addEphemeral(ctx.userId, body, ctx.channel === ctx.userId ? { dmWith: ctx.userId } : {});
   }
 }
 

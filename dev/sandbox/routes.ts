@@ -2,15 +2,23 @@
  * The sandbox page server, served on the app's own port beside /slack/events:
  *   GET  /sandbox                the page;  GET /sandbox/static/<file>  its script and styles;
  *   GET  /sandbox/api/events     Server-Sent Events: a snapshot, then every message, update and modal;
- *   POST /sandbox/api/command | action | submit | close | digest | hello   what the person did.
+ *   POST /sandbox/api/command | action | submit | close | digest | home | hello   what the person did;
+ *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would.
  * Each POST becomes the request Slack itself would send (a slash command form, block_actions, a
- * view_submission), signed with the sandbox's signing secret and posted to the app's /slack/events. The
+ * view_submission, an app_home_opened event), signed with the sandbox's signing secret and posted to the
+ * app's /slack/events. The
  * app has no sandbox shortcut: it cannot tell this page from Slack.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
-import { interactiveBody, newTriggerId, signedHeaders, slashCommandBody } from '../fakes/slack/signing.ts';
+import {
+  eventCallbackBody,
+  interactiveBody,
+  newTriggerId,
+  signedHeaders,
+  slashCommandBody,
+} from '../fakes/slack/signing.ts';
 import type { Conversation, PageEvent } from './conversation.ts';
 import {
   type ActorInfo,
@@ -45,7 +53,12 @@ export interface SandboxRouteDeps {
   newestDigestId: () => Promise<string | undefined>;
   /** The viewer's time zone, given to both pretend users (digest times default to it). */
   setTimeZone: (tz: string) => void;
+  /** One step of the story: what happened, in words. */
+  step: () => string[];
 }
+
+/** The app's DM with a person, as the page names it in payloads (the fake keys DMs by the user's id). */
+const DM_NAME = 'directmessage';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -176,7 +189,8 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
     conversation.trigger(user.id, triggerId);
     let payload: Record<string, unknown>;
     if (typeof body['viewId'] === 'string') {
-      const view = conversation.views.get(body['viewId']);
+      // A modal, or the person's Home tab (a click there names the published view, as Slack does).
+      const view = conversation.views.get(body['viewId']) ?? conversation.homeById(body['viewId']);
       if (!view || view.userId !== user.id) return { ok: false, error: 'That dialog is closed.' };
       const blocks = withBlockIds(view.view['blocks'] as unknown[]);
       payload = {
@@ -195,18 +209,22 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
     } else {
       const ts = String(body['ts'] ?? '');
       const m = conversation.messages.get(ts);
-      if (!m || (m.ephemeralTo && m.ephemeralTo !== user.id))
+      if (!m || (m.ephemeralTo && m.ephemeralTo !== user.id) || (m.dmWith && m.dmWith !== user.id))
         return { ok: false, error: 'That message is no longer there.' };
       const blocks = m.blocks ?? [];
       const ephemeral = m.ephemeralTo !== undefined;
+      // A click in the app's DM comes from that conversation, and its response_url answers there.
+      const channelId = m.dmWith ?? CHANNEL_ID;
       payload = messageActionPayload({
         ...actor(user),
-        channelId: CHANNEL_ID,
-        channelName: CHANNEL_NAME,
+        channelId,
+        channelName: m.dmWith ? DM_NAME : CHANNEL_NAME,
         message: { ts, text: m.text, blocks, botUserId: BOT_USER_ID, botId: BOT_ID, ephemeral },
         action: actionFor(blocks, path, selected),
         responseUrl: conversation.responseUrl(
-          ephemeral ? { userId: user.id, ephemeralTs: ts } : { userId: user.id, messageTs: ts },
+          ephemeral
+            ? { userId: user.id, channel: channelId, ephemeralTs: ts }
+            : { userId: user.id, channel: channelId, messageTs: ts },
         ),
         triggerId,
       });
@@ -254,6 +272,26 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
     return { ok: true, outcome, ...(outcome === 'errors' ? { errors: answer['errors'] } : {}) };
   }
 
+  /** The person opens the app's Home tab: Slack sends app_home_opened; the app answers with views.publish. */
+  async function openHome(user: SandboxUser): Promise<Record<string, unknown>> {
+    const home = conversation.homes.get(user.id);
+    const res = await toApp(
+      eventCallbackBody({
+        teamId: TEAM_ID,
+        apiAppId: APP_ID,
+        event: {
+          type: 'app_home_opened',
+          user: user.id,
+          channel: user.id,
+          tab: 'home',
+          ...(home ? { view: { ...home.view, id: home.id, hash: home.hash } } : {}),
+        },
+      }),
+    );
+    if (res.status !== 200) return { ok: false, error: appRefused(res.status) };
+    return { ok: true };
+  }
+
   async function runDigest(user: SandboxUser): Promise<Record<string, unknown>> {
     const id = await deps.newestDigestId();
     if (!id)
@@ -281,6 +319,7 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
         botName: BOT_NAME,
         messages: [...conversation.messages.values()].sort((a, b) => Number(a.ts) - Number(b.ts)),
         views: [...conversation.views.values()],
+        homes: [...conversation.homes.values()],
       },
     });
     const unsubscribe = conversation.subscribe(write);
@@ -351,6 +390,15 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
       }),
     },
     { path: '/sandbox/api/digest', method: 'POST', handler: post(runDigest) },
+    { path: '/sandbox/api/home', method: 'POST', handler: post(openHome) },
+    {
+      path: '/sandbox/api/step',
+      method: 'POST',
+      handler: post(async () => {
+        const happened = deps.step();
+        return { ok: true, happened };
+      }),
+    },
     {
       path: '/sandbox/api/hello',
       method: 'POST',
