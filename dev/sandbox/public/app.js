@@ -1,6 +1,7 @@
-// The sandbox page: a Slack-like channel that talks to the sandbox bridge (/sandbox/api/*). The bridge turns
-// every command, click and submission into the signed request Slack would send, and streams back what the
-// app did through Slack's Web API (messages, updates, ephemerals, threads, modals) as Server-Sent Events.
+// The sandbox page: a Slack-like channel, the app's direct messages and its Home tab, talking to the sandbox
+// bridge (/sandbox/api/*). The bridge turns every command, click, submission and Home opening into the
+// signed request Slack would send, and streams back what the app did through Slack's Web API (messages,
+// updates, ephemerals, threads, DMs, modals, published Home views) as Server-Sent Events.
 import { elementAt, escapeHtml, renderBlocks } from './blockkit.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -12,6 +13,12 @@ const state = {
   messages: new Map(),
   /** view id → { id, userId, view, errors } */
   views: new Map(),
+  /** user id → the Home view the app last published for them */
+  homes: new Map(),
+  /** 'channel' | 'dm' | 'home' */
+  pane: 'channel',
+  /** user id → ts of the newest DM they have seen */
+  dmSeen: new Map(),
   openThread: null,
   history: [],
   historyAt: -1,
@@ -51,7 +58,53 @@ function scrollDown(el) {
 // ---- messages ----------------------------------------------------------------------------------------
 
 function visible(m) {
-  return !m.ephemeralTo || m.ephemeralTo === me().id;
+  if (m.ephemeralTo && m.ephemeralTo !== me().id) return false;
+  // The app's DMs to this person make the "Direct messages" pane; everything else is #merge-queue.
+  return state.pane === 'dm' ? m.dmWith === me().id : !m.dmWith;
+}
+
+const PANES = {
+  channel: { name: '# merge-queue', topic: 'Trunk merge queue for acme/web, acme/api and acme/mobile' },
+  dm: { name: 'mergequeue', topic: 'Direct messages from the app: notes about your own PRs' },
+  home: { name: 'mergequeue · Home', topic: 'The Home tab the app published for you' },
+};
+
+function unreadDms() {
+  const seen = state.dmSeen.get(me().id) ?? 0;
+  return [...state.messages.values()].filter((m) => m.dmWith === me().id && Number(m.ts) > seen).length;
+}
+
+function markDmsSeen() {
+  const mine = [...state.messages.values()].filter((m) => m.dmWith === me().id);
+  state.dmSeen.set(me().id, Math.max(0, ...mine.map((m) => Number(m.ts))));
+}
+
+function renderHome() {
+  const box = $('#home');
+  const v = state.homes.get(me().id);
+  const key = v ? JSON.stringify([v.id, v.hash, v.view]) : `none-${me().id}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.innerHTML = v
+    ? `<div class="home-view" data-home="${escapeHtml(v.id)}">${renderBlocks(v.view.blocks ?? [], renderOpts())}</div>`
+    : '<div class="empty">The app has not published a Home tab for you yet. Opening Home sent it <code>app_home_opened</code>; an app with a Home tab answers with <code>views.publish</code>.</div>';
+}
+
+function setPane(pane) {
+  state.pane = PANES[pane] ? pane : 'channel';
+  for (const b of document.querySelectorAll('[data-pane]'))
+    b.classList.toggle('active', b.dataset.pane === state.pane);
+  $('#pane-name').textContent = PANES[state.pane].name;
+  $('#pane-topic').textContent = PANES[state.pane].topic;
+  $('#messages').hidden = state.pane === 'home';
+  $('#home').hidden = state.pane !== 'home';
+  // Commands are typed in the channel, as in this workspace's Slack.
+  $('#composer').hidden = state.pane !== 'channel';
+  $('#messages').innerHTML = '';
+  $('#home').dataset.key = '';
+  // Slack sends app_home_opened each time the person opens the tab; the app publishes it fresh.
+  if (state.pane === 'home') api('home', {});
+  render();
 }
 
 function timeOf(ts) {
@@ -115,10 +168,17 @@ function render() {
   if (top.length === 0 && !box.querySelector('.empty'))
     box.insertAdjacentHTML(
       'afterbegin',
-      '<div class="empty">Type <code>status</code> below to see the merge queue.</div>',
+      state.pane === 'dm'
+        ? '<div class="empty">No messages from the app yet. It writes here when a PR of yours starts testing, merges or fails.</div>'
+        : '<div class="empty">Type <code>status</code> below to see the merge queue.</div>',
     );
   else if (top.length > 0) box.querySelector('.empty')?.remove();
   if (atBottom) scrollDown(box);
+  if (state.pane === 'dm') markDmsSeen();
+  if (state.pane === 'home') renderHome();
+  const unread = unreadDms();
+  $('#dm-unread').hidden = unread === 0;
+  $('#dm-unread').textContent = String(unread);
   if (state.openThread) {
     const parent = state.messages.get(state.openThread);
     const replies = all.filter((m) => m.threadTs === state.openThread && m.ts !== state.openThread);
@@ -224,11 +284,18 @@ function confirmDialog(confirm) {
 async function act(target, selected) {
   const path = target.dataset.path;
   const viewForm = target.closest('form.modal');
+  const home = target.closest('[data-home]');
   const msgNode = target.closest('[data-ts]');
-  const where = viewForm ? { viewId: viewForm.dataset.view } : { ts: msgNode?.dataset.ts };
+  const where = viewForm
+    ? { viewId: viewForm.dataset.view }
+    : home
+      ? { viewId: home.dataset.home }
+      : { ts: msgNode?.dataset.ts };
   const blocks = viewForm
     ? state.views.get(viewForm.dataset.view)?.view.blocks
-    : state.messages.get(where.ts)?.blocks;
+    : home
+      ? state.homes.get(me().id)?.view.blocks
+      : state.messages.get(where.ts)?.blocks;
   const found = elementAt(blocks, path);
   if (!found) return;
   if (found.element.confirm && !(await confirmDialog(found.element.confirm))) return;
@@ -244,6 +311,8 @@ document.addEventListener('click', (ev) => {
   const t = ev.target;
   const btn = t.closest('button[data-path]');
   if (btn) return void act(btn);
+  const pane = t.closest('button[data-pane]');
+  if (pane) return void setPane(pane.dataset.pane);
   const thread = t.closest('[data-thread]');
   if (thread) {
     state.openThread = thread.dataset.thread;
@@ -302,19 +371,33 @@ $('#command').addEventListener('keydown', (ev) => {
 });
 
 $('#run-digest').addEventListener('click', () => api('digest', {}));
+$('#step').addEventListener('click', async () => {
+  const res = await api('step', {});
+  if (res.ok)
+    $('#step-result').textContent = res.happened?.length
+      ? res.happened.join('\n')
+      : 'Nothing changed this step.';
+});
 
 function setWho(who) {
   state.as = who === 'member' ? 'member' : 'operator';
   localStorage.setItem('mq-sandbox-as', state.as);
   for (const r of document.querySelectorAll('input[name=who]')) r.checked = r.value === state.as;
   $('#modal-root').dataset.key = '';
-  render();
+  // Each person has their own DMs and Home: show theirs.
+  if (state.pane !== 'channel') setPane(state.pane);
+  else render();
 }
 
 const SUGGESTIONS = [
   'help',
   'status',
   'status acme/api',
+  'status acme/mobile',
+  'watch list',
+  'freeze list',
+  'me',
+  'pr 4821',
   'pause Deploy freeze for the 2.14 release',
   'resume',
   'concurrency 3',
@@ -345,6 +428,7 @@ function connect() {
     }
     state.messages = new Map(s.messages.map((m) => [m.ts, m]));
     state.views = new Map(s.views.map((v) => [v.id, v]));
+    state.homes = new Map((s.homes ?? []).map((h) => [h.userId, h]));
     setWho(state.as);
     document.body.dataset.ready = 'true';
   });
@@ -361,6 +445,11 @@ function connect() {
     const v = JSON.parse(e.data);
     state.views.delete(v.id);
     state.views.set(v.id, v);
+    render();
+  });
+  es.addEventListener('home', (e) => {
+    const h = JSON.parse(e.data);
+    state.homes.set(h.userId, h);
     render();
   });
   es.addEventListener('view-closed', (e) => {
