@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../../dev/sandbox/index.ts';
 import { USERS } from '../../../dev/sandbox/people.ts';
 import { SEEDED } from '../../../dev/sandbox/seed.ts';
-import { FREEZE_REASON, FROZEN_QUEUE } from '../../../dev/sandbox/story.ts';
+import { FREEZE_REASON, FROZEN_QUEUE, failOperatorPr } from '../../../dev/sandbox/story.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { silentLogger } from '../../../src/observability/log.ts';
 import { follow, type PageMessage } from './page-stream.ts';
@@ -161,6 +161,42 @@ describe('sandbox: queue events, freeze, Home and PR buttons', () => {
     await sb.trunk.waitForRequest('restartTestsOnPullRequest', { count: restarts + 1 });
     expect(sb.trunk.submittedPr('acme/web', 'main', SEEDED.operatorPr)?.state).toBe('testing');
     await page.until(() => page.messages.get(note.ts)?.edited, 'the message updated in place');
+  });
+
+  it("a click in the app's DM is sent from the DM, and the app acts and updates that message", async () => {
+    // The PR fails again; its `pr` reply's buttons, posted by the app into the operator's DM, are clicked there.
+    expect(failOperatorPr(sb.trunk)).toBe(true);
+    await post('command', { as: 'operator', text: `pr ${SEEDED.operatorPr}` });
+    const reply = await page.until(
+      () =>
+        [...page.messages.values()]
+          .reverse()
+          .find((m) => m.ephemeralTo === USERS.operator.id && buttonPath(m, 'mq_pr_restart') !== undefined),
+      'the PR reply with Restart tests',
+    );
+    const posted = await sb.app.bolt.client.chat.postMessage({
+      channel: USERS.operator.id,
+      text: reply.text,
+      blocks: reply.blocks as never,
+    });
+    const dm = await page.until(() => page.messages.get(String(posted.ts)), 'the DM on the page');
+    expect(dm.dmWith).toBe(USERS.operator.id);
+    // Only its person can click in a DM.
+    const path = buttonPath(dm, 'mq_pr_restart');
+    expect(await post('action', { as: 'member', ts: dm.ts, path })).toEqual({
+      ok: false,
+      error: 'That message is no longer there.',
+    });
+    const restarts = sb.trunk.requestsTo('restartTestsOnPullRequest').length;
+    expect(await post('action', { as: 'operator', ts: dm.ts, path })).toEqual({ ok: true });
+    await sb.trunk.waitForRequest('restartTestsOnPullRequest', { count: restarts + 1 });
+    expect(sb.trunk.submittedPr('acme/web', 'main', SEEDED.operatorPr)?.state).toBe('testing');
+    const updated = await page.until(() => {
+      const m = page.messages.get(dm.ts);
+      return m?.edited ? m : undefined;
+    }, 'the DM updated in place');
+    expect(updated.dmWith).toBe(USERS.operator.id);
+    expect(buttonPath(updated, 'mq_pr_restart')).toBeUndefined();
   });
 
   it("the queues move on: a step of the fake's activity says what happened", async () => {
