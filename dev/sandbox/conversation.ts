@@ -1,8 +1,9 @@
 /**
  * What the sandbox page shows, rebuilt from what the app did through the fake Slack Web API: channel
  * messages (posted, updated in place, deleted, threaded), ephemeral messages (chat.postEphemeral and
- * response_url answers, replaced in place when the app says replace_original), and modals (views.open,
- * views.push, views.update). The page never sees anything the app did not send to "Slack".
+ * response_url answers, replaced in place when the app says replace_original), modals (views.open,
+ * views.push, views.update) and each person's Home tab (views.publish). The page never sees anything the
+ * app did not send to "Slack".
  */
 import type { SlackFake } from '../fakes/slack/server.ts';
 import { withBlockIds } from './payloads.ts';
@@ -72,7 +73,7 @@ const REPORTED = /^(chat\.|views\.)/;
 export class Conversation {
   readonly messages = new Map<string, PageMessage>();
   readonly views = new Map<string, PageView>();
-  /** What the app last published with views.publish, per person (their Home tab). */
+  /** Each person's Home tab as the app last published it (user id → view). */
   readonly homes = new Map<string, PageView>();
   private readonly listeners = new Set<(e: PageEvent) => void>();
   private readonly triggers = new Map<string, string>();
@@ -185,6 +186,11 @@ export class Conversation {
         this.closeView(viewId);
         return 'closed';
     }
+  }
+
+  /** A modal, or a Home tab, by its view id. */
+  viewById(viewId: string): PageView | undefined {
+    return this.views.get(viewId) ?? [...this.homes.values()].find((h) => h.id === viewId);
   }
 
   setViewErrors(viewId: string, errors: Record<string, string>): void {
@@ -317,14 +323,14 @@ export class Conversation {
         return;
       }
       case 'views.publish': {
-        const userId = String(args['user_id'] ?? '');
-        const view = call.response['view'] as Json;
+        const userId = String(args['user_id']);
+        const id = String((call.response['view'] as Json)['id']);
         const home: PageView = {
-          id: String(view['id']),
+          id,
           userId,
           view: parse(args['view']) as Json,
-          hash: String(view['hash'] ?? 'h0'),
-          rootId: String(view['id']),
+          hash: 'h0',
+          rootId: id,
           previousId: null,
         };
         this.homes.set(userId, home);
@@ -345,11 +351,6 @@ export class Conversation {
         return;
       }
     }
-  }
-
-  /** A Home tab by its view id (clicks on it name the view). */
-  homeById(id: string): PageView | undefined {
-    return [...this.homes.values()].find((h) => h.id === id);
   }
 
   private onResponsePost(id: string, body: Json): void {

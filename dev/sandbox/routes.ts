@@ -2,7 +2,8 @@
  * The sandbox page server, served on the app's own port beside /slack/events:
  *   GET  /sandbox                the page;  GET /sandbox/static/<file>  its script and styles;
  *   GET  /sandbox/api/events     Server-Sent Events: a snapshot, then every message, update and modal;
- *   POST /sandbox/api/command | action | submit | close | digest | home | hello   what the person did;
+ *   POST /sandbox/api/command | action | submit | close | digest | hello | home   what the person did
+ *   (home: they opened the app's Home tab, which Slack tells the app with an app_home_opened event);
  *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would.
  * Each POST becomes the request Slack itself would send (a slash command form, block_actions, a
  * view_submission, an app_home_opened event), signed with the sandbox's signing secret and posted to the
@@ -134,13 +135,13 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
   const assets = loadAssets();
   const { conversation } = deps;
 
-  /** Signs and posts a body to the app's /slack/events, as Slack does. */
-  async function toApp(body: string): Promise<{ status: number; text: string }> {
+  /** Signs and posts a body to the app's /slack/events, as Slack does (events as JSON). */
+  async function toApp(body: string, contentType?: string): Promise<{ status: number; text: string }> {
     const url = deps.eventsUrl();
     if (!url) throw new Error('The app is still starting. Try again in a moment.');
     const res = await fetch(url, {
       method: 'POST',
-      headers: { ...signedHeaders(deps.signingSecret, body) },
+      headers: { ...signedHeaders(deps.signingSecret, body, contentType ? { contentType } : {}) },
       body,
     });
     return { status: res.status, text: await res.text() };
@@ -189,8 +190,8 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
     conversation.trigger(user.id, triggerId);
     let payload: Record<string, unknown>;
     if (typeof body['viewId'] === 'string') {
-      // A modal, or the person's Home tab (a click there names the published view, as Slack does).
-      const view = conversation.views.get(body['viewId']) ?? conversation.homeById(body['viewId']);
+      // A modal or the person's Home tab: either way the click comes from a view, with no channel.
+      const view = conversation.viewById(body['viewId']);
       if (!view || view.userId !== user.id) return { ok: false, error: 'That dialog is closed.' };
       const blocks = withBlockIds(view.view['blocks'] as unknown[]);
       payload = {
@@ -270,26 +271,6 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
     const outcome = conversation.applyViewResponse(viewId, user.id, answer);
     conversation.sync();
     return { ok: true, outcome, ...(outcome === 'errors' ? { errors: answer['errors'] } : {}) };
-  }
-
-  /** The person opens the app's Home tab: Slack sends app_home_opened; the app answers with views.publish. */
-  async function openHome(user: SandboxUser): Promise<Record<string, unknown>> {
-    const home = conversation.homes.get(user.id);
-    const res = await toApp(
-      eventCallbackBody({
-        teamId: TEAM_ID,
-        apiAppId: APP_ID,
-        event: {
-          type: 'app_home_opened',
-          user: user.id,
-          channel: user.id,
-          tab: 'home',
-          ...(home ? { view: { ...home.view, id: home.id, hash: home.hash } } : {}),
-        },
-      }),
-    );
-    if (res.status !== 200) return { ok: false, error: appRefused(res.status) };
-    return { ok: true };
   }
 
   async function runDigest(user: SandboxUser): Promise<Record<string, unknown>> {
@@ -390,13 +371,28 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
       }),
     },
     { path: '/sandbox/api/digest', method: 'POST', handler: post(runDigest) },
-    { path: '/sandbox/api/home', method: 'POST', handler: post(openHome) },
     {
       path: '/sandbox/api/step',
       method: 'POST',
       handler: post(async () => {
         const happened = deps.step();
         return { ok: true, happened };
+      }),
+    },
+    {
+      path: '/sandbox/api/home',
+      method: 'POST',
+      handler: post(async (user) => {
+        const res = await toApp(
+          eventCallbackBody({
+            teamId: TEAM_ID,
+            apiAppId: APP_ID,
+            event: { type: 'app_home_opened', user: user.id, channel: `D${user.id.slice(1)}`, tab: 'home' },
+          }),
+          'application/json',
+        );
+        if (res.status !== 200) return { ok: false, error: appRefused(res.status) };
+        return { ok: true };
       }),
     },
     {

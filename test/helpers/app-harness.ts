@@ -20,6 +20,7 @@ import {
 import {
   blockActionsPayload,
   eventCallbackBody,
+  homeActionsPayload,
   interactiveBody,
   signedHeaders,
   slashCommandBody,
@@ -93,6 +94,15 @@ export interface ClickOptions extends CommandOptions {
   value?: string;
 }
 
+export interface HomeClickOptions extends CommandOptions {
+  /** The published Home (views.publish) the button is on. */
+  home: FakeView;
+  actionId: string;
+  /** Which of several buttons with this action id (the Home has one per queue); default the first. */
+  index?: number;
+  value?: string;
+}
+
 export interface SubmitOptions extends CommandOptions {
   /** The opened view (callback_id and private_metadata are taken from it) or explicit fields. */
   view?: FakeView;
@@ -116,6 +126,12 @@ export interface Harness {
   clickButton(opts: ClickOptions): Promise<Sent>;
   submitView(opts: SubmitOptions): Promise<Sent & { json: Record<string, unknown> | undefined }>;
   sendEvent(event: Record<string, unknown>, opts?: CommandOptions): Promise<Sent>;
+  /** Opens the app's Home tab as `user` (app_home_opened) and waits for the Home the app publishes. */
+  openHome(user: string, opts?: CommandOptions): Promise<FakeView>;
+  /** The Home views published for a user so far, oldest first. */
+  homes(user: string): FakeView[];
+  /** Clicks a button on a published Home tab (no channel, message or response_url). */
+  clickHome(opts: HomeClickOptions): Promise<Sent>;
   /** Raw signed POST to /slack/events. */
   postSigned(body: string, opts?: CommandOptions & { contentType?: string }): Promise<Sent>;
   /** First reply posted to a response_url (waits). */
@@ -299,6 +315,33 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       });
       return post(body, { ...o, contentType: 'application/json' });
     },
+    async openHome(user, o = {}) {
+      const before = this.homes(user).length;
+      const sent = await this.sendEvent(
+        { type: 'app_home_opened', user, channel: `D${user.slice(1)}`, tab: 'home' },
+        { ...o, user },
+      );
+      if (sent.status !== 200) throw new Error(`app_home_opened answered ${sent.status}`);
+      return slack.waitFor(() => this.homes(user)[before]);
+    },
+    homes: (user) =>
+      slack.views.filter((v) => v.user === user && (v.view as { type?: unknown })['type'] === 'home'),
+    async clickHome(o) {
+      const buttons = findActions((o.home.view['blocks'] as unknown[] | undefined) ?? [], o.actionId);
+      const button = buttons[o.index ?? 0];
+      if (!button && o.value === undefined)
+        throw new Error(`no button ${o.actionId} on the Home ${o.home.id}`);
+      const value = o.value ?? (typeof button?.['value'] === 'string' ? button['value'] : undefined);
+      const payload = homeActionsPayload({
+        ...actor(o),
+        viewId: o.home.id,
+        view: o.home.view,
+        actionId: o.actionId,
+        ...(value !== undefined ? { value } : {}),
+        ...(o.triggerId ? { triggerId: o.triggerId } : {}),
+      });
+      return { ...(await post(interactiveBody(payload), o)), responseUrl: '' };
+    },
     postSigned: post,
     async reply(responseUrl, timeoutMs = 5_000) {
       const p = await slack.waitFor(() => slack.postsTo(responseUrl)[0], timeoutMs);
@@ -343,6 +386,21 @@ export async function postStatusMessage(h: Harness, target = 'acme/web:main'): P
   const msg = await h.slack.waitFor(() => h.slack.channelMessages(CHANNEL)[before]);
   h.trunk.clearRequests();
   return msg;
+}
+
+/** Every interactive element with this action_id, in the order the blocks show them. */
+export function findActions(blocks: unknown[], actionId: string): Array<Record<string, unknown>> {
+  const found: Array<Record<string, unknown>> = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) for (const n of node) walk(n);
+    else if (node && typeof node === 'object') {
+      const o = node as Record<string, unknown>;
+      if (o['action_id'] === actionId) found.push(o);
+      for (const v of Object.values(o)) if (v && typeof v === 'object') walk(v);
+    }
+  };
+  walk(blocks);
+  return found;
 }
 
 export function findAction(blocks: unknown[], actionId: string): Record<string, unknown> | undefined {

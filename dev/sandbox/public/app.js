@@ -1,7 +1,7 @@
 // The sandbox page: a Slack-like channel, the app's direct messages and its Home tab, talking to the sandbox
-// bridge (/sandbox/api/*). The bridge turns every command, click, submission and Home opening into the
-// signed request Slack would send, and streams back what the app did through Slack's Web API (messages,
-// updates, ephemerals, threads, DMs, modals, published Home views) as Server-Sent Events.
+// bridge (/sandbox/api/*). The bridge turns every command, click and submission into the signed request
+// Slack would send, and streams back what the app did through Slack's Web API (messages, updates,
+// ephemerals, threads, DMs, modals, Home tabs) as Server-Sent Events.
 import { elementAt, escapeHtml, renderBlocks } from './blockkit.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -13,9 +13,11 @@ const state = {
   messages: new Map(),
   /** view id → { id, userId, view, errors } */
   views: new Map(),
-  /** user id → the Home view the app last published for them */
+  /** user id → the Home tab the app last published for them */
   homes: new Map(),
-  /** 'channel' | 'dm' | 'home' */
+  /** 'channel' or 'home': what the main pane shows */
+  page: 'channel',
+  /** In the channel view: 'channel' (#merge-queue) or 'dm' (the app's direct messages to this person) */
   pane: 'channel',
   /** user id → ts of the newest DM they have seen */
   dmSeen: new Map(),
@@ -66,7 +68,6 @@ function visible(m) {
 const PANES = {
   channel: { name: '# merge-queue', topic: 'Trunk merge queue for acme/web, acme/api and acme/mobile' },
   dm: { name: 'mergequeue', topic: 'Direct messages from the app: notes about your own PRs' },
-  home: { name: 'mergequeue · Home', topic: 'The Home tab the app published for you' },
 };
 
 function unreadDms() {
@@ -79,31 +80,16 @@ function markDmsSeen() {
   state.dmSeen.set(me().id, Math.max(0, ...mine.map((m) => Number(m.ts))));
 }
 
-function renderHome() {
-  const box = $('#home');
-  const v = state.homes.get(me().id);
-  const key = v ? JSON.stringify([v.id, v.hash, v.view]) : `none-${me().id}`;
-  if (box.dataset.key === key) return;
-  box.dataset.key = key;
-  box.innerHTML = v
-    ? `<div class="home-view" data-home="${escapeHtml(v.id)}">${renderBlocks(v.view.blocks ?? [], renderOpts())}</div>`
-    : '<div class="empty">The app has not published a Home tab for you yet. Opening Home sent it <code>app_home_opened</code>; an app with a Home tab answers with <code>views.publish</code>.</div>';
-}
-
+/** #merge-queue or the app's DMs, in the channel view. */
 function setPane(pane) {
   state.pane = PANES[pane] ? pane : 'channel';
-  for (const b of document.querySelectorAll('[data-pane]'))
-    b.classList.toggle('active', b.dataset.pane === state.pane);
+  $('#nav-channel').classList.toggle('active', state.page !== 'home' && state.pane === 'channel');
+  $('#nav-dm').classList.toggle('active', state.page !== 'home' && state.pane === 'dm');
   $('#pane-name').textContent = PANES[state.pane].name;
   $('#pane-topic').textContent = PANES[state.pane].topic;
-  $('#messages').hidden = state.pane === 'home';
-  $('#home').hidden = state.pane !== 'home';
   // Commands are typed in the channel, as in this workspace's Slack.
   $('#composer').hidden = state.pane !== 'channel';
   $('#messages').innerHTML = '';
-  $('#home').dataset.key = '';
-  // Slack sends app_home_opened each time the person opens the tab; the app publishes it fresh.
-  if (state.pane === 'home') api('home', {});
   render();
 }
 
@@ -174,8 +160,7 @@ function render() {
     );
   else if (top.length > 0) box.querySelector('.empty')?.remove();
   if (atBottom) scrollDown(box);
-  if (state.pane === 'dm') markDmsSeen();
-  if (state.pane === 'home') renderHome();
+  if (state.pane === 'dm' && state.page !== 'home') markDmsSeen();
   const unread = unreadDms();
   $('#dm-unread').hidden = unread === 0;
   $('#dm-unread').textContent = String(unread);
@@ -284,16 +269,13 @@ function confirmDialog(confirm) {
 async function act(target, selected) {
   const path = target.dataset.path;
   const viewForm = target.closest('form.modal');
-  const home = target.closest('[data-home]');
+  const homeNode = target.closest('[data-home]');
   const msgNode = target.closest('[data-ts]');
-  const where = viewForm
-    ? { viewId: viewForm.dataset.view }
-    : home
-      ? { viewId: home.dataset.home }
-      : { ts: msgNode?.dataset.ts };
+  const viewId = viewForm?.dataset.view ?? homeNode?.dataset.home;
+  const where = viewId ? { viewId } : { ts: msgNode?.dataset.ts };
   const blocks = viewForm
-    ? state.views.get(viewForm.dataset.view)?.view.blocks
-    : home
+    ? state.views.get(viewId)?.view.blocks
+    : homeNode
       ? state.homes.get(me().id)?.view.blocks
       : state.messages.get(where.ts)?.blocks;
   const found = elementAt(blocks, path);
@@ -311,8 +293,6 @@ document.addEventListener('click', (ev) => {
   const t = ev.target;
   const btn = t.closest('button[data-path]');
   if (btn) return void act(btn);
-  const pane = t.closest('button[data-pane]');
-  if (pane) return void setPane(pane.dataset.pane);
   const thread = t.closest('[data-thread]');
   if (thread) {
     state.openThread = thread.dataset.thread;
@@ -379,14 +359,47 @@ $('#step').addEventListener('click', async () => {
       : 'Nothing changed this step.';
 });
 
+// ---- the Home tab --------------------------------------------------------------------------------------
+
+function renderHome() {
+  const home = state.homes.get(me().id);
+  $('#home-body').innerHTML = home
+    ? `<div class="home" data-home="${escapeHtml(home.id)}">${renderBlocks(home.view.blocks, renderOpts())}</div>`
+    : '<div class="empty">Opening your Home…</div>';
+}
+
+/** Opening the Home tab sends app_home_opened; the app builds the Home and publishes it. */
+function showPage(page) {
+  state.page = page === 'home' ? 'home' : 'channel';
+  $('#home-view').hidden = state.page !== 'home';
+  $('.channel-view:not(.home-view)').hidden = state.page === 'home';
+  $('#nav-home').classList.toggle('active', state.page === 'home');
+  $('#nav-channel').classList.toggle('active', state.page !== 'home' && state.pane === 'channel');
+  $('#nav-dm').classList.toggle('active', state.page !== 'home' && state.pane === 'dm');
+  if (state.page === 'home') {
+    renderHome();
+    api('home', {});
+  }
+}
+
+$('#nav-home').addEventListener('click', () => showPage('home'));
+$('#nav-channel').addEventListener('click', () => {
+  showPage('channel');
+  setPane('channel');
+});
+$('#nav-dm').addEventListener('click', () => {
+  showPage('channel');
+  setPane('dm');
+});
+
 function setWho(who) {
   state.as = who === 'member' ? 'member' : 'operator';
   localStorage.setItem('mq-sandbox-as', state.as);
   for (const r of document.querySelectorAll('input[name=who]')) r.checked = r.value === state.as;
   $('#modal-root').dataset.key = '';
-  // Each person has their own DMs and Home: show theirs.
-  if (state.pane !== 'channel') setPane(state.pane);
-  else render();
+  render();
+  // Each person has their own Home: opening it as the other one builds theirs.
+  if (state.page === 'home') showPage('home');
 }
 
 const SUGGESTIONS = [
@@ -428,7 +441,7 @@ function connect() {
     }
     state.messages = new Map(s.messages.map((m) => [m.ts, m]));
     state.views = new Map(s.views.map((v) => [v.id, v]));
-    state.homes = new Map((s.homes ?? []).map((h) => [h.userId, h]));
+    state.homes = new Map((s.homes ?? []).map((v) => [v.userId, v]));
     setWho(state.as);
     document.body.dataset.ready = 'true';
   });
@@ -447,14 +460,14 @@ function connect() {
     state.views.set(v.id, v);
     render();
   });
-  es.addEventListener('home', (e) => {
-    const h = JSON.parse(e.data);
-    state.homes.set(h.userId, h);
-    render();
-  });
   es.addEventListener('view-closed', (e) => {
     state.views.delete(JSON.parse(e.data).id);
     render();
+  });
+  es.addEventListener('home', (e) => {
+    const v = JSON.parse(e.data);
+    state.homes.set(v.userId, v);
+    if (v.userId === me().id) renderHome();
   });
   es.addEventListener('notice', (e) => showNotice(JSON.parse(e.data).text));
 }

@@ -209,7 +209,8 @@ export function stateButtons(ref: QueueRef, state: string, value: string): Actio
   return out;
 }
 
-function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
+/** The status message's buttons; the Home tab shows the same ones for each queue (blocks/home.ts). */
+export function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
   const { ref, queue, renderedAt } = input;
   const value = encodeButtonValue({ ref, state, concurrency: queue.concurrency, renderedAt });
   const out = stateButtons(ref, state, value);

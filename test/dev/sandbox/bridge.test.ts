@@ -106,6 +106,35 @@ describe('sandbox page server', () => {
     expect(sb.trunk.queue('acme/web', 'main')?.state).toBe('paused');
   });
 
+  it("opening the Home tab sends app_home_opened; the app's Home comes back and its buttons act on the queue", async () => {
+    if (sb.trunk.queue('acme/web', 'main')?.state !== 'paused') {
+      await post('command', { as: 'operator', text: 'pause before the Home' });
+      await page.until(() => sb.trunk.queue('acme/web', 'main')?.state === 'paused', 'paused');
+    }
+    const res = await post('home', { as: 'operator' });
+    expect(res.json).toEqual({ ok: true });
+    const home = await page.until(() => page.homes.get(USERS.operator.id), 'the Home');
+    expect(JSON.stringify(home.view)).toContain('acme/web:main');
+    expect(sb.slack.callsTo('views.publish').length).toBeGreaterThan(0);
+    // The queue is paused: the Home offers Resume for it; a click there resumes it.
+    const blocks = home.view['blocks'] as Array<Record<string, unknown>>;
+    const at = blocks.findIndex(
+      (b) =>
+        b['type'] === 'actions' &&
+        (b['elements'] as Array<Record<string, unknown>>).some((e) => e['action_id'] === 'mq_resume'),
+    );
+    const elements = blocks[at]!['elements'] as Array<Record<string, unknown>>;
+    const resume = elements.findIndex((e) => e['action_id'] === 'mq_resume');
+    const clicked = await post('action', { as: 'operator', viewId: home.id, path: `${at}.${resume}` });
+    expect(clicked.json).toEqual({ ok: true });
+    await page.until(() => page.homes.get(USERS.operator.id)?.id !== home.id || undefined, 'the Home again');
+    expect(sb.trunk.queue('acme/web', 'main')?.state).toBe('running');
+    expect(JSON.stringify(page.homes.get(USERS.operator.id)!.view)).toContain('running');
+    // Put it back the way the next test expects it.
+    await post('command', { as: 'operator', text: 'pause back to paused' });
+    await page.until(() => sb.trunk.queue('acme/web', 'main')?.state === 'paused', 'paused again');
+  });
+
   it('a member is refused, and only the member sees the refusal', async () => {
     const before = sb.trunk.requestsTo('updateQueue').length;
     await post('command', { as: 'member', text: 'resume' });

@@ -227,6 +227,22 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     expect(await channel().filter({ hasText: '/mergequeue settings' }).count()).toBe(0);
   });
 
+  it('the Home tab: opened from the sidebar, built by the app for the person, without change buttons for a member', async () => {
+    // Still the member from the step above: their Home has the lists but no button that changes a queue.
+    await page.click('#nav-home');
+    const home = page.locator('#home-body [data-home]');
+    await home.filter({ hasText: 'acme/web:main' }).waitFor();
+    expect(await home.getByText('Operators', { exact: true }).count()).toBe(1);
+    expect(await home.getByRole('button', { name: 'Pause…' }).count()).toBe(0);
+    await snap('home-member');
+    // The operator's own Home is built when they look, with the status message's buttons per queue.
+    await page.check('input[name=who][value=operator]');
+    await home.getByRole('button', { name: 'Refresh' }).first().waitFor();
+    await snap('home-operator');
+    await page.click('#nav-channel');
+    await page.locator('#messages').waitFor();
+  });
+
   it('a freeze window is on for acme/mobile: announced in the channel, and on its status line', async () => {
     await page.check('input[name=who][value=operator]');
     // The seed's window opens the minute the sandbox starts; the freezer drains the queue and says so.
@@ -262,7 +278,7 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     await snap('live-and-feed');
     // The note is a DM to its author: the unread badge, then the "Direct messages" pane.
     await expect.poll(() => page.locator('#dm-unread').textContent()).toBe('1');
-    await page.click('[data-pane=dm]');
+    await page.click('#nav-dm');
     const note = page.locator('#messages > .msg').filter({ hasText: /Your PR .*#4821.*failed/ });
     await note.waitFor();
     expect(await page.locator('#composer').isVisible()).toBe(false);
@@ -278,7 +294,7 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
         has: page.getByRole('button', { name: 'Restart tests' }),
       });
     if ((await withButton.count()) === 0) {
-      await page.click('[data-pane=channel]');
+      await page.click('#nav-channel');
       await send('pr 4821');
       withButton = lastMessageWith('#4821').filter({
         has: page.getByRole('button', { name: 'Restart tests' }),
@@ -290,24 +306,16 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     await message.getByRole('button', { name: 'Restart tests' }).click();
     await expect.poll(() => message.textContent()).toMatch(/restarted|testing/i);
     await snap('restarted');
-    await page.click('[data-pane=channel]');
+    await page.click('#nav-channel');
   });
 
-  it('Home sends app_home_opened and shows what the app published for this person, or says nothing is', async () => {
-    await page.click('[data-pane=home]');
-    const home = page.locator('#home');
-    await home.waitFor();
-    await expect
-      .poll(
-        async () =>
-          (await home.locator('.home-view').count()) > 0 ||
-          /not published a Home tab/.test((await home.textContent()) ?? ''),
-      )
-      .toBe(true);
-    expect(await page.locator('#messages').isVisible()).toBe(false);
-    await snap('home');
-    await page.click('[data-pane=channel]');
-    await page.locator('#messages > .msg').first().waitFor();
+  it("the operator's Home lists their own PR", async () => {
+    await page.click('#nav-home');
+    const home = page.locator('#home-body [data-home]');
+    await home.filter({ hasText: '#4821' }).waitFor();
+    await snap('home-your-prs');
+    await page.click('#nav-channel');
+    await page.locator('#messages').waitFor();
   });
 
   it('kept everything on this machine and raised no page errors', async () => {
@@ -317,8 +325,12 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
 
   it('screenshot for the README', async () => {
     await page.check('input[name=who][value=operator]');
+    const statuses = () => channel().filter({ hasText: 'Merge queue acme/web:main' }).count();
+    const before = await statuses();
     await send('status');
-    await lastMessageWith('Merge queue acme/web:main').waitFor();
+    // The new status message, not an earlier one, is at the bottom when the picture is taken.
+    await expect.poll(statuses).toBe(before + 1);
+    await lastMessageWith('Merge queue acme/web:main').getByText('live · updated').waitFor();
     const path = artifactPath('readme.png');
     await page.screenshot({ path });
     const docs = join(ROOT, 'docs', 'sandbox.png');
