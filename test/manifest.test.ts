@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BOT_SCOPES, EVENTS_PATH, REDIRECT_PATH } from '../src/app.ts';
 import { COMMAND } from '../src/slack/listeners/commands/mergequeue.ts';
-import { ROOT } from './helpers/app-harness.ts';
+import { ROOT } from './helpers/processes.ts';
 
 /** The parts of a manifest this test reads. */
 interface Manifest {

@@ -172,8 +172,8 @@ describe.skipIf(!enabled)('digests across replicas on one PostgreSQL', () => {
     const channel = () => slack.channelMessages('CKILL01').filter((m) => m.via === 'api');
     await slack.waitFor(() => channel().length >= 2, 30_000);
     await sleep(500); // between two paced messages: the record of the second is written
-    victim.child!.kill('SIGKILL');
-    await new Promise((r) => victim.child!.once('exit', r));
+    victim.child!.child.kill('SIGKILL');
+    await victim.child!.exited;
     const before = channel().length;
     expect(before).toBeGreaterThanOrEqual(2);
     expect(before).toBeLessThan(6);

@@ -18,9 +18,9 @@ import {
   startHarness,
   TEAM,
   TRUNK_TOKEN,
-  textOf,
   USERS,
 } from '../helpers/app-harness.ts';
+import { textOf } from '../helpers/block-kit-reading.ts';
 import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
 
 const enabled = await pgTestsEnabled('shared digest collections (PostgreSQL)');

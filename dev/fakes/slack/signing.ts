@@ -121,6 +121,8 @@ export interface ButtonClickInput extends Actor {
   responseUrl: string;
   triggerId?: string;
   apiAppId?: string;
+  /** The message is ephemeral (only its recipient sees it; the app cannot chat.update it). */
+  ephemeral?: boolean;
 }
 
 /** The `payload` JSON of a block_actions click on a message button. */
@@ -131,7 +133,7 @@ export function blockActionsPayload(input: ButtonClickInput): Record<string, unk
       type: 'message',
       message_ts: input.messageTs,
       channel_id: input.channelId,
-      is_ephemeral: false,
+      is_ephemeral: input.ephemeral ?? false,
     },
     channel: { id: input.channelId, name: input.channelId.toLowerCase() },
     message: {

@@ -6,13 +6,13 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../helpers/processes.ts';
 import {
   artifactPath,
   type Browser,
   browserAvailable,
   clearArtifacts,
   launchBrowser,
-  ROOT,
   type SandboxProcess,
   startSandboxProcess,
 } from './launch.ts';
@@ -108,7 +108,7 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
   it('Pause asks for a reason in a modal, updates the message in place and announces it', async () => {
     const status = lastMessageWith('Merge queue acme/web:main');
     const before = await channel().count();
-    await status.getByRole('button', { name: 'Pause…' }).click();
+    await status.getByRole('button', { name: 'Pause', exact: true }).click();
     const dialog = page.locator('form.modal');
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain('Pause the queue');
@@ -118,7 +118,7 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     // The same message now shows the queue paused, with Resume instead of Pause.
     await status.getByRole('button', { name: 'Resume' }).waitFor();
     expect(await status.locator('.edited').count()).toBe(1);
-    expect(await status.getByRole('button', { name: 'Pause…' }).count()).toBe(0);
+    expect(await status.getByRole('button', { name: 'Pause', exact: true }).count()).toBe(0);
     expect(await status.locator('.bk-field').first().textContent()).toContain('paused');
     // And the channel hears about it.
     await expect.poll(() => channel().count()).toBeGreaterThan(before);

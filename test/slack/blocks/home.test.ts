@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { makeEnqueuedPr, makeQueue } from '../../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../../src/core/target.ts';
 import { type HomeInput, type HomeQueue, renderHome } from '../../../src/slack/blocks/home.ts';
-import { findActions, textOf } from '../../helpers/app-harness.ts';
 import { assertValidHome } from '../../helpers/block-kit.ts';
+import { findActions, textOf } from '../../helpers/block-kit-reading.ts';
 
 const at = 1_700_000_000_000;
 const ref = (name: string): QueueRef => ({

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import type { WireFailingTest, WireQuarantinedTest } from '../../../dev/fakes/trunk/index.ts';
 import { DEFAULT_RETRY_POLICY } from '../../../src/trunk/retry.ts';
-import { defaultUsers, type Harness, startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
+import { defaultUsers, type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
 import { assertValidReply } from '../../helpers/block-kit.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const REPO = 'acme/mono';
 const TEAMS = 10;

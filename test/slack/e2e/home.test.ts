@@ -9,18 +9,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../../dev/fakes/slack/server.ts';
 import { startTrunkFake, type TrunkFake } from '../../../dev/fakes/trunk/index.ts';
 import { WatchRepository } from '../../../src/watch/index.ts';
-import {
-  CHANNEL,
-  findActions,
-  type Harness,
-  startHarness,
-  stateFromView,
-  TEAM,
-  TRUNK_TOKEN,
-  textOf,
-  USERS,
-} from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, TEAM, TRUNK_TOKEN, USERS } from '../../helpers/app-harness.ts';
 import { assertValidHome } from '../../helpers/block-kit.ts';
+import { findActions, stateFromView, textOf } from '../../helpers/block-kit-reading.ts';
 import { reasonModal, submitReason } from '../../helpers/reason-modal.ts';
 
 const homeText = (v: FakeView) => textOf({ blocks: v.view['blocks'] });
