@@ -87,6 +87,23 @@ function whyLines(e: LeftEvent): string[] {
   return x.reasons.filter((r) => r.ok !== true).map((r) => `• ${escTrim(r.text, 400)}`);
 }
 
+/**
+ * What we can tell of a PR that left failed or cancelled: the readiness problems Trunk reports, else, for
+ * a failure, that its test run failed and where its checks are. The v1 contract names no test run for a
+ * PR (getSubmittedPullRequest and getQueue carry no test run id), so the run cannot be fetched here; the
+ * PR's checks page lists the queue's checks, and `/mergequeue run <id>` reads a run whose id one has.
+ */
+function fateSection(e: LeftEvent): string {
+  const why = whyLines(e);
+  if (why.length > 0) return `*Why, as Trunk reports it*\n${why.join('\n')}`;
+  const label = esc(queueLabel(e.target));
+  const checks = prUrl(e.target.repo, e.pr.number);
+  const where = checks ? link(`${checks}/checks`, `#${e.pr.number}'s checks`) : `#${e.pr.number}'s checks`;
+  if (e.kind === 'failed')
+    return `Trunk reports nothing wrong with its readiness, so a required check failed in the queue's test run: see ${where}. With the run's id, \`/mergequeue run <id> ${label}\` lists its checks.`;
+  return `Trunk did not say why; see ${where}, or \`/mergequeue pr ${e.pr.number} ${label}\`.`;
+}
+
 /** One event as one line (grouped messages). */
 export function eventLine(e: WatchEvent): string {
   const emoji = KIND_EMOJI[e.kind];
@@ -156,10 +173,7 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks): SlackRep
     blocks.push(
       section(`${KIND_EMOJI[e.kind]} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*`),
     );
-    if (e.kind === 'failed' || e.kind === 'cancelled') {
-      const why = whyLines(e);
-      if (why.length > 0) blocks.push(section(`*Why, as Trunk reports it*\n${why.join('\n')}`));
-    }
+    if (e.kind === 'failed' || e.kind === 'cancelled') blocks.push(section(fateSection(e)));
     text = `#${e.pr.number} ${e.pr.title} ${KIND_WORDS[e.kind]} in ${label}`;
   }
   blocks.push(footer(e.target, e.at, l));
@@ -194,16 +208,7 @@ export function renderAuthorNote(
       `${KIND_EMOJI[e.kind]} Your PR ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*.`,
     ),
   ];
-  if (e.kind === 'failed' || e.kind === 'cancelled') {
-    const why = whyLines(e);
-    blocks.push(
-      section(
-        why.length > 0
-          ? `*Why, as Trunk reports it*\n${why.join('\n')}`
-          : `Trunk did not say why; see the PR's checks, or \`/mergequeue pr ${e.pr.number} ${esc(label)}\`.`,
-      ),
-    );
-  }
+  if (e.kind === 'failed' || e.kind === 'cancelled') blocks.push(section(fateSection(e)));
   blocks.push(
     context(
       `${slackDate(e.at)} · ${link(trunkQueueUrl(l.appUrl, l.orgSlug, e.target), 'Open in Trunk')} · sent because you linked GitHub login ${code(githubLogin, 60)}; \`/mergequeue me notify off\` stops these`,
