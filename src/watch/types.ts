@@ -151,7 +151,15 @@ export type HealthCondition = 'stuck' | 'paused';
 export type Destination =
   | { kind: 'channel'; key: string; workspaceId: string; channelId: string; watchId: string }
   | { kind: 'live'; key: string; workspaceId: string; channelId: string; ts: string; liveUntil: number }
-  | { kind: 'author'; key: string; workspaceId: string; userId: string; githubLogin: string };
+  | {
+      kind: 'author';
+      key: string;
+      workspaceId: string;
+      userId: string;
+      githubLogin: string;
+      /** The link was made or confirmed by an operator: the note may offer acting on the PR. */
+      verified: boolean;
+    };
 
 export type DeliveryResult =
   | { key: string; ok: true }

@@ -315,6 +315,7 @@ export class Watcher {
           workspaceId: person.workspaceId,
           userId: person.userId,
           githubLogin: person.githubLogin,
+          verified: person.verified,
         });
     }
     return out;

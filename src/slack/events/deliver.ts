@@ -95,7 +95,7 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
             channelKey: `${workspaceId}|${dest.userId}`,
             settles: [settle],
             // chat.postMessage to a user id opens the app's DM with them: chat:write is enough.
-            run: (c) => post(c, dest.userId, renderAuthorNote(event, dest.githubLogin, links)),
+            run: (c) => post(c, dest.userId, renderAuthorNote(event, dest, links)),
           });
         } else {
           results[i]!.push({

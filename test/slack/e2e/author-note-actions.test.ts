@@ -1,12 +1,21 @@
 /**
- * What a failed event says of the failure, in the channel feed and the author's note, through the real
- * wire: the watcher polls the Trunk fake (where the test fails a PR as Trunk would) and the fake Slack
- * records the posts and DMs.
+ * What a failed event says of the failure (issue 12), and the buttons of the author's note when a PR fails
+ * or is cancelled (issue 14), through the real wire: the watcher polls the Trunk fake (where the test fails
+ * a PR as Trunk would), the fake Slack records the posts and DMs, and clicks on the note's buttons are
+ * signed block_actions to /slack/events.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { PeopleRepository } from '../../../src/watch/index.ts';
-import { defaultUsers, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
+import {
+  defaultUsers,
+  findAction,
+  type Harness,
+  startHarness,
+  TEAM,
+  textOf,
+  USERS,
+} from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 
 /** Linked by an operator (`config people`): may act on their PRs. */
@@ -86,6 +95,154 @@ const dms = (user: string) => h.slack.channelMessages(user);
 function noteAbout(user: string, prNumber: number): Promise<FakeMessage> {
   return h.slack.waitFor(() => dms(user).find((m) => textOf(m).includes(`#${prNumber}`)));
 }
+
+/** A watched PR by `login` leaves the queue in `state`: the queue, and the note its author got. */
+async function leftWithNote(
+  prNumber: number,
+  user: { id: string; login: string },
+  state: string,
+  extra = {},
+) {
+  const q = fresh();
+  await testingPr(q, prNumber, user.login);
+  leaves(q, prNumber, user.login, state, extra);
+  await interval();
+  return { q, note: await noteAbout(user.id, prNumber) };
+}
+
+const inQueue = (repo: string, prNumber: number) =>
+  (h.trunk.queue(repo, 'main')!.enqueuedPullRequests ?? []).find((p) => p.prNumber === prNumber);
+
+async function lastAudit() {
+  const [last] = await h.app!.store.listAudit(TEAM, { limit: 1 });
+  return last;
+}
+
+describe("the author's note carries the next steps", () => {
+  it('a failed PR: Restart tests and Re-submit; the verified author restarts, the DM is updated in place', async () => {
+    const { q, note } = await leftWithNote(10, AUTHOR, 'failed');
+    assertValidMessage(note.blocks);
+    const blocks = note.blocks ?? [];
+    expect(findAction(blocks, 'mq_pr_restart')).toBeDefined();
+    expect(findAction(blocks, 'mq_pr_resubmit')).toBeDefined();
+    expect(findAction(blocks, 'mq_pr_cancel')).toBeUndefined();
+    expect(findAction(blocks, 'mq_open_trunk')?.['url']).toBeDefined();
+
+    h.trunk.clearRequests();
+    await h.clickButton({ message: note, actionId: 'mq_pr_restart', user: AUTHOR.id });
+    const updated = await h.slack.waitFor(() => {
+      const m = h.slack.message(AUTHOR.id, note.ts);
+      return m && m.history.length === 1 ? m : undefined;
+    });
+    await h.idle();
+    expect(h.trunkCalls('restartTestsOnPullRequest')).toHaveLength(1);
+    expect(inQueue(q.repo, 10)).toMatchObject({ state: 'testing' });
+    expect(textOf(updated)).toMatch(/State\*\ntesting/);
+    expect(textOf(updated)).toContain(`<@${AUTHOR.id}> restarted the tests`);
+    // Now testing: Cancel fits, Restart no longer does; the buttons stay the note's.
+    expect(findAction(updated.blocks ?? [], 'mq_pr_restart')).toBeUndefined();
+    expect(findAction(updated.blocks ?? [], 'mq_pr_cancel')).toBeDefined();
+    assertValidMessage(updated.blocks);
+    // The DM was edited, not answered with a second message.
+    expect(dms(AUTHOR.id)).toHaveLength(1);
+    expect(await lastAudit()).toMatchObject({ userId: AUTHOR.id, action: 'restart', outcome: 'ok' });
+
+    // Cancel from the redrawn note: confirmed in the modal, the note updated again, still one DM.
+    const triggerId = 'trigger-note-cancel-1';
+    await h.clickButton({
+      message: { channel: AUTHOR.id, ts: note.ts, blocks: updated.blocks ?? [] },
+      actionId: 'mq_pr_cancel',
+      user: AUTHOR.id,
+      triggerId,
+    });
+    const form = await h.slack.waitFor(() =>
+      h.slack.views.find(
+        (v) => v.triggerId === triggerId && v.view['callback_id'] === 'mq_pr_cancel_confirm',
+      ),
+    );
+    await h.idle();
+    await h.submitView({
+      view: form,
+      user: AUTHOR.id,
+      values: { mq_pr_cancel_reason: { reason: { type: 'plain_text_input', value: 'needs a fix' } } },
+    });
+    const cancelled = await h.slack.waitFor(() => {
+      const m = h.slack.message(AUTHOR.id, note.ts);
+      return m && m.history.length === 2 ? m : undefined;
+    });
+    await h.idle();
+    expect(inQueue(q.repo, 10)).toBeUndefined();
+    expect(textOf(cancelled)).toMatch(/State\*\ncancelled/);
+    expect(findAction(cancelled.blocks ?? [], 'mq_pr_resubmit')).toBeDefined();
+    expect(dms(AUTHOR.id)).toHaveLength(1);
+  });
+
+  it('a cancelled PR: Re-submit only; Re-submit queues it again', async () => {
+    const { q, note } = await leftWithNote(11, AUTHOR, 'cancelled');
+    expect(textOf(note)).toContain('was cancelled');
+    expect(findAction(note.blocks ?? [], 'mq_pr_restart')).toBeUndefined();
+    expect(findAction(note.blocks ?? [], 'mq_pr_resubmit')).toBeDefined();
+
+    await h.clickButton({ message: note, actionId: 'mq_pr_resubmit', user: AUTHOR.id });
+    await h.slack.waitFor(() => (h.slack.message(AUTHOR.id, note.ts)?.history.length ? true : undefined));
+    await h.idle();
+    expect(inQueue(q.repo, 11)).toBeDefined();
+    expect(h.trunkCalls('submitPullRequest')).toHaveLength(1);
+  });
+
+  it('a PR that moved on before the click: nothing sent, the author told, the note redrawn as it is now', async () => {
+    const { q, note } = await leftWithNote(12, AUTHOR, 'failed');
+    leaves(q, 12, AUTHOR.login, 'merged');
+    h.trunk.clearRequests();
+    const click = await h.clickButton({ message: note, actionId: 'mq_pr_restart', user: AUTHOR.id });
+    const told = await h.slack.waitFor(() =>
+      h.replies(click.responseUrl).find((r) => /already merged/.test(textOf(r))),
+    );
+    await h.idle();
+    expect(textOf(told)).toMatch(/#12 is already merged \(this message showed it failed\)/);
+    expect(h.trunkCalls('restartTestsOnPullRequest')).toHaveLength(0);
+    const redrawn = h.slack.message(AUTHOR.id, note.ts)!;
+    expect(textOf(redrawn)).toMatch(/State\*\nmerged/);
+    expect(findAction(redrawn.blocks ?? [], 'mq_pr_restart')).toBeUndefined();
+  });
+
+  it('a double click counts once', async () => {
+    const { note } = await leftWithNote(13, AUTHOR, 'failed');
+    h.trunk.clearRequests();
+    const [a, b] = await Promise.all([
+      h.clickButton({ message: note, actionId: 'mq_pr_restart', user: AUTHOR.id }),
+      h.clickButton({ message: note, actionId: 'mq_pr_restart', user: AUTHOR.id }),
+    ]);
+    await h.slack.waitFor(() =>
+      [...h.replies(a.responseUrl), ...h.replies(b.responseUrl)].find((r) =>
+        /already handled/.test(textOf(r)),
+      ),
+    );
+    await h.idle();
+    expect(h.trunkCalls('restartTestsOnPullRequest')).toHaveLength(1);
+  });
+
+  it('a self-linked person gets the note with Open in Trunk only and how to get the buttons; a forged click is refused', async () => {
+    const { q, note } = await leftWithNote(14, CLAIMER, 'failed');
+    assertValidMessage(note.blocks);
+    for (const id of ['mq_pr_restart', 'mq_pr_resubmit', 'mq_pr_cancel'])
+      expect(findAction(note.blocks ?? [], id)).toBeUndefined();
+    expect(findAction(note.blocks ?? [], 'mq_open_trunk')).toBeDefined();
+    expect(textOf(note)).toContain(`/mergequeue config people @you ${CLAIMER.login}`);
+
+    // The value a verified author's note would carry, sent by the claimer: refused, nothing sent.
+    const value = JSON.stringify({ t: q.target, n: 14, s: 'failed', v: 1, w: 'note' });
+    h.trunk.clearRequests();
+    const click = await h.clickButton({ message: note, actionId: 'mq_pr_restart', user: CLAIMER.id, value });
+    const refused = await h.reply(click.responseUrl);
+    await h.idle();
+    expect(refused['response_type']).toBe('ephemeral');
+    expect(textOf(refused)).toContain('an operator has not confirmed that link');
+    expect(textOf(refused)).toContain('config people');
+    expect(h.trunkCalls('restartTestsOnPullRequest')).toHaveLength(0);
+    expect(await lastAudit()).toMatchObject({ userId: CLAIMER.id, action: 'restart', outcome: 'refused' });
+  });
+});
 
 describe('what a failed event says', () => {
   it('with readiness fine, the feed and the note say a required check failed and link the PR checks', async () => {
