@@ -2,9 +2,9 @@
  * What a failed event says of the failure (issue 12), and the buttons of the author's note when a PR fails
  * or is cancelled (issue 14), through the real wire: the watcher polls the Trunk fake (where the test fails
  * a PR as Trunk would), the fake Slack records the posts and DMs, and clicks on the note's buttons are
- * signed block_actions to /slack/events.
+ * signed block_actions to /slack/events. Also the status message the bot could not post (issue 12).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { PeopleRepository } from '../../../src/watch/index.ts';
 import {
@@ -275,5 +275,41 @@ describe('what a failed event says', () => {
     const post = await h.slack.waitFor(() => h.slack.channelMessages(q.channel)[0]);
     expect(textOf(post)).toContain('Why, as Trunk reports it');
     expect(textOf(post)).not.toContain('a required check failed');
+  });
+});
+
+describe('a status message the bot could not post', () => {
+  it('falls back to response_url without claiming to be live', async () => {
+    const q = fresh();
+    h.slack.setChannel({ id: 'CPRIVNOTE1', isPrivate: true, isMember: false });
+    const sent = await h.sendCommand(`status ${q.target}`, { channel: 'CPRIVNOTE1' });
+    const reply = await h.reply(sent.responseUrl);
+    expect(reply['response_type']).toBe('in_channel');
+    expect(textOf(reply)).toContain(q.target);
+    expect(textOf(reply)).not.toMatch(/\blive\b/);
+
+    // Where the bot can post, the same command's message is live (and registered).
+    const posted = await h.sendCommand(`status ${q.target}`, { channel: q.channel });
+    expect(posted.status).toBe(200);
+    const msg = await h.slack.waitFor(() => h.slack.channelMessages(q.channel)[0]);
+    expect(textOf(msg)).toContain('live · updated');
+  });
+
+  it('a posted message whose registration failed is redrawn as not live', async () => {
+    const q = fresh();
+    // The store refuses the registration once (as a stalled database would).
+    const register = vi.spyOn(h.app!.events!.live, 'register').mockRejectedValueOnce(new Error('store down'));
+    try {
+      await h.sendCommand(`status ${q.target}`, { channel: q.channel });
+      const msg = await h.slack.waitFor(() => {
+        const m = h.slack.channelMessages(q.channel)[0];
+        return m && m.history.length === 1 ? m : undefined;
+      });
+      expect(textOf(msg)).toContain(q.target);
+      expect(textOf(msg)).not.toMatch(/\blive\b/);
+      expect(await h.app!.events!.live.isLive(TEAM, q.channel, msg.ts)).toBe(false);
+    } finally {
+      register.mockRestore();
+    }
   });
 });
