@@ -313,3 +313,14 @@ describe('a status message the bot could not post', () => {
     }
   });
 });
+
+describe('help', () => {
+  it('says that status messages are live, what watch follows by default, and what a confirmed link adds', async () => {
+    const ask = async (text: string) => textOf(await h.reply((await h.sendCommand(text)).responseUrl));
+    expect(await ask('help status')).toContain('live · updated');
+    expect(await ask('help watch')).toContain('Default: `state failed health`');
+    const me = await ask('help me');
+    expect(me).toContain('Restart tests and Re-submit buttons');
+    expect(me).toContain('config people');
+  });
+});
