@@ -324,3 +324,21 @@ describe('help', () => {
     expect(me).toContain('config people');
   });
 });
+
+describe('metrics', () => {
+  it('count watched queues, polls, events by kind and destination, and Trunk calls of the watcher', async () => {
+    await leftWithNote(30, AUTHOR, 'failed');
+    await h.idle();
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    expect(text).toMatch(/^mergequeue_watched_queues [1-9]/m);
+    expect(text).toMatch(/^mergequeue_watch_polls_total\{outcome="ok"\} [1-9]/m);
+    expect(text).toMatch(/^mergequeue_watch_events_total\{kind="failed",destination="author"\} [1-9]/m);
+    expect(text).toMatch(/^mergequeue_watch_events_total\{kind="failed",destination="channel"\} [1-9]/m);
+    expect(text).toMatch(
+      /^mergequeue_trunk_calls_by_caller_total\{caller="watch",operation="getQueue"\} [1-9]/m,
+    );
+    expect(text).toMatch(
+      /^mergequeue_trunk_calls_by_caller_total\{caller="watch",operation="getSubmittedPullRequest"\} [1-9]/m,
+    );
+  });
+});
