@@ -22,6 +22,8 @@ import { assertValidMessage } from '../../helpers/block-kit.ts';
 const AUTHOR = { id: 'UAUTHOR001', name: 'alice', login: 'alice-gh' };
 /** Linked themselves (`me github`): notes only. */
 const CLAIMER = { id: 'UCLAIM0001', name: 'carl', login: 'carl-gh' };
+/** Links themselves in a test, then forgets the link. */
+const LEAVER = { id: 'ULEAVE0001', name: 'lea', login: 'lea-gh' };
 
 let h: Harness;
 const clock = { now: Date.now() };
@@ -35,6 +37,7 @@ beforeAll(async () => {
         ...defaultUsers(),
         { id: AUTHOR.id, name: AUTHOR.name, tz: 'UTC' },
         { id: CLAIMER.id, name: CLAIMER.name, tz: 'UTC' },
+        { id: LEAVER.id, name: LEAVER.name, tz: 'UTC' },
       ],
     },
   });
@@ -241,6 +244,33 @@ describe("the author's note carries the next steps", () => {
     expect(textOf(refused)).toContain('config people');
     expect(h.trunkCalls('restartTestsOnPullRequest')).toHaveLength(0);
     expect(await lastAudit()).toMatchObject({ userId: CLAIMER.id, action: 'restart', outcome: 'refused' });
+  });
+});
+
+describe('other notes', () => {
+  it('a merge is a note without buttons; after `me forget` no note comes', async () => {
+    const q = fresh();
+    const ask = async (text: string) =>
+      textOf(await h.reply((await h.sendCommand(text, { user: LEAVER.id })).responseUrl));
+    expect(await ask(`me github ${LEAVER.login}`)).toContain('linked to GitHub login');
+    await testingPr(q, 40, LEAVER.login);
+    leaves(q, 40, LEAVER.login, 'merged');
+    await interval();
+    const note = await noteAbout(LEAVER.id, 40);
+    expect(textOf(note)).toContain('merged');
+    for (const id of ['mq_pr_restart', 'mq_pr_resubmit', 'mq_pr_cancel', 'mq_open_trunk'])
+      expect(findAction(note.blocks ?? [], id)).toBeUndefined();
+
+    expect(await ask('me forget')).toMatch(/forgot|no longer|removed/i);
+    expect(await ask('me')).toContain('not linked');
+    h.trunk.enqueuePr(q.repo, 'main', { prNumber: 41, prAuthor: LEAVER.login, state: 'testing' });
+    await interval();
+    leaves(q, 41, LEAVER.login, 'failed');
+    await interval();
+    // The channel hears of #41, so the events were delivered; the person who forgot the link does not.
+    await h.slack.waitFor(() => h.slack.channelMessages(q.channel).find((m) => textOf(m).includes('#41')));
+    await h.idle();
+    expect(dms(LEAVER.id)).toHaveLength(1);
   });
 });
 
