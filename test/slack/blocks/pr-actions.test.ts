@@ -1,7 +1,7 @@
 /** The PR buttons, the cancel modal and the prs list are valid Block Kit within Slack's limits. */
 import { describe, expect, it } from 'vitest';
-import type { QueueRef } from '../../../src/core/target.ts';
 import { makeEnqueuedPr, makeSubmittedPr } from '../../../dev/fakes/trunk/index.ts';
+import type { QueueRef } from '../../../src/core/target.ts';
 import { nextSteps } from '../../../src/queue/pull-requests.ts';
 import { renderPr } from '../../../src/slack/blocks/pr.ts';
 import {
