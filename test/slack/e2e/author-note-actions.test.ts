@@ -81,7 +81,7 @@ async function testingPr(q: ReturnType<typeof fresh>, prNumber: number, login: s
 }
 
 /** Trunk takes the PR out of the queue in `state`, as its CI or a person would. */
-function leaves(q: ReturnType<typeof fresh>, prNumber: number, login: string, state: string, extra = {}) {
+function leaves(q: { repo: string }, prNumber: number, login: string, state: string, extra = {}) {
   h.trunk.dequeuePr(q.repo, 'main', prNumber);
   h.trunk.addSubmittedPr(q.repo, 'main', {
     prNumber,
@@ -370,5 +370,52 @@ describe('metrics', () => {
     expect(text).toMatch(
       /^mergequeue_trunk_calls_by_caller_total\{caller="watch",operation="getSubmittedPullRequest"\} [1-9]/m,
     );
+  });
+});
+
+describe('the cost of followers', () => {
+  it('a queue followed by one channel and one followed by 5 channels and 5 live messages cost the same Trunk calls', async () => {
+    const one = fresh();
+    const many = fresh();
+    await h.sendCommand(`watch ${one.target} state submitted testing merged failed`, {
+      channel: one.channel,
+    });
+    for (let i = 0; i < 5; i++) {
+      const channel = `${many.channel}X${i}`;
+      await h.sendCommand(`watch ${many.target} state submitted testing merged failed`, { channel });
+      await h.sendCommand(`status ${many.target}`, { channel });
+      await h.slack.waitFor(() => h.slack.channelMessages(channel).find((m) => textOf(m).includes('live')));
+    }
+    await h.idle();
+    await interval();
+    h.trunk.clearRequests();
+    // The same story in both queues: a setting changes, a PR enters, tests, fails.
+    const steps: Array<(repo: string) => void> = [
+      (repo) => h.trunk.patchQueue(repo, 'main', { concurrency: 5 }),
+      (repo) => h.trunk.enqueuePr(repo, 'main', { prNumber: 50, prAuthor: AUTHOR.login, state: 'pending' }),
+      (repo) => {
+        h.trunk.dequeuePr(repo, 'main', 50);
+        h.trunk.enqueuePr(repo, 'main', { prNumber: 50, prAuthor: AUTHOR.login, state: 'testing' });
+      },
+      (repo) => leaves({ repo }, 50, AUTHOR.login, 'failed'),
+    ];
+    for (const step of steps) {
+      step(one.repo);
+      step(many.repo);
+      await interval();
+      await h.idle();
+    }
+    const callsOf = (repo: string) =>
+      h.trunk.requests
+        .filter((r) => JSON.stringify(r.body).includes(`"name":"${repo.split('/')[1]}"`))
+        .map((r) => r.operation)
+        .sort();
+    expect(callsOf(one.repo).length).toBeGreaterThan(steps.length);
+    expect(callsOf(many.repo)).toEqual(callsOf(one.repo));
+    // The followers did hear: every live message was redrawn.
+    for (let i = 0; i < 5; i++) {
+      const live = h.slack.channelMessages(`${many.channel}X${i}`).find((m) => m.history.length > 0);
+      expect(textOf(live)).toContain('live · updated');
+    }
   });
 });
