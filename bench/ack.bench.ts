@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type SlackFake, startSlackFake } from '../dev/fakes/slack/server.ts';
 import { startTrunkFake, type TrunkFake } from '../dev/fakes/trunk/index.ts';
-import { startChild, stopChild } from '../test/helpers/app-harness.ts';
+import { startChild, stopChild } from '../test/helpers/processes.ts';
 import type { LoadJob, LoadResult } from './ack-load.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
 

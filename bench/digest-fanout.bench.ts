@@ -13,8 +13,9 @@ import { startSlackFake } from '../dev/fakes/slack/server.ts';
 import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
 import { SubscriptionRepository } from '../src/digest/repository.ts';
 import { openStore } from '../src/store/open.ts';
-import { appProcess, startChild, stopChild } from '../test/helpers/app-harness.ts';
+import { appProcess } from '../test/helpers/app-harness.ts';
 import { createPgTestDatabase } from '../test/helpers/pg.ts';
+import { startChild, stopChild } from '../test/helpers/processes.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
 
 const SUBSCRIPTIONS = 500;

@@ -16,7 +16,8 @@
  */
 import type { SlackFake } from '../dev/fakes/slack/server.ts';
 import { ACTIONS } from '../src/slack/blocks/ids.ts';
-import { findAction, type Harness, startHarness, USERS } from '../test/helpers/app-harness.ts';
+import { type Harness, startHarness, USERS } from '../test/helpers/app-harness.ts';
+import { findAction } from '../test/helpers/block-kit-reading.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
 
 const TOTAL = Number(process.env['SOAK_REQUESTS'] ?? 10_000);
@@ -265,7 +266,7 @@ export const benchmark: Benchmark = {
   async run(): Promise<BenchFigure[]> {
     const h = await startHarness({ process: true, env: { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '10000' } });
     let exits = 0;
-    h.child!.on('exit', () => {
+    h.child!.child.on('exit', () => {
       exits += 1;
     });
     const index = new AnswerIndex(h.slack);

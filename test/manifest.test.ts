@@ -10,11 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BOT_SCOPES, EVENTS_PATH, REDIRECT_PATH } from '../src/app.ts';
 import { COMMAND } from '../src/slack/listeners/commands/mergequeue.ts';
-import { ROOT } from './helpers/app-harness.ts';
+import { ROOT } from './helpers/processes.ts';
 
 /** The parts of a manifest this test reads. */
 interface Manifest {
-  features: { slash_commands: Array<{ command: string; url: string }> };
+  features: {
+    slash_commands: Array<{ command: string; url: string }>;
+    app_home?: { home_tab_enabled?: boolean };
+  };
   oauth_config: { redirect_urls: string[]; scopes: { bot: string[]; user?: string[] } };
   settings: {
     event_subscriptions: { request_url: string; bot_events: string[] };
@@ -64,12 +67,17 @@ describe('manifest.yml', () => {
     expect(manifest.oauth_config.scopes.user).toBeUndefined();
   });
 
-  it('subscribes to the uninstall events the app handles, and is HTTP mode by default', () => {
+  it('subscribes to the events the app handles (uninstall, the Home tab), and is HTTP mode by default', () => {
     expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual([
+      'app_home_opened',
       'app_uninstalled',
       'tokens_revoked',
     ]);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(false);
+  });
+
+  it('turns the Home tab on, which app_home_opened is for', () => {
+    expect(manifest.features.app_home?.home_tab_enabled).toBe(true);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * What the sandbox page shows, rebuilt from what the app did through the fake Slack Web API: channel
  * messages (posted, updated in place, deleted, threaded), ephemeral messages (chat.postEphemeral and
- * response_url answers, replaced in place when the app says replace_original), and modals (views.open,
- * views.push, views.update). The page never sees anything the app did not send to "Slack".
+ * response_url answers, replaced in place when the app says replace_original), modals (views.open,
+ * views.push, views.update) and each person's Home tab (views.publish). The page never sees anything the
+ * app did not send to "Slack".
  */
 import type { SlackFake } from '../fakes/slack/server.ts';
 import { withBlockIds } from './payloads.ts';
@@ -38,6 +39,7 @@ export type PageEvent =
   | { type: 'msg-deleted'; data: { ts: string } }
   | { type: 'view'; data: PageView }
   | { type: 'view-closed'; data: { id: string } }
+  | { type: 'home'; data: PageView }
   | { type: 'notice'; data: { text: string } };
 
 /** What a response_url was handed out for. */
@@ -67,6 +69,8 @@ const REPORTED = /^(chat\.|views\.)/;
 export class Conversation {
   readonly messages = new Map<string, PageMessage>();
   readonly views = new Map<string, PageView>();
+  /** Each person's Home tab as the app last published it (user id → view). */
+  readonly homes = new Map<string, PageView>();
   private readonly listeners = new Set<(e: PageEvent) => void>();
   private readonly triggers = new Map<string, string>();
   private readonly responseContexts = new Map<string, ResponseContext>();
@@ -178,6 +182,11 @@ export class Conversation {
         this.closeView(viewId);
         return 'closed';
     }
+  }
+
+  /** A modal, or a Home tab, by its view id. */
+  viewById(viewId: string): PageView | undefined {
+    return this.views.get(viewId) ?? [...this.homes.values()].find((h) => h.id === viewId);
   }
 
   setViewErrors(viewId: string, errors: Record<string, string>): void {
@@ -304,6 +313,21 @@ export class Conversation {
           rootId: call.method === 'views.push' && top ? top.rootId : id,
           previousId: call.method === 'views.push' && top ? top.id : null,
         });
+        return;
+      }
+      case 'views.publish': {
+        const userId = String(args['user_id']);
+        const id = String((call.response['view'] as Json)['id']);
+        const home: PageView = {
+          id,
+          userId,
+          view: parse(args['view']) as Json,
+          hash: 'h0',
+          rootId: id,
+          previousId: null,
+        };
+        this.homes.set(userId, home);
+        this.emit({ type: 'home', data: home });
         return;
       }
       case 'views.update': {

@@ -2,7 +2,8 @@
  * The sandbox page server, served on the app's own port beside /slack/events:
  *   GET  /sandbox                the page;  GET /sandbox/static/<file>  its script and styles;
  *   GET  /sandbox/api/events     Server-Sent Events: a snapshot, then every message, update and modal;
- *   POST /sandbox/api/command | action | submit | close | digest | hello   what the person did.
+ *   POST /sandbox/api/command | action | submit | close | digest | hello | home   what the person did
+ *   (home: they opened the app's Home tab, which Slack tells the app with an app_home_opened event).
  * Each POST becomes the request Slack itself would send (a slash command form, block_actions, a
  * view_submission), signed with the sandbox's signing secret and posted to the app's /slack/events. The
  * app has no sandbox shortcut: it cannot tell this page from Slack.
@@ -10,7 +11,13 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
-import { interactiveBody, newTriggerId, signedHeaders, slashCommandBody } from '../fakes/slack/signing.ts';
+import {
+  eventCallbackBody,
+  interactiveBody,
+  newTriggerId,
+  signedHeaders,
+  slashCommandBody,
+} from '../fakes/slack/signing.ts';
 import type { Conversation, PageEvent } from './conversation.ts';
 import {
   type ActorInfo,
@@ -121,13 +128,13 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
   const assets = loadAssets();
   const { conversation } = deps;
 
-  /** Signs and posts a body to the app's /slack/events, as Slack does. */
-  async function toApp(body: string): Promise<{ status: number; text: string }> {
+  /** Signs and posts a body to the app's /slack/events, as Slack does (events as JSON). */
+  async function toApp(body: string, contentType?: string): Promise<{ status: number; text: string }> {
     const url = deps.eventsUrl();
     if (!url) throw new Error('The app is still starting. Try again in a moment.');
     const res = await fetch(url, {
       method: 'POST',
-      headers: { ...signedHeaders(deps.signingSecret, body) },
+      headers: { ...signedHeaders(deps.signingSecret, body, contentType ? { contentType } : {}) },
       body,
     });
     return { status: res.status, text: await res.text() };
@@ -176,7 +183,8 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
     conversation.trigger(user.id, triggerId);
     let payload: Record<string, unknown>;
     if (typeof body['viewId'] === 'string') {
-      const view = conversation.views.get(body['viewId']);
+      // A modal or the person's Home tab: either way the click comes from a view, with no channel.
+      const view = conversation.viewById(body['viewId']);
       if (!view || view.userId !== user.id) return { ok: false, error: 'That dialog is closed.' };
       const blocks = withBlockIds(view.view['blocks'] as unknown[]);
       payload = {
@@ -281,6 +289,7 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
         botName: BOT_NAME,
         messages: [...conversation.messages.values()].sort((a, b) => Number(a.ts) - Number(b.ts)),
         views: [...conversation.views.values()],
+        homes: [...conversation.homes.values()],
       },
     });
     const unsubscribe = conversation.subscribe(write);
@@ -351,6 +360,22 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
       }),
     },
     { path: '/sandbox/api/digest', method: 'POST', handler: post(runDigest) },
+    {
+      path: '/sandbox/api/home',
+      method: 'POST',
+      handler: post(async (user) => {
+        const res = await toApp(
+          eventCallbackBody({
+            teamId: TEAM_ID,
+            apiAppId: APP_ID,
+            event: { type: 'app_home_opened', user: user.id, channel: `D${user.id.slice(1)}`, tab: 'home' },
+          }),
+          'application/json',
+        );
+        if (res.status !== 200) return { ok: false, error: appRefused(res.status) };
+        return { ok: true };
+      }),
+    },
     {
       path: '/sandbox/api/hello',
       method: 'POST',

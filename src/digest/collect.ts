@@ -167,18 +167,89 @@ export interface CollectOptions {
   topN: number;
   baseline?: Baseline;
   paginate?: PaginateOptions;
+  /** Only tests whose code owners include this owner (see ownedBy). */
+  owner?: string;
+}
+
+/** Pages of rows, as Trunk sends them or as a shared collection replays them (shared-collection.ts). */
+export type PageSource<T> = AsyncIterable<T[]>;
+
+/**
+ * Whether a test's code owners include `owner`, ignoring case. `@acme/payments`, `@alice` and
+ * `alice@example.com` must match a code owner exactly; a bare name (`payments`) also matches the team or
+ * user of that name in any organization (`@payments`, `@acme/payments`).
+ */
+export function ownedBy(codeowners: unknown, owner: string | undefined): boolean {
+  if (owner === undefined) return true;
+  if (!Array.isArray(codeowners)) return false;
+  const want = owner.toLowerCase();
+  const bare = !want.startsWith('@') && !want.includes('@');
+  return codeowners.some((c) => {
+    if (typeof c !== 'string') return false;
+    const have = c.toLowerCase();
+    return (
+      have === want ||
+      (bare && have.startsWith('@') && have.slice(have.lastIndexOf('/') + 1).replace(/^@/, '') === want)
+    );
+  });
+}
+
+/** The failing-tests window of a scheduled instant: [scheduledAt − 24 h, scheduledAt). */
+export function failingWindow(scheduledAt: number): { start: number; end: number } {
+  const start = scheduledAt - WINDOW_MS;
+  const end = scheduledAt;
+  if (end - start > MAX_WINDOW_MS || end <= start)
+    throw new RangeError('the failing-tests window must be within 7 days');
+  return { start, end };
+}
+
+/** Every page of the failing tests of the 24 h before `scheduledAt`, straight from Trunk. */
+export async function* trunkFailingPages(
+  trunk: WorkspaceTrunk,
+  scheduledAt: number,
+  repo: Repo,
+  paginate?: PaginateOptions,
+): AsyncGenerator<FailingTest[], void, undefined> {
+  const w = failingWindow(scheduledAt);
+  const req = {
+    repo,
+    org_url_slug: trunk.orgSlug,
+    start_time: new Date(w.start).toISOString(),
+    end_time: new Date(w.end).toISOString(),
+  };
+  for await (const page of readAhead(trunk.api.failingTestPages(req, paginate))) yield page.tests;
+}
+
+/** Every page of the quarantined tests now, straight from Trunk. */
+export async function* trunkQuarantinedPages(
+  trunk: WorkspaceTrunk,
+  repo: Repo,
+  paginate?: PaginateOptions,
+): AsyncGenerator<QuarantinedTest[], void, undefined> {
+  const pages = readAhead(trunk.api.quarantinedTestPages({ repo, org_url_slug: trunk.orgSlug }, paginate));
+  for await (const page of pages) yield page.quarantined_tests;
 }
 
 /** Failing tests of the 24 h before the scheduled instant: [scheduledAt − 24 h, scheduledAt). */
-export async function collectFailing(
+export function collectFailing(
   trunk: WorkspaceTrunk,
   scheduledAt: number,
   opts: CollectOptions,
 ): Promise<FailingCollection> {
-  const windowStart = scheduledAt - WINDOW_MS;
-  const windowEnd = scheduledAt;
-  if (windowEnd - windowStart > MAX_WINDOW_MS || windowEnd <= windowStart)
-    throw new RangeError('the failing-tests window must be within 7 days');
+  return collectFailingFrom(
+    trunkFailingPages(trunk, scheduledAt, opts.repo, opts.paginate),
+    scheduledAt,
+    opts,
+  );
+}
+
+/** As collectFailing, over pages from any source. */
+export async function collectFailingFrom(
+  pages: PageSource<FailingTest>,
+  scheduledAt: number,
+  opts: CollectOptions,
+): Promise<FailingCollection> {
+  const { start: windowStart, end: windowEnd } = failingWindow(scheduledAt);
   const prev = previous(opts.baseline);
   const seen = new Bloom();
   const top = new TopN<FailingEntry>(opts.topN, byImpact);
@@ -187,22 +258,11 @@ export async function collectFailing(
   let newCount = 0;
   let still = 0;
   let quarantinedAmongFailing = 0;
-  const pages = readAhead(
-    trunk.api.failingTestPages(
-      {
-        repo: opts.repo,
-        org_url_slug: trunk.orgSlug,
-        start_time: new Date(windowStart).toISOString(),
-        end_time: new Date(windowEnd).toISOString(),
-      },
-      opts.paginate,
-    ),
-  );
   const recent = new RecentIds();
   for await (const page of pages) {
     recent.nextPage();
-    for (const t of page.tests as FailingTest[]) {
-      if (!recent.add(t.id)) continue;
+    for (const t of page) {
+      if (!recent.add(t.id) || !ownedBy(t.codeowners, opts.owner)) continue;
       seen.add(t.id);
       total++;
       const known = prev.bloom?.has(t.id) ?? false;
@@ -242,8 +302,16 @@ export async function collectFailing(
 }
 
 /** Every quarantined test now, tallied by owner, newest first. */
-export async function collectQuarantined(
+export function collectQuarantined(
   trunk: WorkspaceTrunk,
+  opts: CollectOptions,
+): Promise<QuarantinedCollection> {
+  return collectQuarantinedFrom(trunkQuarantinedPages(trunk, opts.repo, opts.paginate), opts);
+}
+
+/** As collectQuarantined, over pages from any source. */
+export async function collectQuarantinedFrom(
+  pages: PageSource<QuarantinedTest>,
   opts: CollectOptions,
 ): Promise<QuarantinedCollection> {
   const prev = previous(opts.baseline);
@@ -253,15 +321,12 @@ export async function collectQuarantined(
   let total = 0;
   let newCount = 0;
   let still = 0;
-  const pages = readAhead(
-    trunk.api.quarantinedTestPages({ repo: opts.repo, org_url_slug: trunk.orgSlug }, opts.paginate),
-  );
   const recent = new RecentIds();
   for await (const page of pages) {
     recent.nextPage();
-    for (const t of page.quarantined_tests as QuarantinedTest[]) {
+    for (const t of page) {
       const id = t.test_case_id || `${t.file}#${t.classname}#${t.name}#${t.variant}`;
-      if (!recent.add(id)) continue;
+      if (!recent.add(id) || !ownedBy(t.codeowners, opts.owner)) continue;
       seen.add(id);
       total++;
       const known = prev.bloom?.has(id) ?? false;

@@ -4,6 +4,7 @@ export type { DigestDeps } from './deps.ts';
 export { describeSchedule, repoLabel } from './describe.ts';
 export type { DigestAnswer, DigestManager, DigestRefusal } from './manage.ts';
 export { DEFAULT_DAYS, DEFAULT_TIME, DEFAULT_TOP, MAX_PER_CHANNEL, MAX_TOP } from './manage.ts';
+export { SubscriptionRepository } from './repository.ts';
 export type { DigestCommandContext, DigestService } from './service.ts';
 export { createDigestService } from './service.ts';
 export type { DigestProblem, DigestSurface, PostFailure, RenderContext } from './surface.ts';

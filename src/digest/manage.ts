@@ -208,12 +208,14 @@ export function createDigestManager(env: ManageEnv): DigestManager {
       createdBy: c.userId,
       createdAt: t,
       nextDueAt: nextOccurrence(spec, t),
+      ...(cmd.owner ? { owner: cmd.owner } : {}),
     });
     await audit(c, 'digest.add', repoLabel(sub), 'ok', {
       id: sub.id,
       kind: sub.kind,
       schedule: describeSchedule(sub),
       channel: c.channelId,
+      ...(sub.owner ? { owner: sub.owner } : {}),
     });
     return { answer: 'added', sub };
   }

@@ -10,10 +10,10 @@ export function newSubscriptionId(): string {
 }
 
 const COLUMNS =
-  'id, workspace_id, channel_id, kind, repo_host, repo_owner, repo_name, minute_of_day, tz, days, skip_empty, top_n, created_by, created_at, next_due_at';
+  'id, workspace_id, channel_id, kind, repo_host, repo_owner, repo_name, minute_of_day, tz, days, skip_empty, top_n, created_by, created_at, next_due_at, owner_filter';
 
 function toSubscription(r: Row): Subscription {
-  return {
+  const sub: Subscription = {
     id: String(r['id']),
     workspaceId: String(r['workspace_id']),
     channelId: String(r['channel_id']),
@@ -28,6 +28,8 @@ function toSubscription(r: Row): Subscription {
     createdAt: Number(r['created_at']),
     nextDueAt: Number(r['next_due_at']),
   };
+  if (typeof r['owner_filter'] === 'string' && r['owner_filter']) sub.owner = r['owner_filter'];
+  return sub;
 }
 
 export class SubscriptionRepository {
@@ -56,9 +58,10 @@ export class SubscriptionRepository {
         sub.createdBy,
         sub.createdAt,
         sub.nextDueAt,
+        sub.owner ?? null,
       ];
       const rows = await this.#db.query(
-        `INSERT INTO digest_subscriptions (${COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
+        `INSERT INTO digest_subscriptions (${COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         params,
       );

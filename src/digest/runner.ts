@@ -11,17 +11,37 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import type { ClaimRepository, RunPayload, RunRecord } from './claims.ts';
-import { baselineOf, collectFailing, collectQuarantined, isEmpty } from './collect.ts';
+import {
+  baselineOf,
+  type Collection,
+  type CollectOptions,
+  collectFailingFrom,
+  collectQuarantinedFrom,
+  isEmpty,
+  trunkFailingPages,
+  trunkQuarantinedPages,
+} from './collect.ts';
 import type { DigestDeps } from './deps.ts';
 import { type ChannelPacer, postPaced, SlackPostError } from './post.ts';
 import type { SubscriptionRepository } from './repository.ts';
+import {
+  CollectionAbandoned,
+  type CollectionRepository,
+  collectionSource,
+  type SharedEnv,
+  sharedPages,
+  slimFailing,
+  slimQuarantined,
+} from './shared-collection.ts';
 import { isFinalSlackError, MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
-import type { RunOutcome, SlackPoster, Subscription } from './types.ts';
+import type { RunOutcome, SlackPoster, Subscription, WorkspaceTrunk } from './types.ts';
 
 export interface RunnerContext {
   deps: DigestDeps;
   subs: SubscriptionRepository;
   claims: ClaimRepository;
+  /** Pages shared by the digests of one repository, kind and minute (shared-collection.ts). */
+  collections: CollectionRepository;
   pacer: ChannelPacer;
   logger: Logger;
   metrics: Metrics;
@@ -62,6 +82,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
   const check = (ok: boolean) => {
     if (!ok || lost) throw new LostClaim();
   };
+  const abandoned = () => lost || ctx.stopping();
   try {
     let payload = rec.payload;
     if (!payload) {
@@ -78,7 +99,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
         log.warn('digest skipped: its claim was recovered after the grace period');
         return { outcome: 'skipped_late' };
       }
-      payload = await build(ctx, sub, rec);
+      payload = await build(ctx, sub, rec, abandoned);
       check(await ctx.claims.savePayload(key, me, payload, ctx.now() + ctx.leaseMs));
     }
     if (payload.failure === undefined && payload.empty && sub.skipEmpty) {
@@ -130,7 +151,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       ? { outcome: 'failed', detail: payload.failure ?? '', messages: payload.messages.length }
       : { outcome: 'posted', messages: payload.messages.length };
   } catch (err) {
-    if (err instanceof LostClaim) {
+    if (err instanceof LostClaim || err instanceof CollectionAbandoned) {
       if (ctx.stopping() && !lost) {
         // Shutting down: hand the claim over now instead of letting another replica wait out the lease
         // (after the last renewal, so that one cannot land after the release).
@@ -181,7 +202,12 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
 }
 
 /** Collects and renders; a Trunk problem becomes one clear message for the channel instead. */
-async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Promise<RunPayload> {
+async function build(
+  ctx: RunnerContext,
+  sub: Subscription,
+  rec: RunRecord,
+  abandoned: () => boolean,
+): Promise<RunPayload> {
   const trunk = await ctx.deps.trunkFor(sub.workspaceId);
   if (!trunk) {
     return {
@@ -192,11 +218,13 @@ async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Pro
   }
   const baseline = await ctx.subs.baseline(sub.id);
   try {
-    const opts = { repo: sub.repo, topN: sub.topN, ...(baseline ? { baseline } : {}) };
-    const collection =
-      sub.kind === 'failing'
-        ? await collectFailing(trunk, rec.scheduledAt, opts)
-        : await collectQuarantined(trunk, opts);
+    const opts: CollectOptions = {
+      repo: sub.repo,
+      topN: sub.topN,
+      ...(baseline ? { baseline } : {}),
+      ...(sub.owner ? { owner: sub.owner } : {}),
+    };
+    const collection = await collect(ctx, trunk, sub, rec, opts, abandoned);
     const mentions = await ctx.subs.mentions(sub.workspaceId);
     const messages = ctx.deps.surface.renderDigest(sub, collection, {
       appUrl: ctx.appUrl,
@@ -223,4 +251,43 @@ async function build(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Pro
       failure: err.userMessage,
     };
   }
+}
+
+/**
+ * A scheduled digest reads the pages its repository, kind and minute share with every other digest due
+ * then (one pagination for all, across replicas); a manual run ("digest run") paginates on its own, fresh.
+ */
+function collect(
+  ctx: RunnerContext,
+  trunk: WorkspaceTrunk,
+  sub: Subscription,
+  rec: RunRecord,
+  opts: CollectOptions,
+  abandoned: () => boolean,
+): Promise<Collection> {
+  const env: SharedEnv = {
+    collections: ctx.collections,
+    owner: ctx.deps.replicaId,
+    now: ctx.now,
+    leaseMs: ctx.leaseMs,
+    abandoned,
+    logger: ctx.logger.child({
+      digest: sub.id,
+      collection: `${sub.kind} ${sub.repo.owner}/${sub.repo.name} ${new Date(rec.scheduledAt).toISOString()}`,
+    }),
+  };
+  const key = {
+    workspaceId: sub.workspaceId,
+    kind: sub.kind,
+    source: collectionSource(trunk.orgSlug, sub.repo),
+    scheduledAt: rec.scheduledAt,
+  };
+  if (sub.kind === 'failing') {
+    const fetch = () => trunkFailingPages(trunk, rec.scheduledAt, sub.repo);
+    const pages = rec.manual ? fetch() : sharedPages(env, key, fetch, slimFailing);
+    return collectFailingFrom(pages, rec.scheduledAt, opts);
+  }
+  const fetch = () => trunkQuarantinedPages(trunk, sub.repo);
+  const pages = rec.manual ? fetch() : sharedPages(env, key, fetch, slimQuarantined);
+  return collectQuarantinedFrom(pages, opts);
 }

@@ -21,6 +21,11 @@ export const LATE_AFTER_MS = 5 * 60_000;
 /** Finished claims are kept this long (for `digest` troubleshooting), then pruned about hourly. */
 export const KEEP_RUNS_MS = 30 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
+/**
+ * Shared collections are read by the digests due in their minute, within seconds; a digest taken over
+ * later than this collects again. They hold a whole repository's list, so they are not kept for long.
+ */
+export const KEEP_COLLECTIONS_MS = 2 * 3_600_000;
 
 export class Scheduler {
   readonly #ctx: RunnerContext;
@@ -98,6 +103,8 @@ export class Scheduler {
       this.#prunedAt = now;
       const n = await this.#claims.prune(now - KEEP_RUNS_MS);
       if (n > 0) this.#ctx.logger.info({ pruned: n }, 'old digest claims pruned');
+      const c = await this.#ctx.collections.prune(now - KEEP_COLLECTIONS_MS);
+      if (c > 0) this.#ctx.logger.info({ pruned: c }, 'old shared digest collections pruned');
     }
     let free = this.#concurrency - this.#inflight.size;
     if (free <= 0) return;

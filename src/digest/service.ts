@@ -8,6 +8,7 @@ import { ChannelPacer } from './post.ts';
 import { SubscriptionRepository } from './repository.ts';
 import type { RunnerContext } from './runner.ts';
 import { Scheduler } from './scheduler.ts';
+import { CollectionRepository } from './shared-collection.ts';
 import type { RunOutcome } from './types.ts';
 
 export type { DigestCommandContext };
@@ -45,6 +46,7 @@ export function createDigestService(input: DigestDeps): DigestService {
     deps,
     subs,
     claims,
+    collections: new CollectionRepository(deps.store.db),
     pacer: new ChannelPacer(deps.channelPaceMs ?? 1100, sleep),
     logger,
     metrics: deps.metrics,

@@ -17,6 +17,8 @@ export interface Subscription {
   days: DaysRule;
   skipEmpty: boolean;
   topN: number;
+  /** Only tests whose code owners include this one (`@acme/payments`, `@alice`, `payments`): a team digest. */
+  owner?: string;
   createdBy: string;
   createdAt: number;
   /** The next occurrence nobody has dealt with yet (UTC ms). */
@@ -85,6 +87,8 @@ export type DigestRequest =
       minuteOfDay?: number;
       tz?: string;
       days?: DaysRule;
+      /** A team digest: only tests this code owner owns. */
+      owner?: string;
     }
   | { op: 'list' }
   | { op: 'remove' | 'run'; id: string }

@@ -126,6 +126,11 @@ export async function postToChannel(
   respond: RespondFn | undefined,
   viaResponseUrl: SlackReply = reply,
 ): Promise<{ ts?: string; via: 'api' | 'response_url' | 'none' }> {
+  // No channel (a click on the Home tab): the answer goes where respond sends it.
+  if (!channel && respond) {
+    const ok = await sendReply(deps, respond, { ...reply, response_type: 'in_channel' });
+    return { via: ok ? 'response_url' : 'none' };
+  }
   try {
     const res = await client.chat.postMessage({
       channel,

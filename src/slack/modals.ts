@@ -20,11 +20,18 @@ export interface ModalMetadata {
   c: string;
   /** The modal builder's own metadata. */
   m?: string;
+  /** Opened from the Home tab: the submission publishes the Home again. */
+  h?: 1;
 }
 
-export function wrapMetadata(channelId: string, inner: string | undefined): string {
+export function wrapMetadata(
+  channelId: string,
+  inner: string | undefined,
+  o: { home?: boolean } = {},
+): string {
   const meta: ModalMetadata = { c: channelId };
   if (inner) meta.m = inner;
+  if (o.home) meta.h = 1;
   return JSON.stringify(meta);
 }
 
@@ -34,7 +41,10 @@ export function unwrapMetadata(raw: unknown): ModalMetadata | undefined {
     const d = JSON.parse(raw) as Partial<ModalMetadata> | null;
     if (!d || typeof d.c !== 'string' || !/^[A-Z0-9]{1,40}$/.test(d.c)) return undefined;
     if (d.m !== undefined && typeof d.m !== 'string') return undefined;
-    return d.m === undefined ? { c: d.c } : { c: d.c, m: d.m };
+    const meta: ModalMetadata = { c: d.c };
+    if (d.m !== undefined) meta.m = d.m;
+    if (d.h === 1) meta.h = 1;
+    return meta;
   } catch {
     return undefined;
   }
@@ -103,6 +113,7 @@ export async function openConnectModal(
   triggerId: string,
   channelId: string,
   workspaceId: string,
+  o: { home?: boolean } = {},
 ): Promise<'ok' | 'failed'> {
   const ws = await deps.store.getWorkspace(workspaceId);
   const form = buildConnectModal({
@@ -113,7 +124,7 @@ export async function openConnectModal(
   try {
     await client.views.open({
       trigger_id: triggerId,
-      view: { ...form, private_metadata: wrapMetadata(channelId, form.private_metadata) },
+      view: { ...form, private_metadata: wrapMetadata(channelId, form.private_metadata, o) },
     });
     return 'ok';
   } catch (err) {

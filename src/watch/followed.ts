@@ -57,3 +57,68 @@ export async function listFollowedQueues(
   }
   return [...out.values()];
 }
+
+/** Why a queue belongs to a workspace's list (the Home tab names it). */
+export type QueueSource = 'workspace default' | 'channel default' | 'watch' | 'live status';
+
+export interface WorkspaceQueue {
+  target: QueueTarget;
+  /** Each reason once, in the order above. */
+  sources: QueueSource[];
+  /** Channels whose default, watch or live status message names it. */
+  channels: string[];
+}
+
+/**
+ * One workspace's queues: its default (or `defaultTarget`), its channels' defaults, the queues its channels
+ * watch and those its live status messages show. Ordered with the workspace default first, then by name.
+ */
+export async function listWorkspaceQueues(
+  db: Db,
+  workspaceId: string,
+  now: number,
+  opts: { defaultTarget?: TargetSpec } = {},
+): Promise<WorkspaceQueue[]> {
+  const out = new Map<string, WorkspaceQueue>();
+  const add = (target: QueueTarget | undefined, source: QueueSource, channel?: string) => {
+    if (!target) return;
+    const key = queueKeyOf(target);
+    const q = out.get(key) ?? { target, sources: [], channels: [] };
+    if (!q.sources.includes(source)) q.sources.push(source);
+    if (channel && !q.channels.includes(channel)) q.channels.push(channel);
+    out.set(key, q);
+  };
+  const fromRow = (r: Record<string, unknown>): QueueTarget => ({
+    repo: { host: String(r['repo_host']), owner: String(r['repo_owner']), name: String(r['repo_name']) },
+    branch: String(r['branch']),
+  });
+  const [settings, channelDefaults, watches, live] = await Promise.all([
+    db.query('SELECT default_target FROM workspace_settings WHERE workspace_id = $1', [workspaceId]),
+    db.query('SELECT channel_id, target FROM channel_defaults WHERE workspace_id = $1', [workspaceId]),
+    db.query(
+      'SELECT channel_id, repo_host, repo_owner, repo_name, branch FROM watch_channels WHERE workspace_id = $1',
+      [workspaceId],
+    ),
+    db.query(
+      'SELECT channel_id, repo_host, repo_owner, repo_name, branch FROM watch_live_messages WHERE workspace_id = $1 AND live_until > $2',
+      [workspaceId, now],
+    ),
+  ]);
+  const workspaceDefault = spec(settings[0]?.['default_target']);
+  add(resolveTarget(workspaceDefault, opts.defaultTarget), 'workspace default');
+  for (const r of channelDefaults)
+    add(
+      resolveTarget(spec(r['target']), workspaceDefault, opts.defaultTarget),
+      'channel default',
+      String(r['channel_id']),
+    );
+  for (const r of watches) add(fromRow(r), 'watch', String(r['channel_id']));
+  for (const r of live) add(fromRow(r), 'live status', String(r['channel_id']));
+  const [first, ...rest] = [...out.values()];
+  if (!first) return [];
+  const byName = (a: WorkspaceQueue, b: WorkspaceQueue) =>
+    queueKeyOf(a.target).localeCompare(queueKeyOf(b.target));
+  return first.sources.includes('workspace default')
+    ? [first, ...rest.sort(byName)]
+    : [first, ...rest].sort(byName);
+}

@@ -120,6 +120,15 @@ export class WatchRepository {
     return rows.map(toWatch);
   }
 
+  /** Every watch of one workspace (the Home tab lists them). */
+  async listWorkspace(workspaceId: string): Promise<Watch[]> {
+    const rows = await this.#db.query(
+      `SELECT ${WATCH_COLUMNS} FROM watch_channels WHERE workspace_id = $1 ORDER BY queue_key, channel_id`,
+      [workspaceId],
+    );
+    return rows.map(toWatch);
+  }
+
   async listAll(): Promise<Watch[]> {
     const rows = await this.#db.query(
       `SELECT ${WATCH_COLUMNS} FROM watch_channels ORDER BY workspace_id, id`,

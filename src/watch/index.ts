@@ -1,6 +1,12 @@
 /** Queue events: watches, live messages, people links and the watcher loop. The public face of watch/. */
 export { diffSnapshots, ourChangesFromAudit, resolveDeparted, toSnapshot } from './diff.ts';
-export { type FollowedQueue, listFollowedQueues } from './followed.ts';
+export {
+  type FollowedQueue,
+  listFollowedQueues,
+  listWorkspaceQueues,
+  type QueueSource,
+  type WorkspaceQueue,
+} from './followed.ts';
 export { LiveMessageRepository, WatchRepository } from './follows.ts';
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';

@@ -1,4 +1,4 @@
-// Acceptance test of the user-facing contract (DESIGN.md), black-box: the app is started with `npm start`
+// Acceptance test of the user-facing contract (the README's commands and promises), black-box: the app is started with `npm start`
 // and driven only through HTTP, against fakes written from the documents (./fakes.ts).
 // Run: `npx vitest run test/acceptance`. ACC_DEBUG=1 prints the answers of queue changes and the settings
 // modal, and writes the app's output to $TMPDIR/mq-acceptance-app.log.
@@ -7,40 +7,32 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allStrings, buttonsIn, visibleText } from '../helpers/block-kit-reading.ts';
+import { freePort, type NpmApp, newcomerEnv, npmStart, sleep, waitForHealthy } from '../helpers/processes.ts';
+import { type Sent as Ack, postSigned } from '../helpers/slack-requests.ts';
+import {
+  type Answer,
+  answersFor,
+  type Corr,
+  clickBody,
+  ERROR_DUMP,
+  newCorr,
+  RAW_ERROR_NAME,
+  STACK_FRAME,
+  slashBody,
+  viewSubmissionBody,
+  waitForAnswer,
+} from './answers.ts';
 import {
   type FakeSlack,
   type FakeTrunk,
   type Json,
   RUN_ID,
+  type SlackCall,
   startFakeSlack,
   startFakeTrunk,
   TEAM_ID,
 } from './fakes.ts';
-import {
-  type Answer,
-  type AppProcess,
-  allStrings,
-  answersFor,
-  baseEnv,
-  buttonsIn,
-  type Corr,
-  clickBody,
-  ERROR_DUMP,
-  freePort,
-  newCorr,
-  type PostResult,
-  postSlack,
-  RAW_ERROR_NAME,
-  STACK_FRAME,
-  sign,
-  slashBody,
-  sleep,
-  startProcess,
-  viewSubmissionBody,
-  visibleText,
-  waitForAnswer,
-  waitForHealthy,
-} from './harness.ts';
 
 const SECRET = 'acc-signing-secret-5f1e9c0b7a';
 const BOT_TOKEN = 'xoxb-1111-2222-acceptanceBotTok3n';
@@ -54,22 +46,20 @@ const GUIDANCE = /\/mergequeue|\bhelp\b|usage|example|e\.g\.|\btry\b|\btype\b/i;
 
 let slack: FakeSlack;
 let trunk: FakeTrunk;
-let app: AppProcess;
+let app: NpmApp;
 let dir: string;
-const acks: { text: string; ack: PostResult }[] = [];
+const acks: { text: string; ack: Ack }[] = [];
 
 interface Sent {
   corr: Corr;
-  ack: PostResult;
+  ack: Ack;
   startedAt: number;
 }
 
 async function command(text: string, user = ADMIN): Promise<Sent> {
   const corr = newCorr(user);
   const startedAt = Date.now();
-  const ack = await postSlack(app.port, slashBody(text, corr, slack, TEAM_ID, user.toLowerCase()), {
-    secret: SECRET,
-  });
+  const ack = await postSigned(app, slashBody(text, corr, slack, TEAM_ID, user.toLowerCase()));
   acks.push({ text, ack });
   return { corr, ack, startedAt };
 }
@@ -80,7 +70,7 @@ function updatesSince(t: number) {
 
 const expectAckedFast = (s: Sent, label: string): void => {
   expect(s.ack.status, `${label}: ack status (body: ${s.ack.text.slice(0, 300)})`).toBe(200);
-  expect(s.ack.ms, `${label}: ack time`).toBeLessThan(3000);
+  expect(s.ack.ackMs, `${label}: ack time`).toBeLessThan(3000);
 };
 
 function expectClean(answers: Answer[], label: string): void {
@@ -118,16 +108,13 @@ async function change(text: string, user: string, waitMs = 6000) {
             !/cancel|no\b/i.test(b.text),
         );
         if (btn) {
-          const click = await postSlack(
-            app.port,
+          const click = await postSigned(
+            app,
             clickBody(btn, a, sent.corr, slack, TEAM_ID, user.toLowerCase()),
-            {
-              secret: SECRET,
-            },
           );
           acks.push({ text: `${text} [click ${btn.text}]`, ack: click });
           expect(click.status, `${text}: click ack`).toBe(200);
-          expect(click.ms, `${text}: click ack time`).toBeLessThan(3000);
+          expect(click.ackMs, `${text}: click ack time`).toBeLessThan(3000);
           clicked = true;
           break;
         }
@@ -162,8 +149,8 @@ beforeAll(async () => {
     tz: 'America/New_York',
   });
   const port = await freePort();
-  app = startProcess(
-    baseEnv({
+  app = npmStart(
+    newcomerEnv({
       SLACK_SIGNING_SECRET: SECRET,
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_API_URL: slack.apiUrl,
@@ -210,8 +197,7 @@ describe('request verification', () => {
   it('a bad signature gets 401 and reaches no Trunk call', async () => {
     const before = trunk.requests.length;
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
+    const r = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
       signature: `v0=${'0'.repeat(64)}`,
     });
     expect(r.status).toBe(401);
@@ -223,9 +209,8 @@ describe('request verification', () => {
   it('a timestamp older than 5 minutes gets 401 even when correctly signed', async () => {
     const before = trunk.requests.length;
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
-      ts: Math.floor(Date.now() / 1000) - 6 * 60,
+    const r = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
+      timestampSeconds: Math.floor(Date.now() / 1000) - 6 * 60,
     });
     expect(r.status).toBe(401);
     await sleep(500);
@@ -234,13 +219,12 @@ describe('request verification', () => {
 });
 
 describe('request verification, more', () => {
-  // DESIGN.md only says "no older than 5 min"; Slack's own guide rejects |now - ts| > 5 min both ways.
+  // The README says "no older than five minutes"; Slack's own guide rejects |now - ts| > 5 min both ways.
   it('a correctly signed request stamped 6 minutes in the future gets 401 and changes nothing', async () => {
     const before = trunk.requests.length;
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
-      ts: Math.floor(Date.now() / 1000) + 6 * 60,
+    const r = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'ada'), {
+      timestampSeconds: Math.floor(Date.now() / 1000) + 6 * 60,
     });
     expect(r.status).toBe(401);
     await sleep(500);
@@ -261,8 +245,8 @@ describe('request verification, more', () => {
 
   it('a body signed with another secret gets 401', async () => {
     const corr = newCorr(ADMIN);
-    const r = await postSlack(app.port, slashBody('pause', corr, slack, TEAM_ID, 'ada'), {
-      secret: 'not-the-secret',
+    const r = await postSigned(app, slashBody('pause', corr, slack, TEAM_ID, 'ada'), {
+      signingSecret: 'not-the-secret',
     });
     expect(r.status).toBe(401);
   });
@@ -513,18 +497,17 @@ describe('buttons on the status message', () => {
     corr = s.corr;
   }
 
-  async function click(label: RegExp, user = ADMIN): Promise<{ ack: PostResult; t: number }> {
+  async function click(label: RegExp, user = ADMIN): Promise<{ ack: Ack; t: number }> {
     const btn = buttonsIn(msg.body).find((b) => label.test(b.text) && !b.url);
     expect(btn, `button ${label}`).toBeDefined();
     const t = Date.now();
-    const ack = await postSlack(
-      app.port,
+    const ack = await postSigned(
+      app,
       clickBody(btn!, msg, { ...corr, user }, slack, TEAM_ID, user.toLowerCase()),
-      { secret: SECRET },
     );
     acks.push({ text: `click ${label}`, ack });
     expect(ack.status).toBe(200);
-    expect(ack.ms).toBeLessThan(3000);
+    expect(ack.ackMs).toBeLessThan(3000);
     return { ack, t };
   }
 
@@ -541,6 +524,37 @@ describe('buttons on the status message', () => {
     while (!pred() && Date.now() < deadline) await sleep(50);
   }
 
+  /** Modals the app opened since `t` for clicks on this status message (views.open with a click's trigger_id). */
+  const modalsSince = (t: number): SlackCall[] =>
+    slack.calls.filter(
+      (c) =>
+        c.at >= t &&
+        c.method === 'views.open' &&
+        String(c.body['trigger_id'] ?? '').startsWith(`${corr.trigger}.click`),
+    );
+
+  /** Submits an opened modal as Slack does, with `reason` typed into its text field (null: left empty). */
+  async function submitModal(opened: SlackCall, reason: string | null, user = ADMIN): Promise<Ack> {
+    const view = opened.body['view'] as Json;
+    const input = ((view['blocks'] as Json[] | undefined) ?? []).find((b) => b['type'] === 'input');
+    const changes = input ? { [String(input['block_id'])]: reason } : {};
+    const r = await postSigned(app, viewSubmissionBody(view, opened.viewId ?? '', user, TEAM_ID, changes));
+    acks.push({ text: 'reason modal submit', ack: r });
+    expect(r.status).toBe(200);
+    expect(r.ackMs).toBeLessThan(3000);
+    return r;
+  }
+
+  /** Clicks Pause or Drain and submits the reason modal it opens, as a person would. */
+  async function clickThroughModal(label: RegExp, reason: string | null): Promise<{ t: number }> {
+    const { t } = await click(label);
+    await until(() => modalsSince(t).length > 0);
+    const opened = modalsSince(t)[0];
+    expect(opened, `a modal opened by ${label}`).toBeDefined();
+    await submitModal(opened!, reason);
+    return { t };
+  }
+
   it('a non-admin click on Pause is refused and changes nothing', async () => {
     await freshStatus();
     const { t } = await click(/^pause$/i, MEMBER);
@@ -553,6 +567,12 @@ describe('buttons on the status message', () => {
     await freshStatus();
     const [a, b] = await Promise.all([click(/^pause$/i), click(/^pause$/i)]);
     const t = Math.min(a.t, b.t);
+    // Pause asks for a reason first: every modal the two clicks opened is submitted, as a hurried person would.
+    await until(() => modalsSince(t).length > 0);
+    await sleep(300); // room for the second click's modal
+    expect(modalsSince(t).length, 'a reason modal').toBeGreaterThan(0);
+    expect(updatesSince(t), 'nothing changed before the modal is submitted').toEqual([]);
+    await Promise.all(modalsSince(t).map((m) => submitModal(m, 'deploy freeze')));
     await until(
       () => updatesSince(t).length > 0 && slack.calls.some((c) => c.at >= t && c.method === 'chat.update'),
     );
@@ -567,7 +587,7 @@ describe('buttons on the status message', () => {
     expect(visibleText(updated.at(-1)!.body).join('\n')).toMatch(/paused/i);
   });
 
-  // DESIGN.md: "one status message updated in place" and status shows "settings and enqueued PRs". After a
+  // README: status shows "state, settings and enqueued PRs" and "a click updates the message in place". After a
   // click the message in place should still list the enqueued PRs (the updateQueue answer has none, so
   // the app needs a getQueue to rebuild it).
   it('the status message updated after a click still lists the enqueued PRs', async () => {
@@ -579,7 +599,7 @@ describe('buttons on the status message', () => {
   it('a stale Pause (queue already paused elsewhere) sends no updateQueue and says so', async () => {
     await freshStatus();
     trunk.queue['state'] = 'paused'; // changed in Trunk's UI meanwhile
-    const { t } = await click(/^pause$/i);
+    const { t } = await clickThroughModal(/^pause$/i, null);
     await until(() => /already paused/i.test(repliesSince(t)));
     expect(updatesSince(t)).toEqual([]);
     expect(repliesSince(t)).toMatch(/already paused|is paused/i);
@@ -621,26 +641,57 @@ describe('buttons on the status message', () => {
     trunk.queue['concurrency'] = 2;
   });
 
-  // DESIGN.md, "what we therefore build in": "control from chat (pause, drain, resume, concurrency) with a
-  // confirmation and a reason". A Pause/Drain button should confirm (Block Kit `confirm` dialog or a modal
-  // asking for the reason) before the queue changes.
-  it('Pause and Drain buttons ask for confirmation', async () => {
+  // README: "Pause and Drain open a small form for an optional reason (announced and audited); Resume asks
+  // a quick confirmation". The form is their confirmation: nothing changes until it is submitted.
+  it('Pause and Drain open a modal asking for an optional reason, and change nothing until it is submitted', async () => {
     await freshStatus();
     const risky = buttonsIn(msg.body).filter((b) => /^(pause|drain)$/i.test(b.text));
     expect(risky.length).toBe(2);
     for (const b of risky) {
-      if (b.hasConfirm) continue;
-      // No confirm dialog: then the click must open a modal (reason/confirmation) rather than act at once.
       const { t } = await click(new RegExp(`^${b.text}$`, 'i'));
-      await sleep(1500);
-      const opened = slack.calls.some((c) => c.at >= t && c.method === 'views.open');
-      expect({ button: b.text, changedWithoutConfirmation: updatesSince(t).length > 0, opened }).toEqual({
+      await until(() => modalsSince(t).length > 0, 3000);
+      await sleep(500);
+      const opened = modalsSince(t)[0];
+      expect({
+        button: b.text,
+        changedWithoutConfirmation: updatesSince(t).length > 0,
+        opened: opened !== undefined,
+      }).toEqual({
         button: b.text,
         changedWithoutConfirmation: false,
         opened: true,
       });
-      trunk.queue['state'] = 'running';
+      const view = opened!.body['view'] as Json;
+      const inputs = ((view['blocks'] as Json[] | undefined) ?? []).filter((x) => x['type'] === 'input');
+      expect(inputs.length, `${b.text}: one reason field`).toBe(1);
+      expect(inputs[0]!['optional'], `${b.text}: the reason may be left empty`).toBe(true);
+      expect(view['submit'], `${b.text}: a submit button`).toBeDefined();
+      expect(trunk.queue['state']).toBe('running');
     }
+  });
+
+  it('Drain through its modal drains the queue and the reason given is shown', async () => {
+    await freshStatus();
+    const { t } = await clickThroughModal(/^drain$/i, 'release cut 4.2');
+    await until(() => updatesSince(t).length > 0 && /release cut 4\.2/.test(repliesSince(t)));
+    expect(updatesSince(t).map((u) => u.body['state'])).toEqual(['draining']);
+    expect(repliesSince(t)).toMatch(/release cut 4\.2/);
+    trunk.queue['state'] = 'running';
+  });
+
+  // Resume is the safe direction: a quick confirm dialog on the button, no modal.
+  it('Resume on a paused queue asks with a confirm dialog, then resumes', async () => {
+    trunk.queue['state'] = 'paused';
+    const s = await command('status', ADMIN);
+    const a = await waitForAnswer(slack, s.corr, s.ack, (x) => /4101/.test(x), 12_000);
+    msg = a.find((x) => buttonsIn(x.body).some((b) => /^resume$/i.test(b.text)))!;
+    expect(msg, 'status message with a Resume button').toBeDefined();
+    corr = s.corr;
+    expect(buttonsIn(msg.body).find((b) => /^resume$/i.test(b.text))?.hasConfirm).toBe(true);
+    const { t } = await click(/^resume$/i);
+    await until(() => updatesSince(t).length > 0);
+    expect(updatesSince(t).map((u) => u.body['state'])).toEqual(['running']);
+    expect(modalsSince(t)).toEqual([]);
   });
 });
 
@@ -711,6 +762,7 @@ describe('upstream faults give a useful message, not a stack trace', () => {
 
 describe('more commands', () => {
   let settingsView: Json | undefined;
+  let settingsViewId = '';
   it('drain (admin) sets state draining', async () => {
     trunk.queue['state'] = 'running';
     const r = await change('drain release cut', ADMIN);
@@ -737,7 +789,9 @@ describe('more commands', () => {
       (_t, ans) => ans.some((x) => x.via === 'views.open'),
       12_000,
     );
-    const view = a.find((x) => x.via === 'views.open')!.body['view'] as Record<string, unknown>;
+    const opened = a.find((x) => x.via === 'views.open')!;
+    const view = opened.body['view'] as Record<string, unknown>;
+    settingsViewId = opened.viewId ?? '';
     expect(view['type']).toBe('modal');
     // The first view may be a "loading" placeholder, replaced by views.update (view_id from views.open).
     const deadline = Date.now() + 12_000;
@@ -745,7 +799,7 @@ describe('more commands', () => {
     let final: unknown = view;
     while (!hasFields(final) && Date.now() < deadline) {
       const upd = slack.calls.filter(
-        (c) => c.at >= s.startedAt && c.method === 'views.update' && c.body['view_id'] === 'V0ACC1',
+        (c) => c.at >= s.startedAt && c.method === 'views.update' && c.body['view_id'] === settingsViewId,
       );
       if (upd.length) final = upd.at(-1)!.body['view'];
       await sleep(60);
@@ -758,16 +812,13 @@ describe('more commands', () => {
   it('submitting the settings modal with 0 minutes is refused in the modal, nothing sent to Trunk', async () => {
     expect(settingsView, 'the settings modal').toBeDefined();
     const t = Date.now();
-    const r = await postSlack(
-      app.port,
-      viewSubmissionBody(settingsView!, 'V0ACC1', ADMIN, TEAM_ID, { testingTimeoutMinutes: '0' }),
-      {
-        secret: SECRET,
-      },
+    const r = await postSigned(
+      app,
+      viewSubmissionBody(settingsView!, settingsViewId, ADMIN, TEAM_ID, { testingTimeoutMinutes: '0' }),
     );
     acks.push({ text: 'settings submit 0', ack: r });
     expect(r.status).toBe(200);
-    expect(r.ms).toBeLessThan(3000);
+    expect(r.ackMs).toBeLessThan(3000);
     expect(r.text).toMatch(/"response_action":"errors"/);
     expect(r.text).toMatch(/testingTimeoutMinutes/);
     await sleep(800);
@@ -777,16 +828,13 @@ describe('more commands', () => {
   it('submitting the settings modal sends only the changed field to Trunk', async () => {
     expect(settingsView, 'the settings modal').toBeDefined();
     const t = Date.now();
-    const r = await postSlack(
-      app.port,
-      viewSubmissionBody(settingsView!, 'V0ACC1', ADMIN, TEAM_ID, { testingTimeoutMinutes: '90' }),
-      {
-        secret: SECRET,
-      },
+    const r = await postSigned(
+      app,
+      viewSubmissionBody(settingsView!, settingsViewId, ADMIN, TEAM_ID, { testingTimeoutMinutes: '90' }),
     );
     acks.push({ text: 'settings submit 90', ack: r });
     expect(r.status).toBe(200);
-    expect(r.ms).toBeLessThan(3000);
+    expect(r.ackMs).toBeLessThan(3000);
     const deadline = Date.now() + 8000;
     while (updatesSince(t).length === 0 && Date.now() < deadline) await sleep(50);
     expect(updatesSince(t).map((u) => u.body)).toEqual([
@@ -841,9 +889,7 @@ describe('targets and channel defaults', () => {
     // Same channel, another user, no target.
     const corr = { ...newCorr(MEMBER), channel: set.corr.channel };
     const t = Date.now();
-    const ack = await postSlack(app.port, slashBody('status', corr, slack, TEAM_ID, 'max'), {
-      secret: SECRET,
-    });
+    const ack = await postSigned(app, slashBody('status', corr, slack, TEAM_ID, 'max'));
     expect(ack.status).toBe(200);
     await waitForAnswer(slack, corr, ack, (x) => x.trim().length > 0);
     const branches = trunk.requests
@@ -864,10 +910,10 @@ describe('digests', () => {
   async function inChannel(text: string, ch = channel): Promise<{ answers: Answer[]; t: number }> {
     const corr = { ...newCorr(ADMIN), channel: ch };
     const t = Date.now();
-    const ack = await postSlack(app.port, slashBody(text, corr, slack, TEAM_ID, 'ada'), { secret: SECRET });
+    const ack = await postSigned(app, slashBody(text, corr, slack, TEAM_ID, 'ada'));
     acks.push({ text, ack });
     expect(ack.status).toBe(200);
-    expect(ack.ms).toBeLessThan(3000);
+    expect(ack.ackMs).toBeLessThan(3000);
     const r = await waitForAnswer(slack, corr, ack, (x) => x.trim().length > 0);
     await sleep(200);
     return { answers: answersFor(slack, corr, ack).length ? answersFor(slack, corr, ack) : r, t };
@@ -880,7 +926,7 @@ describe('digests', () => {
     expect(text).toMatch(/Europe\/Berlin/);
     id = text.match(/`([A-Za-z0-9_-]{3,})`/)?.[1] ?? '';
     expect(id, text).not.toBe('');
-    // If it says when the first one is due (DESIGN: <!date^unix^…> so each reader sees local time), that
+    // If it says when the first one is due (as <!date^unix^…>, so each reader sees local time), that
     // instant must be a weekday at 09:30 in Berlin, in the next few days.
     const due = text.match(/<!date\^(\d+)\^/)?.[1];
     if (due) {
@@ -992,30 +1038,21 @@ describe('operators', () => {
 
 describe('the events endpoint', () => {
   it('answers url_verification with the challenge', async () => {
-    const ts = Math.floor(Date.now() / 1000);
     const body = JSON.stringify({ token: 'legacy', challenge: 'chal-8812', type: 'url_verification' });
-    const r = await fetch(`http://127.0.0.1:${app.port}/slack/events`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-slack-request-timestamp': String(ts),
-        'x-slack-signature': sign(SECRET, ts, body),
-      },
-      body,
-    });
+    const r = await postSigned(app, body, { contentType: 'application/json' });
     expect(r.status).toBe(200);
-    expect(await r.text()).toContain('chal-8812');
+    expect(r.text).toContain('chal-8812');
   });
 
   it('answers Slack ssl_check with 200', async () => {
-    const r = await postSlack(app.port, 'ssl_check=1&token=legacy', { secret: SECRET });
+    const r = await postSigned(app, 'ssl_check=1&token=legacy');
     expect(r.status).toBe(200);
   });
 });
 
-// DESIGN.md: ack within 3 s, "do the Trunk call after the ack and answer through respond()/response_url"
-// (valid 30 min), and "Trunk's own clients use a 30 s timeout". A Trunk answering in 4 s is slow but healthy:
-// the user should get the real answer, not "Trunk did not answer in time".
+// README: the app "answers every request within 3 seconds and does slow Trunk work after the answer",
+// through the response_url (valid 30 min); Trunk's own clients wait 30 s. A Trunk answering in 4 s is slow
+// but healthy: the user should get the real answer, not "Trunk did not answer in time".
 describe('a slow (4 s) but healthy Trunk', () => {
   afterAll(() => {
     trunk.latencyMs = 0;
@@ -1052,7 +1089,7 @@ describe('a slow (4 s) but healthy Trunk', () => {
   });
 });
 
-/** Slack's limits (DESIGN.md): 50 blocks a message, section text 3000, header 150, button text 75, value 2000. */
+/** Slack's documented limits: 50 blocks a message, section text 3000, header 150, button text 75, value 2000. */
 function expectWithinSlackLimits(body: Json, label: string): void {
   const blocks = (body['blocks'] as Json[] | undefined) ?? [];
   expect(blocks.length, `${label}: blocks`).toBeLessThanOrEqual(50);
@@ -1128,8 +1165,9 @@ describe('big queues and long lists stay within Slack limits', () => {
   });
 });
 
-// DESIGN.md "Facts about the real service": enums read case-insensitively (older deployments answer PAUSED),
-// unknown values kept and shown, extra fields ignored, requiredStatuses may be null, integer settings may read 0.
+// Trunk as deployments really answer (the client parses tolerantly, README's src/trunk/ row): enums in any
+// case (older deployments answer PAUSED), unknown values kept and shown, extra fields ignored,
+// requiredStatuses may be null, integer settings may read 0.
 describe('a Trunk with quirks', () => {
   let saved: Json;
   beforeAll(() => {
@@ -1169,9 +1207,7 @@ describe('a Trunk with quirks', () => {
     expect(m, 'a Resume button on a PAUSED queue').toBeDefined();
     const btn = buttonsIn(m!.body).find((b) => /resume/i.test(b.text))!;
     const t = Date.now();
-    const c = await postSlack(app.port, clickBody(btn, m!, s.corr, slack, TEAM_ID, 'ada'), {
-      secret: SECRET,
-    });
+    const c = await postSigned(app, clickBody(btn, m!, s.corr, slack, TEAM_ID, 'ada'));
     expect(c.status).toBe(200);
     const deadline = Date.now() + 6000;
     while (updatesSince(t).length === 0 && Date.now() < deadline) await sleep(50);
@@ -1187,12 +1223,9 @@ describe('Slack faults', () => {
     trunk.queue['state'] = 'running';
     const corr = { ...newCorr(ADMIN), channel: 'CPRIVATE01' };
     const t = Date.now();
-    const ack = await postSlack(
-      app.port,
+    const ack = await postSigned(
+      app,
       slashBody('pause acme/web:main incident 7', corr, slack, TEAM_ID, 'ada'),
-      {
-        secret: SECRET,
-      },
     );
     acks.push({ text: 'pause in private channel', ack });
     expect(ack.status).toBe(200);
@@ -1232,8 +1265,8 @@ describe('Slack faults', () => {
 
 describe('hygiene over the whole run', () => {
   it('every ack was 200 within 3 s', () => {
-    const slow = acks.filter((a) => a.ack.status !== 200 || a.ack.ms >= 3000);
-    expect(slow.map((a) => `${a.text}: ${a.ack.status} in ${Math.round(a.ack.ms)} ms`)).toEqual([]);
+    const slow = acks.filter((a) => a.ack.status !== 200 || a.ack.ackMs >= 3000);
+    expect(slow.map((a) => `${a.text}: ${a.ack.status} in ${Math.round(a.ack.ackMs)} ms`)).toEqual([]);
   });
 
   it('no Slack-bound text carries a stack trace or a secret', () => {

@@ -1,5 +1,6 @@
-// Acceptance fakes, written from DESIGN.md and docs/trunk-api-v1.md only (not from the app's code or
-// the project's own fakes), so the app is tried against an independent reading of the contract.
+// Acceptance fakes, written from the documented contract only (the README's commands and promises,
+// docs/trunk-api-v1.md, Slack's own API documentation), not from the app's code or the project's own fakes
+// (dev/fakes), so the app is tried against a second, independent reading of Slack and Trunk.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -67,6 +68,8 @@ export interface SlackCall {
   body: Json;
   /** ts this fake answered with (chat.postMessage / chat.postEphemeral). */
   ts?: string;
+  /** The id this fake gave the view it opened (views.open), as Slack gives each modal its own. */
+  viewId?: string;
   status?: number;
   error?: string;
   authorization: string | undefined;
@@ -113,6 +116,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const oauthCodes = new Map<string, { teamId: string; botToken: string; userId: string }>();
   const rateLimits = new Map<string, { count: number; retryAfter: number }>();
   let tsCounter = 0;
+  let viewCounter = 0;
   const nextTs = (): string => `${Math.floor(Date.now() / 1000)}.${String(++tsCounter).padStart(6, '0')}`;
   /** The installation a request's bot token came from (undefined: the single-workspace token). */
   const grantOf = (req: IncomingMessage, body: Json) => {
@@ -204,10 +208,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         case 'views.update':
         case 'views.push': {
           const view = (body['view'] ?? {}) as Json;
-          return sendJson(res, 200, {
-            ok: true,
-            view: { id: 'V0ACC1', team_id: TEAM_ID, hash: 'h1', ...view },
-          });
+          // An update keeps the view's id; an open or a push makes a new view.
+          const id = method === 'views.update' ? String(body['view_id'] ?? '') : `V0ACC${++viewCounter}`;
+          if (method !== 'views.update') call.viewId = id;
+          return sendJson(res, 200, { ok: true, view: { id, team_id: TEAM_ID, hash: 'h1', ...view } });
         }
         case 'users.info': {
           const id = String(body['user'] ?? '');
@@ -266,7 +270,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Fake Trunk API v1: six POST operations, x-api-token, plain-text errors.
+// Fake Trunk API v1: the six POST operations of docs/trunk-api-v1.md, x-api-token, plain-text errors.
 
 export interface TrunkRequest {
   path: string;

@@ -5,21 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allStrings } from '../helpers/block-kit-reading.ts';
+import { freePort, type NpmApp, newcomerEnv, npmStart, waitForHealthy } from '../helpers/processes.ts';
+import { postSigned } from '../helpers/slack-requests.ts';
+import { newCorr, STACK_FRAME, slashBody, viewSubmissionBody, waitForAnswer } from './answers.ts';
 import { type FakeSlack, type FakeTrunk, type Json, startFakeSlack, startFakeTrunk } from './fakes.ts';
-import {
-  type AppProcess,
-  allStrings,
-  baseEnv,
-  freePort,
-  newCorr,
-  postSlack,
-  STACK_FRAME,
-  slashBody,
-  startProcess,
-  viewSubmissionBody,
-  waitForAnswer,
-  waitForHealthy,
-} from './harness.ts';
 
 const SECRET = 'oauth-signing-secret-31337';
 const CLIENT_SECRET = 'oauth-client-secret-abc987';
@@ -33,7 +23,7 @@ const U2 = 'UINSTALL02';
 
 let slack: FakeSlack;
 let trunk: FakeTrunk;
-let app: AppProcess;
+let app: NpmApp;
 let dir: string;
 
 async function install(code: string): Promise<{ status: number; body: string }> {
@@ -54,9 +44,7 @@ async function install(code: string): Promise<{ status: number; body: string }> 
 async function cmd(team: string, user: string, text: string) {
   const corr = newCorr(user);
   const startedAt = Date.now();
-  const ack = await postSlack(app.port, slashBody(text, corr, slack, team, user.toLowerCase()), {
-    secret: SECRET,
-  });
+  const ack = await postSigned(app, slashBody(text, corr, slack, team, user.toLowerCase()));
   return { corr, ack, startedAt };
 }
 
@@ -69,8 +57,8 @@ beforeAll(async () => {
   slack.users.set(U1, { id: U1, name: 'uma', is_admin: false, is_owner: false, tz: 'UTC' });
   slack.users.set(U2, { id: U2, name: 'ulf', is_admin: false, is_owner: false, tz: 'UTC' });
   const port = await freePort();
-  app = startProcess(
-    baseEnv({
+  app = npmStart(
+    newcomerEnv({
       SLACK_SIGNING_SECRET: SECRET,
       SLACK_CLIENT_ID: '1111.2222',
       SLACK_CLIENT_SECRET: CLIENT_SECRET,
@@ -106,13 +94,14 @@ describe('many workspaces', () => {
     const before = trunk.requests.length;
     const s = await cmd(T1, U1, 'status acme/web:main');
     expect(s.ack.status).toBe(200);
-    expect(s.ack.ms).toBeLessThan(3000);
+    expect(s.ack.ackMs).toBeLessThan(3000);
     const a = await waitForAnswer(slack, s.corr, s.ack, (t) => /connect/i.test(t));
     expect(a.length).toBeGreaterThan(0);
     expect(trunk.requests.length).toBe(before);
   });
 
   let connectView: Json | undefined;
+  let connectViewId = '';
 
   it('connect opens a modal for the trigger', async () => {
     const s = await cmd(T1, U1, 'connect');
@@ -120,20 +109,20 @@ describe('many workspaces', () => {
     const open = a.find((x) => x.via === 'views.open')!;
     expect(open.body['trigger_id']).toBe(s.corr.trigger);
     connectView = open.body['view'] as Json;
+    connectViewId = open.viewId ?? '';
   });
 
   it('a token Trunk rejects is refused inside the modal, and never echoed', async () => {
-    const r = await postSlack(
-      app.port,
-      viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, {
+    const r = await postSigned(
+      app,
+      viewSubmissionBody(connectView!, connectViewId, U1, T1, {
         token: 'trunk-wrong-token-1234',
         orgSlug: 'acme',
         defaultRepo: '',
       }),
-      { secret: SECRET },
     );
     expect(r.status).toBe(200);
-    expect(r.ms).toBeLessThan(3000);
+    expect(r.ackMs).toBeLessThan(3000);
     expect(r.text).toMatch(/response_action/);
     expect(r.text).toMatch(/reject|invalid|not accepted/i);
     expect(r.text).not.toContain('trunk-wrong-token-1234');
@@ -143,17 +132,16 @@ describe('many workspaces', () => {
   it('with Trunk answering slowly (3.5 s) the submission is still answered within 3 s', async () => {
     trunk.latencyMs = 3500;
     try {
-      const r = await postSlack(
-        app.port,
-        viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, {
+      const r = await postSigned(
+        app,
+        viewSubmissionBody(connectView!, connectViewId, U1, T1, {
           token: 'trunk-wrong-token-1234',
           orgSlug: 'acme',
           defaultRepo: '',
         }),
-        { secret: SECRET },
       );
       expect(r.status).toBe(200);
-      expect(r.ms).toBeLessThan(3000);
+      expect(r.ackMs).toBeLessThan(3000);
       expect(r.text).toMatch(/response_action|^$/);
     } finally {
       trunk.latencyMs = 0;
@@ -170,9 +158,7 @@ describe('many workspaces', () => {
       .map((b) => String(b['block_id']));
     const changes: Record<string, unknown> = { token: T1_TRUNK, orgSlug: 'acme' };
     for (const id of optional) changes[id] = '';
-    const sub = await postSlack(app.port, viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, changes), {
-      secret: SECRET,
-    });
+    const sub = await postSigned(app, viewSubmissionBody(connectView!, connectViewId, U1, T1, changes));
     expect(sub.status).toBe(200);
     const errors = (JSON.parse(sub.text || '{}') as { errors?: Record<string, string> }).errors ?? {};
     expect(
@@ -182,17 +168,16 @@ describe('many workspaces', () => {
   });
 
   it("the installer connects T1's Trunk token; T1's commands then use T1's tokens only", async () => {
-    const sub = await postSlack(
-      app.port,
-      viewSubmissionBody(connectView!, 'V0ACC1', U1, T1, {
+    const sub = await postSigned(
+      app,
+      viewSubmissionBody(connectView!, connectViewId, U1, T1, {
         token: T1_TRUNK,
         orgSlug: 'acme',
         defaultRepo: 'acme/web:main',
       }),
-      { secret: SECRET },
     );
     expect(sub.status).toBe(200);
-    expect(sub.ms).toBeLessThan(3000);
+    expect(sub.ackMs).toBeLessThan(3000);
     expect(sub.text).not.toMatch(/"errors"/);
     const st = await cmd(T1, U1, 'status');
     await waitForAnswer(slack, st.corr, st.ack, (t) => /4101/.test(t), 12_000);
@@ -202,7 +187,7 @@ describe('many workspaces', () => {
     for (const p of posts) expect(p.authorization).toBe(`Bearer ${T1_BOT}`);
   });
 
-  it('with no default queue anywhere, status says how to set one (DESIGN: "the reply says how to set one")', async () => {
+  it('with no default queue anywhere, status says how to set one', async () => {
     const clear = await cmd(T1, U1, 'config workspace clear');
     await waitForAnswer(slack, clear.corr, clear.ack, (t) => t.trim().length > 0);
     const none = await cmd(T1, U1, 'status');

@@ -3,38 +3,35 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startFakeSlack, startFakeTrunk, TEAM_ID } from './fakes.ts';
 import {
-  type AppProcess,
-  answersFor,
-  baseEnv,
   freePort,
-  newCorr,
+  type NpmApp,
+  newcomerEnv,
   nodePidInGroup,
-  postSlack,
-  STACK_FRAME,
-  slashBody,
+  npmStart,
   sleep,
-  startProcess,
   waitForHealthy,
-} from './harness.ts';
+} from '../helpers/processes.ts';
+import { postSigned } from '../helpers/slack-requests.ts';
+import { answersFor, newCorr, STACK_FRAME, slashBody } from './answers.ts';
+import { startFakeSlack, startFakeTrunk, TEAM_ID } from './fakes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mq-acceptance-start-'));
-const started: AppProcess[] = [];
+const started: NpmApp[] = [];
 
 afterEach(async () => {
   await Promise.all(started.splice(0).map((p) => p.stop()));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function start(env: Record<string, string>, port: number): AppProcess {
-  const p = startProcess(baseEnv({ DATABASE_URL: `sqlite:${join(dir, `${port}.sqlite`)}`, ...env }), port);
+function start(env: Record<string, string>, port: number): NpmApp {
+  const p = npmStart(newcomerEnv({ DATABASE_URL: `sqlite:${join(dir, `${port}.sqlite`)}`, ...env }), port);
   started.push(p);
   return p;
 }
 
 /** The app's own words: npm's banner ("> pkg start", "npm error …" lifecycle lines) left out. */
-function appOutput(p: AppProcess): string {
+function appOutput(p: NpmApp): string {
   return p
     .output()
     .split('\n')
@@ -42,7 +39,7 @@ function appOutput(p: AppProcess): string {
     .join('\n');
 }
 
-async function exitsWithin(p: AppProcess, ms: number): Promise<number | null | undefined> {
+async function exitsWithin(p: NpmApp, ms: number): Promise<number | string | undefined> {
   await Promise.race([p.exited, sleep(ms)]);
   return p.exitCode();
 }
@@ -193,7 +190,7 @@ describe('no Slack variables at all: the local sandbox', () => {
   it('starts, stays up, serves health and a page, and tells the newcomer where to look', async () => {
     const port = await freePort();
     // No DATABASE_URL either: that is a production setting, which keeps the sandbox from starting.
-    const p = startProcess(baseEnv({ PORT: String(port) }), port);
+    const p = npmStart(newcomerEnv({ PORT: String(port) }), port);
     started.push(p);
     await waitForHealthy(p);
     await sleep(300);
@@ -269,7 +266,7 @@ describe('shutdown', () => {
       await waitForHealthy(p);
       trunk.latencyMs = 1500; // below the app's own Trunk deadline, so only shutdown is tested
       const corr = newCorr('UADM1');
-      const ack = await postSlack(port, slashBody('status', corr, slack, TEAM_ID, 'ada'), { secret });
+      const ack = await postSigned(p, slashBody('status', corr, slack, TEAM_ID, 'ada'));
       expect(ack.status).toBe(200);
       await sleep(400); // the Trunk call is now in flight
       const node = nodePidInGroup(p.child.pid!);
@@ -280,9 +277,7 @@ describe('shutdown', () => {
         (r) => r.status,
         () => 'closed',
       );
-      const late = await postSlack(port, slashBody('help', newCorr('UADM1'), slack, TEAM_ID, 'ada'), {
-        secret,
-      }).then(
+      const late = await postSigned(p, slashBody('help', newCorr('UADM1'), slack, TEAM_ID, 'ada')).then(
         (r) => r.status,
         () => 'closed',
       );

@@ -1,15 +1,14 @@
 /**
- * Starts the real app against the fake Slack Web API and the fake Trunk API, all on 127.0.0.1, and
- * talks to it the way Slack does: signed x-www-form-urlencoded slash commands, block_actions clicks and
- * view submissions, and JSON Events API callbacks. In-process (createApp) for most tests; as a child
- * process (`node src/main.ts`) for process-level tests and benchmarks.
+ * The app against the project's fake Slack Web API and fake Trunk API (dev/fakes), all on 127.0.0.1:
+ * in-process (createApp) for most tests, as a child process (test/helpers/app-process.ts, through
+ * processes.ts) for process-level tests and benchmarks. Requests go out through slack-requests.ts, signed
+ * as Slack signs them; replies are read back from the fake Slack with block-kit-reading.ts. The acceptance
+ * suite (test/acceptance) uses the same three modules against its own, independently written fakes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   type FakeMessage,
   type FakeView,
@@ -17,22 +16,26 @@ import {
   type SlackFakeOptions,
   startSlackFake,
 } from '../../dev/fakes/slack/server.ts';
-import {
-  blockActionsPayload,
-  eventCallbackBody,
-  interactiveBody,
-  signedHeaders,
-  slashCommandBody,
-  type ViewStateValue,
-  viewSubmissionPayload,
-} from '../../dev/fakes/slack/signing.ts';
+import { homeActionsPayload, interactiveBody, type ViewStateValue } from '../../dev/fakes/slack/signing.ts';
 import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import { type AppProcessSeams, appProcessArgs } from './app-process.ts';
-
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { findActions } from './block-kit-reading.ts';
+import { type Child, ROOT, startChild } from './processes.ts';
+import {
+  type AppEndpoint,
+  actionOn,
+  clickOn,
+  postSigned,
+  type SendOptions,
+  type Sent as SignedSent,
+  sendClick,
+  sendCommand,
+  sendEvent,
+  sendSubmission,
+} from './slack-requests.ts';
 
 /** People in the default fake workspace. */
 export const USERS = {
@@ -62,16 +65,12 @@ export interface HarnessOptions {
   app?: AppOverrides;
 }
 
-export interface Sent {
-  status: number;
-  /** The raw ack body (empty for a plain ack). */
-  text: string;
-  /** Milliseconds from sending to the complete ack. */
-  ackMs: number;
+export interface Sent extends SignedSent {
+  /** The response_url handed to the app (empty where Slack gives none). */
   responseUrl: string;
 }
 
-export interface CommandOptions {
+export interface CommandOptions extends Omit<SendOptions, 'contentType'> {
   user?: string;
   channel?: string;
   team?: string;
@@ -79,10 +78,6 @@ export interface CommandOptions {
   /** The user's own team in interactive payloads (`user.team_id`), when not the workspace's. */
   userTeam?: string;
   triggerId?: string;
-  /** Override signing (bad/stale signature tests). */
-  signingSecret?: string;
-  timestampSeconds?: number;
-  omitSignature?: boolean;
 }
 
 export interface ClickOptions extends CommandOptions {
@@ -90,6 +85,15 @@ export interface ClickOptions extends CommandOptions {
   message: FakeMessage | { channel: string; ts: string; blocks?: unknown[]; text?: string };
   actionId: string;
   /** Overrides the button's own value (tampering tests). */
+  value?: string;
+}
+
+export interface HomeClickOptions extends CommandOptions {
+  /** The published Home (views.publish) the button is on. */
+  home: FakeView;
+  actionId: string;
+  /** Which of several buttons with this action id (the Home has one per queue); default the first. */
+  index?: number;
   value?: string;
 }
 
@@ -109,15 +113,22 @@ export interface Harness {
   readonly env: Record<string, string>;
   /** Set in-process. */
   readonly app: RunningApp | undefined;
-  /** Set for a child process; its output so far. */
-  readonly child: ChildProcess | undefined;
+  /** Set for a child process. */
+  readonly child: Child | undefined;
+  /** The child's output so far ('' in-process). */
   output(): string;
   sendCommand(text: string, opts?: CommandOptions): Promise<Sent>;
   clickButton(opts: ClickOptions): Promise<Sent>;
   submitView(opts: SubmitOptions): Promise<Sent & { json: Record<string, unknown> | undefined }>;
   sendEvent(event: Record<string, unknown>, opts?: CommandOptions): Promise<Sent>;
+  /** Opens the app's Home tab as `user` (app_home_opened) and waits for the Home the app publishes. */
+  openHome(user: string, opts?: CommandOptions): Promise<FakeView>;
+  /** The Home views published for a user so far, oldest first. */
+  homes(user: string): FakeView[];
+  /** Clicks a button on a published Home tab (no channel, message or response_url). */
+  clickHome(opts: HomeClickOptions): Promise<Sent>;
   /** Raw signed POST to /slack/events. */
-  postSigned(body: string, opts?: CommandOptions & { contentType?: string }): Promise<Sent>;
+  postSigned(body: string, opts?: SendOptions): Promise<Sent>;
   /** First reply posted to a response_url (waits). */
   reply(responseUrl: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Every reply posted to a response_url so far. */
@@ -174,19 +185,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   for (const [k, v] of Object.entries(merged)) if (v !== undefined) env[k] = v;
 
   let app: RunningApp | undefined;
-  let child: ChildProcess | undefined;
-  let out = '';
+  let child: Child | undefined;
   let url: string;
   if (opts.process) {
     const started = await startChild(env, opts.seams ? appProcess(opts.seams) : {});
-    child = started.child;
+    child = started;
     url = started.url;
-    out = started.output();
-    const more = (c: Buffer) => {
-      out += c.toString();
-    };
-    child.stdout?.on('data', more);
-    child.stderr?.on('data', more);
   } else {
     const config = loadConfig(env);
     const logger = silentOr(env['LOG_LEVEL']);
@@ -199,21 +203,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     url = app.url;
   }
 
-  const post = async (body: string, o: CommandOptions & { contentType?: string } = {}): Promise<Sent> => {
-    const headers: Record<string, string> = o.omitSignature
-      ? { 'content-type': o.contentType ?? 'application/x-www-form-urlencoded' }
-      : {
-          ...signedHeaders(o.signingSecret ?? signingSecret, body, {
-            ...(o.timestampSeconds !== undefined ? { timestampSeconds: o.timestampSeconds } : {}),
-            ...(o.contentType ? { contentType: o.contentType } : {}),
-          }),
-        };
-    const t0 = performance.now();
-    const res = await fetch(`${url}/slack/events`, { method: 'POST', headers, body });
-    const text = await res.text();
-    return { status: res.status, text, ackMs: performance.now() - t0, responseUrl: '' };
-  };
-
+  const endpoint: AppEndpoint = { url, signingSecret };
   const actor = (o: CommandOptions) => ({
     teamId: o.team ?? TEAM,
     userId: o.user ?? USERS.member,
@@ -229,22 +219,22 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     env,
     app,
     child,
-    output: () => out,
+    output: () => child?.output() ?? '',
     async sendCommand(text, o = {}) {
       const channel = o.channel ?? CHANNEL;
       const responseUrl = slack.responseUrl({ channel, user: o.user ?? USERS.member });
-      const body = slashCommandBody({
+      const input = {
         ...actor(o),
         text,
         channelId: channel,
         responseUrl,
         ...(o.triggerId ? { triggerId: o.triggerId } : {}),
-      });
-      return { ...(await post(body, o)), responseUrl };
+      };
+      return { ...(await sendCommand(endpoint, input, o)), responseUrl };
     },
     async clickButton(o) {
       const { message } = o;
-      const button = findAction(message.blocks ?? [], o.actionId);
+      const button = actionOn(message, o.actionId);
       if (!button && o.value === undefined)
         throw new Error(`no button with action_id ${o.actionId} on message ${message.ts}`);
       const responseUrl = slack.responseUrl({
@@ -252,19 +242,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         user: o.user ?? USERS.member,
         messageTs: message.ts,
       });
-      const value = o.value ?? (typeof button?.['value'] === 'string' ? button['value'] : undefined);
-      const payload = blockActionsPayload({
-        ...actor(o),
-        channelId: message.channel,
-        messageTs: message.ts,
-        message: { ...(message.text ? { text: message.text } : {}), blocks: message.blocks ?? [] },
-        actionId: o.actionId,
-        ...(typeof button?.['block_id'] === 'string' ? { blockId: button['block_id'] } : {}),
-        ...(value !== undefined ? { value } : {}),
+      const input = clickOn(actor(o), message, button ?? { action_id: o.actionId }, {
         responseUrl,
         ...(o.triggerId ? { triggerId: o.triggerId } : {}),
+        ...(o.value !== undefined ? { value: o.value } : {}),
       });
-      return { ...(await post(interactiveBody(payload), o)), responseUrl };
+      return { ...(await sendClick(endpoint, input, o)), responseUrl };
     },
     async submitView(o) {
       const view = o.view?.view;
@@ -272,34 +255,52 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         o.callbackId ?? (typeof view?.['callback_id'] === 'string' ? view['callback_id'] : '');
       const privateMetadata =
         o.privateMetadata ?? (typeof view?.['private_metadata'] === 'string' ? view['private_metadata'] : '');
-      const payload = viewSubmissionPayload({
+      const input = {
         ...actor(o),
         callbackId,
         privateMetadata,
         values: o.values,
         ...(o.view ? { viewId: o.view.id } : {}),
         ...(Array.isArray(view?.['blocks']) ? { blocks: view['blocks'] as unknown[] } : {}),
-      });
-      const sent = await post(interactiveBody(payload), o);
-      let json: Record<string, unknown> | undefined;
-      if (sent.text) {
-        try {
-          json = JSON.parse(sent.text) as Record<string, unknown>;
-        } catch {
-          json = undefined;
-        }
-      }
-      return { ...sent, json };
+      };
+      return { ...(await sendSubmission(endpoint, input, o)), responseUrl: '' };
     },
     async sendEvent(event, o = {}) {
-      const body = eventCallbackBody({
+      const input = {
         teamId: o.team ?? TEAM,
         ...(o.enterprise ? { enterpriseId: o.enterprise } : {}),
         event,
-      });
-      return post(body, { ...o, contentType: 'application/json' });
+      };
+      return { ...(await sendEvent(endpoint, input, o)), responseUrl: '' };
     },
-    postSigned: post,
+    async openHome(user, o = {}) {
+      const before = this.homes(user).length;
+      const sent = await this.sendEvent(
+        { type: 'app_home_opened', user, channel: `D${user.slice(1)}`, tab: 'home' },
+        { ...o, user },
+      );
+      if (sent.status !== 200) throw new Error(`app_home_opened answered ${sent.status}`);
+      return slack.waitFor(() => this.homes(user)[before]);
+    },
+    homes: (user) =>
+      slack.views.filter((v) => v.user === user && (v.view as { type?: unknown })['type'] === 'home'),
+    async clickHome(o) {
+      const buttons = findActions((o.home.view['blocks'] as unknown[] | undefined) ?? [], o.actionId);
+      const button = buttons[o.index ?? 0];
+      if (!button && o.value === undefined)
+        throw new Error(`no button ${o.actionId} on the Home ${o.home.id}`);
+      const value = o.value ?? (typeof button?.['value'] === 'string' ? button['value'] : undefined);
+      const payload = homeActionsPayload({
+        ...actor(o),
+        viewId: o.home.id,
+        view: o.home.view,
+        actionId: o.actionId,
+        ...(value !== undefined ? { value } : {}),
+        ...(o.triggerId ? { triggerId: o.triggerId } : {}),
+      });
+      return { ...(await postSigned(endpoint, interactiveBody(payload), o)), responseUrl: '' };
+    },
+    postSigned: async (body, o) => ({ ...(await postSigned(endpoint, body, o)), responseUrl: '' }),
     async reply(responseUrl, timeoutMs = 5_000) {
       const p = await slack.waitFor(() => slack.postsTo(responseUrl)[0], timeoutMs);
       return p.body;
@@ -322,7 +323,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       operation ? trunk.requests.filter((r) => r.operation === operation) : [...trunk.requests],
     async close() {
       if (app) await app.stop();
-      if (child) await stopChild(child);
+      if (child) await child.stop();
       if (ownSlack) await slack.close();
       if (ownTrunk) await trunk.close();
       rmSync(dir, { recursive: true, force: true });
@@ -335,7 +336,6 @@ function silentOr(level: string | undefined) {
   return level === 'silent' || level === undefined ? silentLogger() : undefined;
 }
 
-/** Depth-first search for an interactive element by action_id in Block Kit blocks. */
 /** Posts a fresh status message for `target` in CHANNEL and returns it as the fake Slack holds it. */
 export async function postStatusMessage(h: Harness, target = 'acme/web:main'): Promise<FakeMessage> {
   const before = h.slack.channelMessages(CHANNEL).length;
@@ -345,123 +345,7 @@ export async function postStatusMessage(h: Harness, target = 'acme/web:main'): P
   return msg;
 }
 
-export function findAction(blocks: unknown[], actionId: string): Record<string, unknown> | undefined {
-  const stack: unknown[] = [...blocks];
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      stack.push(...node);
-    } else if (node && typeof node === 'object') {
-      const o = node as Record<string, unknown>;
-      if (o['action_id'] === actionId) return o;
-      for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
-    }
-  }
-  return undefined;
-}
-
-/** All visible text of Block Kit blocks plus the fallback text, for assertions. */
-export function textOf(message: { text?: unknown; blocks?: unknown } | undefined): string {
-  if (!message) return '';
-  const parts: string[] = [];
-  if (typeof message.text === 'string') parts.push(message.text);
-  const stack: unknown[] = [message.blocks];
-  while (stack.length) {
-    const node = stack.shift();
-    if (Array.isArray(node)) stack.push(...node);
-    else if (node && typeof node === 'object') {
-      const o = node as Record<string, unknown>;
-      if (typeof o['text'] === 'string') parts.push(o['text']);
-      for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
-    }
-  }
-  return parts.join('\n');
-}
-
 /** startChild options that run the test entry (the app with `seams` as createApp overrides). */
 export function appProcess(seams: AppProcessSeams): { script: string; scriptArgs: string[] } {
   return { script: join(ROOT, 'test/helpers/app-process.ts'), scriptArgs: appProcessArgs(seams) };
-}
-
-/** `node src/main.ts` (or another script) with env; resolves once it logs the URL it listens on. */
-export async function startChild(
-  env: Record<string, string>,
-  opts: { timeoutMs?: number; args?: string[]; script?: string; scriptArgs?: string[] } = {},
-): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const script = opts.script ?? join(ROOT, 'src/main.ts');
-  const child = spawn(process.execPath, [...(opts.args ?? []), script, ...(opts.scriptArgs ?? [])], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`app did not start within ${opts.timeoutMs ?? 15_000} ms:\n${out}`));
-    }, opts.timeoutMs ?? 15_000);
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = /"url":"(http:\/\/[^"]+)"/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`app exited with ${code} before listening:\n${out}`));
-    });
-  });
-  return { child, url, output: () => out };
-}
-
-export async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-/**
- * view.state.values as Slack reports them for an untouched modal: every input block with its initial
- * value. Tests then change the fields a person would edit.
- */
-export function stateFromView(view: Record<string, unknown>): Record<string, Record<string, ViewStateValue>> {
-  const out: Record<string, Record<string, ViewStateValue>> = {};
-  for (const block of (view['blocks'] as Array<Record<string, unknown>>) ?? []) {
-    if (block['type'] !== 'input') continue;
-    const el = block['element'] as Record<string, unknown>;
-    const blockId = String(block['block_id']);
-    const actionId = String(el['action_id']);
-    let value: ViewStateValue;
-    switch (el['type']) {
-      case 'static_select':
-      case 'radio_buttons':
-        value = {
-          type: String(el['type']),
-          selected_option: (el['initial_option'] as { value: string }) ?? null,
-        };
-        break;
-      case 'checkboxes':
-        value = {
-          type: 'checkboxes',
-          selected_options: (el['initial_options'] as Array<{ value: string }>) ?? [],
-        };
-        break;
-      default:
-        value = { type: String(el['type']), value: (el['initial_value'] as string | undefined) ?? null };
-    }
-    out[blockId] = { [actionId]: value };
-  }
-  return out;
 }

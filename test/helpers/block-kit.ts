@@ -24,10 +24,12 @@ addFormats(ajv);
 ajv.addSchema(schema);
 const blocksValidator = ajv.getSchema(schema.$id) as ValidateFunction;
 const modalValidator = ajv.compile({ $ref: `${schema.$id}#/$defs/modal_view` });
+const homeValidator = ajv.compile({ $ref: `${schema.$id}#/$defs/home_view` });
 
 export const SLACK_LIMITS = {
   messageBlocks: 50,
   modalBlocks: 100,
+  homeBlocks: 100,
   sectionText: 3000,
   headerText: 150,
   buttonText: 75,
@@ -109,4 +111,15 @@ export function assertValidModal(view: unknown): void {
     problems.push('a modal with inputs needs a submit button');
   problems.push(...limitProblems(view));
   if (problems.length > 0) throw new Error(`invalid modal:\n${problems.join('\n')}`);
+}
+
+/** A Home tab view (views.publish): the schema's home_view, at most 100 blocks, and the per-block limits. */
+export function assertValidHome(view: unknown): void {
+  const problems: string[] = [];
+  const blocks = (view as { blocks?: unknown[] } | null)?.blocks;
+  if (Array.isArray(blocks) && blocks.length > SLACK_LIMITS.homeBlocks)
+    problems.push(`${blocks.length} blocks > ${SLACK_LIMITS.homeBlocks} per Home view`);
+  if (!homeValidator(view)) problems.push(`schema:\n${describe(homeValidator)}`);
+  problems.push(...limitProblems(view));
+  if (problems.length > 0) throw new Error(`invalid Home view:\n${problems.join('\n')}`);
 }

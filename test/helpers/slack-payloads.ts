@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { interactiveBody } from '../../dev/fakes/slack/signing.ts';
-import { type Harness, ROOT, type Sent } from './app-harness.ts';
+import type { Harness, Sent } from './app-harness.ts';
+import { ROOT } from './processes.ts';
 
 const DIR = join(ROOT, 'test', 'fixtures', 'slack-payloads');
 

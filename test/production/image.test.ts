@@ -21,8 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
 import { signedHeaders, slashCommandBody } from '../../dev/fakes/slack/signing.ts';
 import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
+import { type Child, ROOT, spawnChild } from '../helpers/processes.ts';
 import { copyPaths, instructions, parseDockerfile, type Stage, stage } from './dockerfile.ts';
-import { killProcess, type Proc, ROOT, startProcess } from './proc.ts';
 
 const df = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 const runtime = df.stages.at(-1)!;
@@ -92,7 +92,7 @@ describe('the image, replayed', () => {
   let tmp: string;
   let slack: SlackFake;
   let trunk: TrunkFake;
-  let proc: Proc | undefined;
+  let proc: (Child & { url: string }) | undefined;
   const stageDir = (name: string) => join(tmp, name);
 
   /** Executes a stage's COPY (from the repo or an earlier stage) and, if asked, its RUN lines. */
@@ -143,7 +143,7 @@ describe('the image, replayed', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await killProcess(proc);
+    await proc?.stop();
     await slack?.close();
     await trunk?.close();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
@@ -195,7 +195,8 @@ describe('the image, replayed', () => {
     expect(cmd).toBe('node');
     // The base image's node is Node 24; so is the one running this test (the pinned devDependency).
     expect(process.versions.node.split('.')[0]).toBe('24');
-    proc = await startProcess(process.execPath, args, { cwd: app, env });
+    const started = spawnChild(process.execPath, args, { cwd: app, env });
+    proc = { ...started, url: await started.listening() };
 
     const health = await fetch(`${proc.url}/healthz`);
     expect(health.status).toBe(200);

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './proc.ts';
+import { ROOT } from '../helpers/processes.ts';
 
 interface LockEntry {
   version?: string;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { ROOT } from './proc.ts';
+import { ROOT } from '../helpers/processes.ts';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const configSource = readFileSync(join(ROOT, 'src/config.ts'), 'utf8');

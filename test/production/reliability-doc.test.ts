@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './proc.ts';
+import { ROOT } from '../helpers/processes.ts';
 
 const doc = readFileSync(join(ROOT, 'docs/reliability.md'), 'utf8');
 

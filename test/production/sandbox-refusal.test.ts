@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './proc.ts';
+import { ROOT } from '../helpers/processes.ts';
 
 /** `node src/main.ts` with only `env` (plus PATH); resolves with its exit code and output. */
 function run(env: Record<string, string>): Promise<{ code: number | null; out: string }> {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/app-harness.ts';
-import { logLines } from './proc.ts';
+import { logLines } from '../helpers/processes.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -14,9 +14,7 @@ afterEach(async () => {
 });
 
 function exitOf(harness: Harness): Promise<number | string> {
-  const child = harness.child!;
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return harness.child!.exited;
 }
 
 describe.each(['SIGTERM', 'SIGINT'] as const)('on %s', (signal) => {
@@ -30,7 +28,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('on %s', (signal) => {
     expect(sent.status).toBe(200);
     await expect.poll(() => h!.trunkCalls('getQueue').length, { interval: 10 }).toBeGreaterThan(0);
     const signalledAt = Date.now();
-    h.child!.kill(signal);
+    h.child!.child.kill(signal);
 
     // While the Trunk call is still running: not ready, still alive, new Slack requests refused.
     await expect
@@ -79,7 +77,7 @@ describe('shutdown timeout', () => {
     await h.sendCommand('status');
     await expect.poll(() => h!.trunkCalls('getQueue').length, { interval: 10 }).toBeGreaterThan(0);
     const t0 = Date.now();
-    h.child!.kill('SIGTERM');
+    h.child!.child.kill('SIGTERM');
     expect(await exited).toBe(1);
     // 300 ms of draining plus the close steps; far less than the stuck call's 2.4 s.
     expect(Date.now() - t0).toBeLessThan(2000);

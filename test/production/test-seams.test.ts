@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appProcessArgs, overridesFromArgs } from '../helpers/app-process.ts';
-import { ROOT } from './proc.ts';
+import { ROOT } from '../helpers/processes.ts';
 
 describe('test seams', () => {
   it('no file under src/ reads an MQ_TEST_ variable', () => {

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../dev/fakes/slack/server.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import { CHANNEL, type Harness, startHarness, TEAM, textOf, USERS } from '../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, TEAM, USERS } from '../helpers/app-harness.ts';
+import { textOf } from '../helpers/block-kit-reading.ts';
 import { clickThroughReasonModal, reasonModal, submitReason } from '../helpers/reason-modal.ts';
 
 /** A real store whose audit writes fail while `failing` is set (and count their attempts). */

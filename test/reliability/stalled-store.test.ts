@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNEL, type Harness, startHarness, textOf, USERS } from '../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, USERS } from '../helpers/app-harness.ts';
+import { textOf } from '../helpers/block-kit-reading.ts';
 import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
 
 interface FreezableProxy {

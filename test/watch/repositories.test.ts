@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import { listFollowedQueues } from '../../src/watch/followed.ts';
+import { listFollowedQueues, listWorkspaceQueues } from '../../src/watch/followed.ts';
 import { LiveMessageRepository, WatchRepository } from '../../src/watch/follows.ts';
 import { PeopleRepository } from '../../src/watch/people.ts';
 import { LeaseRepository } from '../../src/watch/queue-state.ts';
@@ -182,6 +182,57 @@ describe.each(engines)('watch tables on %s', (_name, open) => {
     ]);
     expect((await live.takeExpired(T0)).map((m) => m.ts)).toEqual(['1.2']);
     expect(await live.takeExpired(T0)).toEqual([]);
+  });
+
+  it("one workspace's queues: each once, with why and where, its default first; watches of that workspace only", async () => {
+    const watches = new WatchRepository(store.db);
+    const live = new LiveMessageRepository(store.db);
+    for (const [channelId, target] of [
+      ['C1', web],
+      ['C2', web],
+      ['C3', api],
+    ] as const)
+      await watches.upsert({
+        workspaceId: 'T6',
+        channelId,
+        target,
+        topics: ['state'],
+        createdBy: 'U1',
+        createdAt: T0,
+      });
+    await watches.upsert({
+      workspaceId: 'T7',
+      channelId: 'C1',
+      target: web,
+      topics: ['state'],
+      createdBy: 'U1',
+      createdAt: T0,
+    });
+    await live.upsert(
+      { workspaceId: 'T6', channelId: 'C4', ts: '2.1', target: web, liveUntil: T0 + 1000 },
+      T0,
+    );
+    await store.setWorkspaceDefaultTarget('T6', {
+      repo: { host: 'github.com', owner: 'acme', name: 'zeta' },
+      branch: 'main',
+    });
+    await store.setChannelDefault('T6', 'C5', { branch: 'release' });
+    const queues = await listWorkspaceQueues(store.db, 'T6', T0);
+    expect(queues.map((q) => [queueKeyOf(q.target), q.sources, q.channels])).toEqual([
+      ['github.com/acme/zeta:main', ['workspace default'], []],
+      ['github.com/acme/api:release', ['watch'], ['C3']],
+      ['github.com/acme/web:main', ['watch', 'live status'], ['C1', 'C2', 'C4']],
+      ['github.com/acme/zeta:release', ['channel default'], ['C5']],
+    ]);
+    expect((await watches.listWorkspace('T6')).map((w) => w.channelId)).toEqual(['C3', 'C1', 'C2']);
+    // DEFAULT_REPO stands in for a workspace with no default of its own.
+    const fallback = await listWorkspaceQueues(store.db, 'T7', T0, {
+      defaultTarget: { repo: api.repo, branch: 'dev' },
+    });
+    expect(fallback.map((q) => queueKeyOf(q.target))).toEqual([
+      'github.com/acme/api:dev',
+      'github.com/acme/web:main',
+    ]);
   });
 
   it('a queue lease is taken when free, renewed by its owner, refused to others until it expires', async () => {

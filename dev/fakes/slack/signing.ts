@@ -83,6 +83,32 @@ const userJson = (a: Actor) => ({
 });
 const teamJson = (a: Actor) => ({ id: a.teamId, domain: a.teamDomain ?? a.teamId.toLowerCase() });
 
+/** What every interactive payload starts with: its type, who sent it from where, and a trigger id. */
+function envelope(type: string, a: Actor & { triggerId?: string; apiAppId?: string }) {
+  return {
+    type,
+    team: teamJson(a),
+    user: userJson(a),
+    api_app_id: a.apiAppId ?? 'A0FAKEAPP',
+    token: 'deprecated-verification-token',
+    trigger_id: a.triggerId ?? newTriggerId(),
+    enterprise: a.enterpriseId ? { id: a.enterpriseId } : null,
+    is_enterprise_install: false,
+  };
+}
+
+/** The clicked button as `actions[0]` of a block_actions payload. */
+function clickedButton(i: { actionId: string; blockId?: string; value?: string; buttonText?: string }) {
+  return {
+    type: 'button',
+    action_id: i.actionId,
+    block_id: i.blockId ?? 'actions',
+    text: { type: 'plain_text', text: i.buttonText ?? i.actionId, emoji: true },
+    ...(i.value !== undefined ? { value: i.value } : {}),
+    action_ts: (Date.now() / 1000).toFixed(6),
+  };
+}
+
 export interface ButtonClickInput extends Actor {
   channelId: string;
   /** The message the button is on. */
@@ -95,26 +121,20 @@ export interface ButtonClickInput extends Actor {
   responseUrl: string;
   triggerId?: string;
   apiAppId?: string;
+  /** The message is ephemeral (only its recipient sees it; the app cannot chat.update it). */
+  ephemeral?: boolean;
 }
 
 /** The `payload` JSON of a block_actions click on a message button. */
 export function blockActionsPayload(input: ButtonClickInput): Record<string, unknown> {
-  const actionTs = (Date.now() / 1000).toFixed(6);
   return {
-    type: 'block_actions',
-    team: teamJson(input),
-    user: userJson(input),
-    api_app_id: input.apiAppId ?? 'A0FAKEAPP',
-    token: 'deprecated-verification-token',
+    ...envelope('block_actions', input),
     container: {
       type: 'message',
       message_ts: input.messageTs,
       channel_id: input.channelId,
-      is_ephemeral: false,
+      is_ephemeral: input.ephemeral ?? false,
     },
-    trigger_id: input.triggerId ?? newTriggerId(),
-    enterprise: input.enterpriseId ? { id: input.enterpriseId } : null,
-    is_enterprise_install: false,
     channel: { id: input.channelId, name: input.channelId.toLowerCase() },
     message: {
       type: 'message',
@@ -123,16 +143,51 @@ export function blockActionsPayload(input: ButtonClickInput): Record<string, unk
       blocks: input.message?.blocks ?? [],
     },
     response_url: input.responseUrl,
-    actions: [
-      {
-        type: 'button',
-        action_id: input.actionId,
-        block_id: input.blockId ?? 'actions',
-        text: { type: 'plain_text', text: input.buttonText ?? input.actionId, emoji: true },
-        ...(input.value !== undefined ? { value: input.value } : {}),
-        action_ts: actionTs,
-      },
-    ],
+    actions: [clickedButton(input)],
+  };
+}
+
+export interface HomeClickInput extends Actor {
+  /** The published Home view the button is on. */
+  viewId: string;
+  view?: Record<string, unknown>;
+  actionId: string;
+  blockId?: string;
+  value?: string;
+  triggerId?: string;
+  apiAppId?: string;
+}
+
+/**
+ * The `payload` JSON of a click on a button of the app's Home tab: the container is the view, and there
+ * is no channel, no message and no response_url.
+ */
+export function homeActionsPayload(input: HomeClickInput): Record<string, unknown> {
+  return {
+    ...envelope('block_actions', input),
+    container: { type: 'view', view_id: input.viewId },
+    view: {
+      ...viewJson(input, input.viewId, 'home'),
+      blocks: input.view?.['blocks'] ?? [],
+      private_metadata: '',
+      callback_id: '',
+      state: { values: {} },
+    },
+    actions: [clickedButton(input)],
+  };
+}
+
+/** The fields every view in a payload carries. */
+function viewJson(a: Actor & { apiAppId?: string }, id: string, type: 'home' | 'modal') {
+  return {
+    id,
+    team_id: a.teamId,
+    type,
+    hash: 'fakehash',
+    app_id: a.apiAppId ?? 'A0FAKEAPP',
+    external_id: '',
+    app_installed_team_id: a.teamId,
+    bot_id: 'B0BOT',
   };
 }
 
@@ -160,32 +215,18 @@ export interface ViewSubmissionInput extends Actor {
 /** The `payload` JSON of a modal submission. */
 export function viewSubmissionPayload(input: ViewSubmissionInput): Record<string, unknown> {
   return {
-    type: 'view_submission',
-    team: teamJson(input),
-    user: userJson(input),
-    api_app_id: input.apiAppId ?? 'A0FAKEAPP',
-    token: 'deprecated-verification-token',
-    trigger_id: input.triggerId ?? newTriggerId(),
-    enterprise: input.enterpriseId ? { id: input.enterpriseId } : null,
-    is_enterprise_install: false,
+    ...envelope('view_submission', input),
     view: {
-      id: input.viewId ?? 'V0FAKEVIEW',
-      team_id: input.teamId,
-      type: 'modal',
+      ...viewJson(input, input.viewId ?? 'V0FAKEVIEW', 'modal'),
       blocks: input.blocks ?? [],
       private_metadata: input.privateMetadata ?? '',
       callback_id: input.callbackId,
       state: { values: input.values },
-      hash: 'fakehash',
       title: { type: 'plain_text', text: 'Modal' },
       close: null,
       submit: null,
       previous_view_id: null,
       root_view_id: input.viewId ?? 'V0FAKEVIEW',
-      app_id: input.apiAppId ?? 'A0FAKEAPP',
-      external_id: '',
-      app_installed_team_id: input.teamId,
-      bot_id: 'B0BOT',
     },
     response_urls: [],
   };

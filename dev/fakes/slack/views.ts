@@ -1,4 +1,4 @@
-/** views.* Web API methods: modals opened (trigger ids expire), updated and pushed. */
+/** views.* Web API methods: modals opened (trigger ids expire), updated and pushed; Home tabs published. */
 import { err, jsonField, type Method, nextId, type SlackState, str } from './state.ts';
 import type { FakeView } from './types.ts';
 
@@ -26,5 +26,16 @@ export function viewMethods(s: SlackState): Record<string, Method> {
       return { body: { ok: true, view: { ...existing.view, id: existing.id } } };
     },
     'views.push': open,
+    // A Home tab per user: publishing again replaces it (the record keeps each publication, newest last).
+    'views.publish': (args) => {
+      const user = str(args['user_id']);
+      const view = jsonField(args['view']);
+      if (!user) return err('invalid_arguments');
+      if (!view || typeof view !== 'object' || (view as { type?: unknown }).type !== 'home')
+        return err('invalid_arguments');
+      const v: FakeView = { id: nextId(s, 'V'), user, view: view as Record<string, unknown>, at: s.now() };
+      s.views.push(v);
+      return { body: { ok: true, view: { ...v.view, id: v.id, hash: `h${s.seq}` } } };
+    },
   };
 }

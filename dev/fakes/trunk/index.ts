@@ -108,6 +108,11 @@ export interface TrunkFake {
   /** Requests received, oldest first (a live array; copy it to keep a snapshot). */
   readonly requests: RecordedRequest[];
   requestsTo(operation: FakeOperation): RecordedRequest[];
+  /**
+   * The pages of a flaky-test list served for `repo` (answered 200), oldest first: how many pages digests
+   * fetched. `paginations` counts the first pages among them (an empty page_token starts a pagination).
+   */
+  listPages(operation: ListOperation, repo: RepoInput): { pages: RecordedRequest[]; paginations: number };
   clearRequests(): void;
   /**
    * Resolves with the `count`-th answered request to `operation` (counting those already recorded),
@@ -181,6 +186,9 @@ export interface TrunkFake {
   reset(): void;
 }
 
+/** The paginated flaky-test lists. */
+export type ListOperation = 'listFailingTests' | 'listQuarantinedTests';
+
 class TrunkFakeImpl implements TrunkFake {
   url = '';
   port = 0;
@@ -224,6 +232,18 @@ class TrunkFakeImpl implements TrunkFake {
 
   requestsTo(operation: FakeOperation): RecordedRequest[] {
     return this.requests.filter((r) => r.operation === operation);
+  }
+
+  listPages(operation: ListOperation, repo: RepoInput) {
+    const want = repoKey(repo);
+    const pages = this.requests.filter((r) => {
+      const body = r.body as { repo?: RepoInput } | undefined;
+      return r.operation === operation && r.status === 200 && body?.repo && repoKey(body.repo) === want;
+    });
+    const paginations = pages.filter(
+      (r) => !(r.body as { page_query?: { page_token?: string } }).page_query?.page_token,
+    ).length;
+    return { pages, paginations };
   }
 
   clearRequests(): void {

@@ -12,6 +12,10 @@ const state = {
   messages: new Map(),
   /** view id → { id, userId, view, errors } */
   views: new Map(),
+  /** user id → the Home tab the app last published for them */
+  homes: new Map(),
+  /** 'channel' or 'home': what the main pane shows */
+  page: 'channel',
   openThread: null,
   history: [],
   historyAt: -1,
@@ -224,11 +228,15 @@ function confirmDialog(confirm) {
 async function act(target, selected) {
   const path = target.dataset.path;
   const viewForm = target.closest('form.modal');
+  const homeNode = target.closest('[data-home]');
   const msgNode = target.closest('[data-ts]');
-  const where = viewForm ? { viewId: viewForm.dataset.view } : { ts: msgNode?.dataset.ts };
+  const viewId = viewForm?.dataset.view ?? homeNode?.dataset.home;
+  const where = viewId ? { viewId } : { ts: msgNode?.dataset.ts };
   const blocks = viewForm
-    ? state.views.get(viewForm.dataset.view)?.view.blocks
-    : state.messages.get(where.ts)?.blocks;
+    ? state.views.get(viewId)?.view.blocks
+    : homeNode
+      ? state.homes.get(me().id)?.view.blocks
+      : state.messages.get(where.ts)?.blocks;
   const found = elementAt(blocks, path);
   if (!found) return;
   if (found.element.confirm && !(await confirmDialog(found.element.confirm))) return;
@@ -303,12 +311,39 @@ $('#command').addEventListener('keydown', (ev) => {
 
 $('#run-digest').addEventListener('click', () => api('digest', {}));
 
+// ---- the Home tab --------------------------------------------------------------------------------------
+
+function renderHome() {
+  const home = state.homes.get(me().id);
+  $('#home-body').innerHTML = home
+    ? `<div class="home" data-home="${escapeHtml(home.id)}">${renderBlocks(home.view.blocks, renderOpts())}</div>`
+    : '<div class="empty">Opening your Home…</div>';
+}
+
+/** Opening the Home tab sends app_home_opened; the app builds the Home and publishes it. */
+function showPage(page) {
+  state.page = page === 'home' ? 'home' : 'channel';
+  $('#home-view').hidden = state.page !== 'home';
+  $('.channel-view:not(.home-view)').hidden = state.page === 'home';
+  $('#nav-home').classList.toggle('active', state.page === 'home');
+  $('#nav-channel').classList.toggle('active', state.page !== 'home');
+  if (state.page === 'home') {
+    renderHome();
+    api('home', {});
+  }
+}
+
+$('#nav-home').addEventListener('click', () => showPage('home'));
+$('#nav-channel').addEventListener('click', () => showPage('channel'));
+
 function setWho(who) {
   state.as = who === 'member' ? 'member' : 'operator';
   localStorage.setItem('mq-sandbox-as', state.as);
   for (const r of document.querySelectorAll('input[name=who]')) r.checked = r.value === state.as;
   $('#modal-root').dataset.key = '';
   render();
+  // Each person has their own Home: opening it as the other one builds theirs.
+  if (state.page === 'home') showPage('home');
 }
 
 const SUGGESTIONS = [
@@ -345,6 +380,7 @@ function connect() {
     }
     state.messages = new Map(s.messages.map((m) => [m.ts, m]));
     state.views = new Map(s.views.map((v) => [v.id, v]));
+    state.homes = new Map((s.homes ?? []).map((v) => [v.userId, v]));
     setWho(state.as);
     document.body.dataset.ready = 'true';
   });
@@ -366,6 +402,11 @@ function connect() {
   es.addEventListener('view-closed', (e) => {
     state.views.delete(JSON.parse(e.data).id);
     render();
+  });
+  es.addEventListener('home', (e) => {
+    const v = JSON.parse(e.data);
+    state.homes.set(v.userId, v);
+    if (v.userId === me().id) renderHome();
   });
   es.addEventListener('notice', (e) => showNotice(JSON.parse(e.data).text));
 }

@@ -6,7 +6,7 @@ import type { SlackReply } from '../reply.ts';
 import { esc, escTrim, mention } from './format.ts';
 import { context, section } from './kit.ts';
 
-function who(p: { kind: 'user' | 'usergroup'; id: string }): string {
+export function who(p: { kind: 'user' | 'usergroup'; id: string }): string {
   if (p.kind === 'usergroup') return /^S[A-Z0-9]{1,30}$/.test(p.id) ? `<!subteam^${p.id}>` : esc(p.id);
   return mention(p.id);
 }

@@ -44,8 +44,9 @@ function digestAnswerText(a: DigestAnswer): string {
       return `This channel already has ${a.max} digests; remove one with \`/mergequeue digest remove <id>\` first.`;
     case 'added': {
       const sub = a.sub;
+      const team = sub.owner ? ` owned by \`${sub.owner}\`` : '';
       return (
-        `Added digest \`${sub.id}\`: ${sub.kind} tests of \`${repoLabel(sub)}\`, ${describeSchedule(sub)}, in <#${sub.channelId}>. ` +
+        `Added digest \`${sub.id}\`: ${sub.kind} tests${team} of \`${repoLabel(sub)}\`, ${describeSchedule(sub)}, in <#${sub.channelId}>. ` +
         `The first is due ${slackDate(sub.nextDueAt)}. It is not posted when there is nothing to report (\`digest set ${sub.id} skip-empty off\` to change), lists the top ${sub.topN} tests (\`digest set ${sub.id} top 20\`); try it now with \`/mergequeue digest run ${sub.id}\`.`
       );
     }
@@ -54,7 +55,7 @@ function digestAnswerText(a: DigestAnswer): string {
         return 'No digests in this workspace yet. Add one with `/mergequeue digest add failing owner/repo 09:00`.';
       const lines = a.subs.map(
         (s) =>
-          `• \`${s.id}\` ${s.kind} · \`${repoLabel(s)}\` · ${describeSchedule(s)} · <#${s.channelId}> · top ${s.topN} · skip-empty ${s.skipEmpty ? 'on' : 'off'} · next ${slackDate(s.nextDueAt)}`,
+          `• \`${s.id}\` ${s.kind} · \`${repoLabel(s)}\`${s.owner ? ` · owner \`${s.owner}\`` : ''} · ${describeSchedule(s)} · <#${s.channelId}> · top ${s.topN} · skip-empty ${s.skipEmpty ? 'on' : 'off'} · next ${slackDate(s.nextDueAt)}`,
       );
       const n = a.ownerMappings;
       const owners = n ? `\n${n} code owner mapping${n === 1 ? '' : 's'} (\`digest owners\`).` : '';

@@ -68,21 +68,39 @@ function changeText(c: Collection, newWord: string, goneWord: string): string {
   return ` (*${c.newCount}* ${newWord}, *${c.goneCount}* ${goneWord} since the last digest)`;
 }
 
+/** A team digest's owner, as its messages name it. */
+function ownerLabel(sub: Subscription): string {
+  return cut(sub.owner ?? '', 80);
+}
+
+/** A team digest with nothing in it: said plainly, naming the team. */
+function nothingForTeam(sub: Subscription, c: Collection): string {
+  const team = `\`${escapeText(ownerLabel(sub))}\``;
+  const what =
+    c.kind === 'failing'
+      ? `no test it owns failed in \`${repoLabel(sub)}\` in the 24 hours before this digest`
+      : `none of its tests are quarantined in \`${repoLabel(sub)}\``;
+  return `Nothing to report for ${team}: ${what}. :tada:`;
+}
+
 function summaryText(sub: Subscription, c: Collection): string {
+  if (sub.owner && c.total === 0) return nothingForTeam(sub, c);
+  const owned = sub.owner ? ` owned by \`${escapeText(ownerLabel(sub))}\`` : '';
   if (c.kind === 'failing') {
     if (c.total === 0)
       return `No tests failed in \`${repoLabel(sub)}\` in the 24 hours before this digest. :tada:`;
     const q = c.quarantinedAmongFailing
       ? ` *${c.quarantinedAmongFailing}* of them ${c.quarantinedAmongFailing === 1 ? 'is' : 'are'} quarantined.`
       : '';
-    return `*${c.total}* distinct test${c.total === 1 ? '' : 's'} failed in the 24 hours before this digest${changeText(c, 'new', 'recovered')}.${q}`;
+    return `*${c.total}* distinct test${c.total === 1 ? '' : 's'}${owned} failed in the 24 hours before this digest${changeText(c, 'new', 'recovered')}.${q}`;
   }
   if (c.total === 0) return `No tests are quarantined in \`${repoLabel(sub)}\`. :tada:`;
-  return `*${c.total}* test${c.total === 1 ? ' is' : 's are'} quarantined${changeText(c, 'newly quarantined', 'released')}.`;
+  return `*${c.total}* test${c.total === 1 ? '' : 's'}${owned} ${c.total === 1 ? 'is' : 'are'} quarantined${changeText(c, 'newly quarantined', 'released')}.`;
 }
 
 function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage {
-  const title = `${c.kind === 'failing' ? 'Failing tests' : 'Quarantined tests'} · ${repoLabel(sub)}`;
+  const team = sub.owner ? ` · owned by ${ownerLabel(sub)}` : '';
+  const title = `${c.kind === 'failing' ? 'Failing tests' : 'Quarantined tests'} · ${repoLabel(sub)}${team}`;
   const when = `${sub.days === 'daily' ? 'Daily' : 'Weekday'} digest \`${sub.id}\` · ${formatLocalTime(sub.minuteOfDay)} ${sub.tz}`;
   const context: string[] = [when];
   if (ctx.manual) context.push('run on request');
@@ -94,7 +112,8 @@ function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): Di
     { type: 'context', elements: [{ type: 'mrkdwn', text: cut(context.join(' · '), SECTION_MAX) }] },
     { type: 'section', text: { type: 'mrkdwn', text: cut(summaryText(sub, c), SECTION_MAX) } },
   ];
-  if (c.kind === 'quarantined' && c.byOwner.length > 0) {
+  // A team digest's tests all share its owner: a tally by owner would only repeat the title.
+  if (c.kind === 'quarantined' && c.byOwner.length > 0 && !sub.owner) {
     const lines = c.byOwner.slice(0, 15).map((o) => {
       const who =
         o.owner === ''
@@ -138,7 +157,10 @@ function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): Di
       text: `${more} ${link(trunkTestsUrl(ctx.appUrl, ctx.orgSlug, sub), 'Everything else in Trunk')}`.trim(),
     },
   });
-  const text = `${title}: ${c.total} ${c.kind === 'failing' ? 'failing' : 'quarantined'}${c.hasBaseline ? `, ${c.newCount} new` : ''}`;
+  const text =
+    sub.owner && c.total === 0
+      ? `${title}: nothing to report for ${ownerLabel(sub)}`
+      : `${title}: ${c.total} ${c.kind === 'failing' ? 'failing' : 'quarantined'}${c.hasBaseline ? `, ${c.newCount} new` : ''}`;
   return { text: cut(text, 300), blocks };
 }
 

@@ -43,7 +43,7 @@ function reasonText(w: FreezeWindow, max = 300): string {
 }
 
 /** One window on one line: id, queue, schedule, action, reason. */
-function windowLine(w: FreezeWindow): string {
+export function windowLine(w: FreezeWindow): string {
   return `${code(w.id)} *${esc(formatQueueRef(w.target))}* · ${esc(describeSchedule(w))} · ${w.action}${reasonText(w)}`;
 }
 

@@ -17,6 +17,8 @@ export const ACTIONS = {
   prRestart: 'mq_pr_restart',
   prResubmit: 'mq_pr_resubmit',
   prCancel: 'mq_pr_cancel',
+  /** Connect Trunk from the Home tab: opens the `/mergequeue connect` modal. */
+  homeConnect: 'mq_home_connect',
 } as const;
 export type ActionId = (typeof ACTIONS)[keyof typeof ACTIONS];
 

@@ -26,6 +26,8 @@ export interface ReasonClick {
   messageTs?: string;
   /** The status message is ephemeral: it cannot be edited with chat.update. */
   ephemeral: boolean;
+  /** Clicked on the Home tab (no channel or message): the submission publishes the Home again. */
+  home?: boolean;
 }
 
 const WORDS: Record<ReasonAction, { title: string; does: (q: string) => string; submit: string }> = {
@@ -49,6 +51,7 @@ export function buildReasonModal(click: ReasonClick): ModalView {
     c: click.channelId,
     ...(click.messageTs ? { t: click.messageTs } : {}),
     ...(click.ephemeral ? { e: 1 } : {}),
+    ...(click.home ? { h: 1 } : {}),
   };
   return {
     type: 'modal',
@@ -113,10 +116,14 @@ function parseReasonMetadata(raw: unknown): ReasonClick | undefined {
   const value = parseButtonValue(d['b']);
   if (!value) return undefined;
   const channelId = d['c'];
-  if (typeof channelId !== 'string' || !CHANNEL_RE.test(channelId)) return undefined;
+  const home = d['h'] === 1;
+  // A Home tab click has no channel; any other click names the one its message is in.
+  if (typeof channelId !== 'string' || !(CHANNEL_RE.test(channelId) || (home && channelId === '')))
+    return undefined;
   const ts = d['t'];
   if (ts !== undefined && (typeof ts !== 'string' || !TS_RE.test(ts))) return undefined;
   const click: ReasonClick = { action: d['a'], value, channelId, ephemeral: d['e'] === 1 };
+  if (home) click.home = true;
   if (typeof ts === 'string') click.messageTs = ts;
   return click;
 }

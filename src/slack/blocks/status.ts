@@ -191,8 +191,9 @@ export function stateButtons(ref: QueueRef, state: string, value: string): Actio
   const out: ActionsBlockElement[] = [];
   const known = ['running', 'paused', 'draining'].includes(state);
   // Pause and Drain open a modal that asks for a reason (listeners/actions/state.ts) in place of a confirm.
-  if (state !== 'paused') out.push(button('Pause…', ACTIONS.pause, { value, style: 'danger' }));
-  if (state === 'running' || !known) out.push(button('Drain…', ACTIONS.drain, { value }));
+  // Their labels are the contract's plain verbs: the modal that opens says what happens next.
+  if (state !== 'paused') out.push(button('Pause', ACTIONS.pause, { value, style: 'danger' }));
+  if (state === 'running' || !known) out.push(button('Drain', ACTIONS.drain, { value }));
   if (state === 'paused' || state === 'draining' || !known)
     out.push(
       button('Resume', ACTIONS.resume, {
@@ -209,7 +210,8 @@ export function stateButtons(ref: QueueRef, state: string, value: string): Actio
   return out;
 }
 
-function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
+/** The status message's buttons; the Home tab shows the same ones for each queue (blocks/home.ts). */
+export function statusButtons(input: StatusInput, state: string): ActionsBlockElement[] {
   const { ref, queue, renderedAt } = input;
   const value = encodeButtonValue({ ref, state, concurrency: queue.concurrency, renderedAt });
   const out = stateButtons(ref, state, value);

@@ -13,7 +13,7 @@ function reply(icon: string, main: string, hint?: string): SlackReply {
   };
 }
 
-function watchLine(w: Watch): string {
+export function watchLine(w: Watch): string {
   const stuck = w.stuckMinutes ? ` · stuck after ${w.stuckMinutes} min` : '';
   return `*${esc(queueLabel(w.target))}*: ${w.topics.map((t) => code(t)).join(' ')}${stuck} · id ${code(w.id)}`;
 }

@@ -18,6 +18,9 @@ const ID_RE = /^d[a-z0-9]{5}$/;
 const USER_MENTION = /^<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>$/;
 const GROUP_MENTION = /^<!subteam\^(S[A-Z0-9]{2,})(?:\|[^>]*)?>$/;
 const CODEOWNER_RE = /^@[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)?$|^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+/** A team or user name without its organization (`payments`): matches `@payments` and `@any-org/payments`. */
+const BARE_OWNER_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+const OWNER_EXAMPLE = '`/mergequeue digest add failing acme/web owner @acme/payments`';
 
 function bad(error: string): ParsedDigestCommand {
   return { ok: false, error };
@@ -43,8 +46,15 @@ function parseAdd(words: string[]): ParsedDigestCommand {
       `Say which digest: \`failing\` or \`quarantined\`, for example \`/mergequeue digest add failing acme/web 09:00 Europe/Paris weekdays\`.`,
     );
   const cmd: Extract<DigestCommand, { op: 'add' }> = { op: 'add', kind: kindWord };
-  for (const word of words.slice(1)) {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
     const lower = word.toLowerCase();
+    if (lower === 'owner') {
+      const owner = parseOwnerFilter(words[++i], cmd.owner);
+      if (typeof owner !== 'string') return bad(owner.error);
+      cmd.owner = owner;
+      continue;
+    }
     if (lower === 'daily' || lower === 'weekdays') {
       if (cmd.days) return bad('Give `daily` or `weekdays` once.');
       cmd.days = lower;
@@ -82,10 +92,25 @@ function parseAdd(words: string[]): ParsedDigestCommand {
       );
     }
     return bad(
-      `I did not understand \`${word.slice(0, 60)}\`. The form is \`/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays]\`.`,
+      `I did not understand \`${word.slice(0, 60)}\`. The form is \`/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] [owner @org/team]\`.`,
     );
   }
   return { ok: true, command: cmd };
+}
+
+/** The word after `owner` in `digest add`: a code owner as Trunk reports them, or a bare team name. */
+function parseOwnerFilter(word: string | undefined, already: string | undefined): string | { error: string } {
+  if (already !== undefined) return { error: 'Give `owner` once: a digest is for one code owner.' };
+  if (!word) return { error: `Say whose tests the digest is for, for example ${OWNER_EXAMPLE}.` };
+  if (normaliseMention(word) || word.startsWith('<'))
+    return {
+      error: `\`owner\` takes a code owner as Trunk reports it (for example \`@acme/payments\`), not a Slack mention. To have a team's people mentioned, map it with \`/mergequeue digest owners @acme/payments @payments-team\`.`,
+    };
+  if (word.length > 200 || !(CODEOWNER_RE.test(word) || BARE_OWNER_RE.test(word)))
+    return {
+      error: `\`${word.slice(0, 60)}\` is not a code owner as Trunk reports them (for example \`@acme/payments\`, \`@alice\`, \`alice@example.com\`, or a team name like \`payments\`). Example: ${OWNER_EXAMPLE}.`,
+    };
+  return word;
 }
 
 function parseSet(words: string[]): ParsedDigestCommand {

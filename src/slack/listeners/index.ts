@@ -2,12 +2,14 @@
 import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../deps.ts';
 import * as concurrencyButtons from './actions/concurrency.ts';
+import * as homeConnectButton from './actions/connect.ts';
 import * as linkButtons from './actions/links.ts';
 import * as prButtons from './actions/pr-buttons.ts';
 import * as refreshButton from './actions/refresh.ts';
 import * as settingsButton from './actions/settings.ts';
 import * as stateButtons from './actions/state.ts';
 import * as mergequeue from './commands/mergequeue.ts';
+import * as homeTab from './events/home.ts';
 import * as uninstall from './events/uninstall.ts';
 import * as connectView from './views/connect.ts';
 import * as prCancelView from './views/pr-cancel.ts';
@@ -23,11 +25,13 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     settingsButton,
     linkButtons,
     prButtons,
+    homeConnectButton,
     settingsView,
     prCancelView,
     reasonView,
     connectView,
     uninstall,
+    homeTab,
   ]) {
     m.register(app, deps);
   }

@@ -33,18 +33,22 @@ async function follow(base: string) {
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const messages = new Map<string, PageMessage>();
   const views = new Map<string, PageView>();
+  /** Each person's Home tab: user id → view. */
+  const homes = new Map<string, PageView>();
   const events: Array<{ type: string; data: unknown }> = [];
   let wake = () => {};
   const apply = (type: string, data: unknown) => {
     events.push({ type, data });
     if (type === 'snapshot') {
-      const s = data as { messages: PageMessage[]; views: PageView[] };
+      const s = data as { messages: PageMessage[]; views: PageView[]; homes: PageView[] };
       for (const m of s.messages) messages.set(m.ts, m);
       for (const v of s.views) views.set(v.id, v);
+      for (const v of s.homes) homes.set(v.userId, v);
     } else if (type === 'msg') messages.set((data as PageMessage).ts, data as PageMessage);
     else if (type === 'msg-deleted') messages.delete((data as { ts: string }).ts);
     else if (type === 'view') views.set((data as PageView).id, data as PageView);
     else if (type === 'view-closed') views.delete((data as { id: string }).id);
+    else if (type === 'home') homes.set((data as PageView).userId, data as PageView);
     wake();
   };
   void (async () => {
@@ -75,7 +79,7 @@ async function follow(base: string) {
       };
       check();
     });
-  return { messages, views, events, until, close: () => ac.abort() };
+  return { messages, views, homes, events, until, close: () => ac.abort() };
 }
 
 /** What the page's form holds before anyone types: each input's initial value. */
@@ -171,6 +175,35 @@ describe('sandbox page server', () => {
       'the update',
     );
     expect(sb.trunk.queue('acme/web', 'main')?.state).toBe('paused');
+  });
+
+  it("opening the Home tab sends app_home_opened; the app's Home comes back and its buttons act on the queue", async () => {
+    if (sb.trunk.queue('acme/web', 'main')?.state !== 'paused') {
+      await post('command', { as: 'operator', text: 'pause before the Home' });
+      await page.until(() => sb.trunk.queue('acme/web', 'main')?.state === 'paused', 'paused');
+    }
+    const res = await post('home', { as: 'operator' });
+    expect(res.json).toEqual({ ok: true });
+    const home = await page.until(() => page.homes.get(USERS.operator.id), 'the Home');
+    expect(JSON.stringify(home.view)).toContain('acme/web:main');
+    expect(sb.slack.callsTo('views.publish').length).toBeGreaterThan(0);
+    // The queue is paused: the Home offers Resume for it; a click there resumes it.
+    const blocks = home.view['blocks'] as Array<Record<string, unknown>>;
+    const at = blocks.findIndex(
+      (b) =>
+        b['type'] === 'actions' &&
+        (b['elements'] as Array<Record<string, unknown>>).some((e) => e['action_id'] === 'mq_resume'),
+    );
+    const elements = blocks[at]!['elements'] as Array<Record<string, unknown>>;
+    const resume = elements.findIndex((e) => e['action_id'] === 'mq_resume');
+    const clicked = await post('action', { as: 'operator', viewId: home.id, path: `${at}.${resume}` });
+    expect(clicked.json).toEqual({ ok: true });
+    await page.until(() => page.homes.get(USERS.operator.id)?.id !== home.id || undefined, 'the Home again');
+    expect(sb.trunk.queue('acme/web', 'main')?.state).toBe('running');
+    expect(JSON.stringify(page.homes.get(USERS.operator.id)!.view)).toContain('running');
+    // Put it back the way the next test expects it.
+    await post('command', { as: 'operator', text: 'pause back to paused' });
+    await page.until(() => sb.trunk.queue('acme/web', 'main')?.state === 'paused', 'paused again');
   });
 
   it('a member is refused, and only the member sees the refusal', async () => {

@@ -6,13 +6,13 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../helpers/processes.ts';
 import {
   artifactPath,
   type Browser,
   browserAvailable,
   clearArtifacts,
   launchBrowser,
-  ROOT,
   type SandboxProcess,
   startSandboxProcess,
 } from './launch.ts';
@@ -108,7 +108,7 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
   it('Pause asks for a reason in a modal, updates the message in place and announces it', async () => {
     const status = lastMessageWith('Merge queue acme/web:main');
     const before = await channel().count();
-    await status.getByRole('button', { name: 'Pause…' }).click();
+    await status.getByRole('button', { name: 'Pause', exact: true }).click();
     const dialog = page.locator('form.modal');
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain('Pause the queue');
@@ -118,7 +118,7 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     // The same message now shows the queue paused, with Resume instead of Pause.
     await status.getByRole('button', { name: 'Resume' }).waitFor();
     expect(await status.locator('.edited').count()).toBe(1);
-    expect(await status.getByRole('button', { name: 'Pause…' }).count()).toBe(0);
+    expect(await status.getByRole('button', { name: 'Pause', exact: true }).count()).toBe(0);
     expect(await status.locator('.bk-field').first().textContent()).toContain('paused');
     // And the channel hears about it.
     await expect.poll(() => channel().count()).toBeGreaterThan(before);
@@ -225,6 +225,22 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     await snap('member-refused');
     // The operator's ephemeral replies are not shown to the member.
     expect(await channel().filter({ hasText: '/mergequeue settings' }).count()).toBe(0);
+  });
+
+  it('the Home tab: opened from the sidebar, built by the app for the person, without change buttons for a member', async () => {
+    // Still the member from the step above: their Home has the lists but no button that changes a queue.
+    await page.click('#nav-home');
+    const home = page.locator('#home-body [data-home]');
+    await home.filter({ hasText: 'acme/web:main' }).waitFor();
+    expect(await home.getByText('Operators', { exact: true }).count()).toBe(1);
+    expect(await home.getByRole('button', { name: 'Pause…' }).count()).toBe(0);
+    await snap('home-member');
+    // The operator's own Home is built when they look, with the status message's buttons per queue.
+    await page.check('input[name=who][value=operator]');
+    await home.getByRole('button', { name: 'Refresh' }).first().waitFor();
+    await snap('home-operator');
+    await page.click('#nav-channel');
+    await page.locator('#messages').waitFor();
   });
 
   it('kept everything on this machine and raised no page errors', async () => {

@@ -2,14 +2,12 @@
  * Starts `npm start`'s code path as a child process with no Slack configuration (so it opens the sandbox),
  * and a headless Chromium (Debian's, driven by playwright-core) with a fresh profile.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { type Child, ROOT, spawnChild } from '../../helpers/processes.ts';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const ARTIFACTS = join(ROOT, 'test-artifacts', 'sandbox');
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -21,12 +19,7 @@ export function browserAvailable(): boolean {
   return false;
 }
 
-export interface SandboxProcess {
-  url: string;
-  child: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
+export type SandboxProcess = Child & { url: string };
 
 /** `node src/main.ts` with every Slack, Trunk and database variable removed. */
 export async function startSandboxProcess(extraEnv: Record<string, string> = {}): Promise<SandboxProcess> {
@@ -37,45 +30,9 @@ export async function startSandboxProcess(extraEnv: Record<string, string> = {})
     env[k] = v;
   }
   Object.assign(env, { PORT: '0', LOG_LEVEL: 'info', ...extraEnv });
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start within 20 s:\n${out}`)), 20_000);
-    const check = () => {
-      const m = /"url":"(http:\/\/[^"]+\/sandbox)"/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sandbox exited with ${code}:\n${out}`));
-    });
-  });
-  return {
-    url,
-    child,
-    output: () => out,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-      }),
-  };
+  const child = spawnChild(process.execPath, ['src/main.ts'], { env });
+  // The sandbox logs the page to open; the first listening line is the bare server's.
+  return { ...child, url: await child.listening({ pattern: /"url":"(http:\/\/[^"]+\/sandbox)"/ }) };
 }
 
 export interface Browser {

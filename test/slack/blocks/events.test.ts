@@ -8,8 +8,8 @@ import {
 } from '../../../src/slack/blocks/events.ts';
 import { renderLinked, renderPerson, renderWatchList } from '../../../src/slack/blocks/watch.ts';
 import type { WatchEvent } from '../../../src/watch/types.ts';
-import { findAction } from '../../helpers/app-harness.ts';
 import { assertValidReply } from '../../helpers/block-kit.ts';
+import { findAction } from '../../helpers/block-kit-reading.ts';
 
 const target = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
 const nasty = `<script>&amp; <!channel> ${'x<>&'.repeat(40)}`;

@@ -18,8 +18,8 @@ import {
 } from '../../../src/slack/blocks/freeze.ts';
 import { buildReasonModal, parseReasonSubmission } from '../../../src/slack/blocks/reason-modal.ts';
 import { renderStatus } from '../../../src/slack/blocks/status.ts';
-import { textOf } from '../../helpers/app-harness.ts';
 import { assertValidModal, assertValidReply } from '../../helpers/block-kit.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const ref: QueueRef = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
 const at = Date.parse('2026-06-01T10:00:00Z');

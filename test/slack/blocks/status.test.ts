@@ -88,6 +88,9 @@ describe('renderStatus', () => {
     assertValidReply(renderStatus({ ref, queue: odd, renderedAt: at }));
 
     const bs = buttons(renderStatus({ ref, queue: makeQueue({ state: 'running' }), renderedAt: at }).blocks);
+    // The contract's words, with no ellipsis: the reason modal that opens speaks for itself.
+    expect(bs.find((b) => b.action_id === ACTIONS.pause)?.text.text).toBe('Pause');
+    expect(bs.find((b) => b.action_id === ACTIONS.drain)?.text.text).toBe('Drain');
     // A modal asks for the reason instead of a bare confirm dialog (a confirm would come first, twice).
     expect(bs.find((b) => b.action_id === ACTIONS.pause)?.confirm).toBeUndefined();
     expect(bs.find((b) => b.action_id === ACTIONS.drain)?.confirm).toBeUndefined();

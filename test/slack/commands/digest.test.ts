@@ -32,6 +32,31 @@ describe('parseDigestCommand', () => {
     });
   });
 
+  it('reads a team digest’s owner wherever it is given, as a code owner or a bare team name', () => {
+    expect(parseDigestCommand(words('add failing owner @acme/payments acme/web 09:00'))).toEqual({
+      ok: true,
+      command: {
+        op: 'add',
+        kind: 'failing',
+        owner: '@acme/payments',
+        repo: { host: 'github.com', owner: 'acme', name: 'web' },
+        minuteOfDay: 540,
+      },
+    });
+    expect(parseDigestCommand(words('add quarantined acme/web OWNER payments'))).toMatchObject({
+      ok: true,
+      command: { owner: 'payments' },
+    });
+    expect(parseDigestCommand(words('add failing owner alice@example.com'))).toMatchObject({
+      ok: true,
+      command: { owner: 'alice@example.com' },
+    });
+    expect(parseDigestCommand(words('add failing owner <!subteam^S0PAY|@payments>'))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/not a Slack mention/),
+    });
+  });
+
   it('says what is wrong and what to type instead', () => {
     const cases: Array<[string, RegExp]> = [
       ['add failing acme/web:main', /not a repository.*without a branch/],

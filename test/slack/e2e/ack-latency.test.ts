@@ -4,7 +4,8 @@
  * after the ack, with Trunk's own 30 s deadline, so a slow Trunk is not reported as a failure).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNEL, type Harness, startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 let h: Harness;
 

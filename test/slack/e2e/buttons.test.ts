@@ -5,14 +5,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CHANNEL,
-  findAction,
   type Harness,
   postStatusMessage,
   startHarness,
   TEAM,
-  textOf,
   USERS,
 } from '../../helpers/app-harness.ts';
+import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 import { clickThroughReasonModal, reasonModal, submitReason } from '../../helpers/reason-modal.ts';
 
 let h: Harness;

@@ -3,7 +3,8 @@
  * Slack Web API and response_url recording the answers, the fake Trunk recording what reached it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CHANNEL, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 let h: Harness;
 

@@ -5,7 +5,8 @@
  * guest); a manual run has a per-digest cooldown held in the store; a list names only visible channels.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defaultUsers, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
+import { defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const PUBLIC = 'C0PUBLIC01';
 const PRIVATE = 'C0PRIVATE1';

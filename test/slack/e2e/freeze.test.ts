@@ -12,9 +12,9 @@ import {
   postStatusMessage,
   startHarness,
   TEAM,
-  textOf,
   USERS,
 } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const START = Date.parse('2026-06-01T10:00:00Z');
 const clock = { now: START };

@@ -5,15 +5,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../../dev/fakes/slack/server.ts';
-import {
-  CHANNEL,
-  type Harness,
-  startHarness,
-  stateFromView,
-  TEAM,
-  textOf,
-  USERS,
-} from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import { stateFromView, textOf } from '../../helpers/block-kit-reading.ts';
 
 let h: Harness;
 

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
-import { CHANNEL, type Harness, startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 import { installViaOAuth } from '../../helpers/oauth-install.ts';
 
 const NEW_TEAM = 'T0NEWTEAM1';

@@ -6,16 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { blockActionsPayload, interactiveBody } from '../../../dev/fakes/slack/signing.ts';
 import { PeopleRepository } from '../../../src/watch/index.ts';
-import {
-  CHANNEL,
-  defaultUsers,
-  findAction,
-  type Harness,
-  startHarness,
-  TEAM,
-  textOf,
-  USERS,
-} from '../../helpers/app-harness.ts';
+import { CHANNEL, defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 
 const REPO = 'acme/web';
 const AUTHOR = { id: 'UAUTHOR001', name: 'alice', login: 'alice-gh' };

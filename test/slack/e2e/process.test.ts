@@ -6,15 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHANNEL,
-  type Harness,
-  ROOT,
-  startHarness,
-  stopChild,
-  textOf,
-  USERS,
-} from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
+import { ROOT, stopChild } from '../../helpers/processes.ts';
 
 describe('the app as a process', () => {
   let h: Harness;

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
 import type { Harness } from '../../helpers/app-harness.ts';
-import { startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
+import { startHarness, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const TEAM = 'T0REINST01';
 const PEOPLE = {

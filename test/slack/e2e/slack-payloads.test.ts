@@ -10,7 +10,8 @@ import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { viewSubmissionPayload } from '../../../dev/fakes/slack/signing.ts';
 import { createLogger } from '../../../src/observability/log.ts';
 import { slackInstallationStore } from '../../../src/slack/installation-store.ts';
-import { findAction, type Harness, startHarness, textOf } from '../../helpers/app-harness.ts';
+import { type Harness, startHarness } from '../../helpers/app-harness.ts';
+import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 import { installViaOAuth } from '../../helpers/oauth-install.ts';
 import {
   payload,

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slashCommandBody } from '../../../dev/fakes/slack/signing.ts';
-import { CHANNEL, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
+import { CHANNEL, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 let h: Harness;
 

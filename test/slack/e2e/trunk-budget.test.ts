@@ -5,7 +5,8 @@
  * answered promptly while the digests wait their turn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness, textOf, USERS } from '../../helpers/app-harness.ts';
+import { type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const MAX_RPS = 10;
 const REPOS = ['acme/r1', 'acme/r2', 'acme/r3', 'acme/r4'];

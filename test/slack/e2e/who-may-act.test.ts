@@ -12,9 +12,9 @@ import {
   postStatusMessage,
   startHarness,
   TEAM,
-  textOf,
   USERS,
 } from '../../helpers/app-harness.ts';
+import { textOf } from '../../helpers/block-kit-reading.ts';
 
 const OPS_GROUP = 'S0OPSGROUP';
 /** Each kind of person who must never operate, as Slack's users.info describes them. */

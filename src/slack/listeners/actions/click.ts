@@ -12,6 +12,7 @@ import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { statusFreeze } from '../../freeze-status.ts';
+import { homeSession, isHomeClick } from '../../home.ts';
 import { afterAck, queueContext, sendReply, updateMessage, workspaceIdOf } from '../../interaction.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
 import type { Outcome } from '../outcome.ts';
@@ -37,6 +38,8 @@ export interface ClickOf<V> {
   triggerId: string;
   /** Kept for a step that answers later, like a modal's submission. */
   responseUrl?: string;
+  /** Clicked on the Home tab: no channel or message; answers and redraws go to the Home (slack/home.ts). */
+  home?: boolean;
 }
 
 export type Click = ClickOf<ButtonValue>;
@@ -86,7 +89,18 @@ export async function readClickOf<V>(
     ctx: queueContext(deps, trunk.api, workspaceId, userId),
     triggerId: body.trigger_id,
     ...(body.response_url ? { responseUrl: body.response_url } : {}),
+    ...(isHomeClick(body) ? { home: true } : {}),
   };
+}
+
+/** The workspace a click belongs to (the enterprise, for an org-wide install). */
+export function clickWorkspaceId(args: Pick<ClickArgs, 'body' | 'context'>): string {
+  const { body, context } = args;
+  return workspaceIdOf({
+    teamId: context.teamId ?? body.team?.id,
+    enterpriseId: context.enterpriseId ?? body.enterprise?.id,
+    isEnterpriseInstall: context.isEnterpriseInstall,
+  });
 }
 
 /** The clicked workspace and its Trunk access; answers and returns undefined when it is not connected. */
@@ -94,12 +108,8 @@ export async function clickWorkspace(
   deps: SlackDeps,
   args: Pick<ClickArgs, 'body' | 'respond' | 'context'>,
 ): Promise<{ workspaceId: string; trunk: WorkspaceTrunk } | undefined> {
-  const { body, respond, context } = args;
-  const workspaceId = workspaceIdOf({
-    teamId: context.teamId ?? body.team?.id,
-    enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-    isEnterpriseInstall: context.isEnterpriseInstall,
-  });
+  const { respond } = args;
+  const workspaceId = clickWorkspaceId(args);
   // The button names a queue; this workspace must still be connected to Trunk to act on it.
   const trunk = await deps.workspaces.trunkFor(workspaceId);
   if (!trunk) {
@@ -195,7 +205,10 @@ export function registerButton(
   registerButtonOf(app, deps, actionId, readClick, handle);
 }
 
-/** registerButton for any kind of click: `read` checks it (and answers when it cannot be acted on). */
+/**
+ * registerButton for any kind of click: `read` checks it (and answers when it cannot be acted on). A click
+ * on the Home tab acts the same way; what it answers, and the redraw, become a re-published Home.
+ */
 export function registerButtonOf<C>(
   app: App,
   deps: SlackDeps,
@@ -206,14 +219,23 @@ export function registerButtonOf<C>(
   app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, client, respond, context }) => {
     await ack();
     await afterAck();
+    const home = isHomeClick(body)
+      ? homeSession(deps, client, clickWorkspaceId({ body, context }), body.user.id)
+      : undefined;
+    const answer = home?.respond ?? respond;
     // PR buttons (pr-buttons.ts) still count their own outcome words; queue buttons return an Outcome.
     let outcome: string = 'failed';
     try {
-      const c = await read(deps, { body, action, client, respond, context });
+      const c = await read(deps, { body, action, client, respond: answer, context });
       outcome = c ? await handle(c, body.trigger_id) : 'invalid';
     } catch (err) {
       deps.logger.error({ err, action: actionId }, 'button failed');
-      await sendReply(deps, respond, renderError(err), { replace_original: false });
+      await sendReply(deps, answer, renderError(err), { replace_original: false });
+    }
+    try {
+      await home?.finish();
+    } catch (err) {
+      deps.logger.error({ err, action: actionId }, 'could not publish the Home after a click');
     }
     deps.metrics.interactions.inc({ name: actionId, outcome });
   });

@@ -20,6 +20,8 @@ export function register(app: App, deps: SlackDeps): void {
       });
       return 'refused';
     }
-    return openSettingsModal(deps, c.client, c.triggerId, c.channelId ?? '', c.value.ref, c.trunk);
+    // From the Home tab there is no channel: the result is told to the person (their app DM).
+    const answerIn = c.channelId ?? (c.home ? c.userId : '');
+    return openSettingsModal(deps, c.client, c.triggerId, answerIn, c.value.ref, c.trunk);
   });
 }

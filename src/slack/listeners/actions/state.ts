@@ -45,6 +45,7 @@ async function openReasonModal(c: Click, action: ReasonAction): Promise<Outcome>
     channelId: c.channelId ?? '',
     ...(c.messageTs ? { messageTs: c.messageTs } : {}),
     ephemeral: c.ephemeral,
+    ...(c.home ? { home: true } : {}),
   });
   try {
     await c.client.views.open({ trigger_id: c.triggerId, view });

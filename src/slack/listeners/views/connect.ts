@@ -18,6 +18,7 @@ import { CONNECT_BLOCKS, parseConnectSubmission } from '../../blocks/connect.ts'
 import { CALLBACKS } from '../../blocks/ids.ts';
 import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { publishHome } from '../../home.ts';
 import { auditLostSink, mayOperate, workspaceIdOf } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import { tellPrivately } from './settings.ts';
@@ -111,14 +112,10 @@ export function register(app: App, deps: SlackDeps): void {
         return fail({ [CONNECT_BLOCKS.token]: 'The token could not be saved. Try again.' }, 'failed');
       await ack();
       deps.metrics.interactions.inc({ name: CALLBACKS.connect, outcome: 'ok' });
-      if (meta)
-        await tellPrivately(
-          deps,
-          client,
-          meta.c,
-          userId,
-          renderConnected(parsed.input.orgSlug, parsed.input.defaultTarget),
-        );
+      const connected = renderConnected(parsed.input.orgSlug, parsed.input.defaultTarget);
+      // From the Home tab: the Home shows the connection (and this answer) at once.
+      if (meta?.h) await publishHome(deps, client, workspaceId, userId, [connected]);
+      else if (meta) await tellPrivately(deps, client, meta.c, userId, connected);
     } catch (err) {
       if (err instanceof OutOfTime) {
         deps.logger.warn('connect submission ran out of time before saving; nothing was saved');

@@ -13,6 +13,7 @@ import { CALLBACKS } from '../../blocks/ids.ts';
 import { parseReasonSubmission, reasonActionId } from '../../blocks/reason-modal.ts';
 import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { homeSession } from '../../home.ts';
 import { queueContext, workspaceIdOf } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
 import { applyClickChange, type Click, clickKeyOf } from '../actions/click.ts';
@@ -37,14 +38,21 @@ export function register(app: App, deps: SlackDeps): void {
       isEnterpriseInstall: context.isEnterpriseInstall,
     });
     const userId = body.user.id;
-    const tell = (reply: SlackReply) => tellPrivately(deps, client, click.channelId, userId, reply);
+    // From the Home tab: answers and the redraw become the Home, published again when done.
+    const home = click.home ? homeSession(deps, client, workspaceId, userId) : undefined;
     // A submission has no response_url: what a click would answer privately is an ephemeral message, and
     // a redraw that chat.update could not do (an ephemeral status message) is left alone.
-    const respond = (async (msg: string | (SlackReply & { replace_original?: boolean })) => {
-      const m = typeof msg === 'string' ? { text: msg } : msg;
-      if (m.replace_original) return;
-      await tell({ text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}) });
-    }) as unknown as RespondFn;
+    const respond =
+      home?.respond ??
+      ((async (msg: string | (SlackReply & { replace_original?: boolean })) => {
+        const m = typeof msg === 'string' ? { text: msg } : msg;
+        if (m.replace_original) return;
+        await tellPrivately(deps, client, click.channelId, userId, {
+          text: m.text,
+          ...(m.blocks ? { blocks: m.blocks } : {}),
+        });
+      }) as unknown as RespondFn);
+    const tell = (reply: SlackReply) => respond(reply);
     let outcome = 'failed';
     try {
       const trunk = await deps.workspaces.trunkFor(workspaceId);
@@ -61,6 +69,7 @@ export function register(app: App, deps: SlackDeps): void {
           channelId: click.channelId,
           messageTs: click.messageTs,
           ephemeral: click.ephemeral,
+          ...(click.home ? { home: true } : {}),
           actionId: reasonActionId(click.action),
           value: click.value,
           trunk,
@@ -85,6 +94,7 @@ export function register(app: App, deps: SlackDeps): void {
       deps.logger.error({ err }, 'pause/drain submission failed');
       await tell(renderError(err));
     }
+    await home?.finish().catch((err: unknown) => deps.logger.error({ err }, 'could not publish the Home'));
     deps.metrics.interactions.inc({ name: CALLBACKS.reason, outcome });
   });
 }

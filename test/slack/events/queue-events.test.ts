@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
-import { findAction, type Harness, startHarness, TEAM, textOf, USERS } from '../../helpers/app-harness.ts';
+import { type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
+import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 import { clickThroughReasonModal } from '../../helpers/reason-modal.ts';
 
 let h: Harness;

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { logLines, ROOT } from './proc.ts';
+import { logLines, ROOT } from '../helpers/processes.ts';
 
 const script = `
 import { createLogger } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/observability/log.ts')).href)};

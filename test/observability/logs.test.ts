@@ -6,7 +6,7 @@ import { boltLogger } from '../../src/observability/bolt-logger.ts';
 import { createLogger, requestLogger, scrubSecrets } from '../../src/observability/log.ts';
 import { runWithRequestContext } from '../../src/observability/request-context.ts';
 import { startHarness } from '../helpers/app-harness.ts';
-import { logLines } from './proc.ts';
+import { logLines } from '../helpers/processes.ts';
 
 function capture() {
   const lines: string[] = [];

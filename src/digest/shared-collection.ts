@@ -1,0 +1,276 @@
+/**
+ * One Trunk pagination per (workspace, repository, kind, scheduled minute), however many digests and
+ * replicas share it: ten team channels subscribing to one monorepo at 09:00 cost one pagination, not ten.
+ *
+ * Each digest's run asks for the pages of its key. The first to insert the key's row (migration 008)
+ * collects: it streams the pages from Trunk to its own digest and stores each page (reduced to the fields
+ * a digest reads) as it goes, renewing a lease. Every other digest of the key, on any replica, waits for
+ * the row to be done and reads the stored pages, one at a time (memory stays bounded by a page). A
+ * collector that dies stops renewing; the first waiter to see the lease expired takes the row over with a
+ * new generation and collects again (pages of older generations are ignored). A Trunk failure is stored
+ * too, so the waiting digests tell their channels the same thing instead of each trying Trunk again.
+ *
+ * What is shared is the raw list. What changed since the last digest, the top N and an owner filter stay
+ * per digest (collect.ts runs over the pages for each one), so every digest says exactly what it said
+ * when it paginated alone.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../observability/log.ts';
+import type { Db } from '../store/types.ts';
+import { type TrunkErrorRecord, trunkErrorFromRecord, trunkErrorRecord } from '../trunk/error-record.ts';
+import { isTrunkError } from '../trunk/errors.ts';
+import type { FailingTest, QuarantinedTest, Repo } from '../trunk/types.ts';
+import type { DigestKind } from './types.ts';
+
+export interface CollectionKey {
+  workspaceId: string;
+  kind: DigestKind;
+  /** The organization and repository: `acme/github.com/acme/web`. */
+  source: string;
+  scheduledAt: number;
+}
+
+export function collectionSource(orgSlug: string, repo: Repo): string {
+  return `${orgSlug}/${repo.host}/${repo.owner}/${repo.name}`.toLowerCase();
+}
+
+type Role =
+  | { role: 'collect'; generation: number }
+  | { role: 'read'; generation: number; pages: number }
+  | { role: 'failed'; failure: TrunkErrorRecord }
+  | { role: 'wait' };
+
+const KEY_WHERE = 'workspace_id = $1 AND kind = $2 AND source = $3 AND scheduled_at = $4';
+const keyParams = (k: CollectionKey) => [k.workspaceId, k.kind, k.source, k.scheduledAt];
+
+export class CollectionRepository {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Collect (the row is ours), read (done), failed, or wait (someone is collecting). */
+  async acquire(key: CollectionKey, owner: string, now: number, leaseMs: number): Promise<Role> {
+    const inserted = await this.#db.query(
+      `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, created_at)
+       VALUES ($1, $2, $3, $4, 'collecting', $5, $6, $7)
+       ON CONFLICT (workspace_id, kind, source, scheduled_at) DO NOTHING RETURNING generation`,
+      [...keyParams(key), owner, now + leaseMs, now],
+    );
+    if (inserted.length === 1) return { role: 'collect', generation: Number(inserted[0]!['generation']) };
+    const rows = await this.#db.query(
+      `SELECT status, owner, lease_until, generation, pages, failure FROM digest_collections WHERE ${KEY_WHERE}`,
+      keyParams(key),
+    );
+    const row = rows[0];
+    if (!row) return { role: 'wait' }; // pruned between the two statements: the next try inserts
+    const generation = Number(row['generation']);
+    if (row['status'] === 'done') return { role: 'read', generation, pages: Number(row['pages']) };
+    if (row['status'] === 'failed' && typeof row['failure'] === 'string')
+      return { role: 'failed', failure: JSON.parse(row['failure']) as TrunkErrorRecord };
+    if (Number(row['lease_until']) >= now) return { role: 'wait' };
+    // The collector stopped renewing: exactly one waiter wins the compare-and-set and collects again.
+    const n = await this.#db.execute(
+      `UPDATE digest_collections SET owner = $5, lease_until = $6, generation = generation + 1, pages = 0
+       WHERE ${KEY_WHERE} AND status = 'collecting' AND owner = $7 AND lease_until = $8 AND generation = $9`,
+      [...keyParams(key), owner, now + leaseMs, String(row['owner']), Number(row['lease_until']), generation],
+    );
+    return n === 1 ? { role: 'collect', generation: generation + 1 } : { role: 'wait' };
+  }
+
+  async savePage(key: CollectionKey, generation: number, pageNo: number, body: string): Promise<void> {
+    await this.#db.execute(
+      `INSERT INTO digest_collection_pages (workspace_id, kind, source, scheduled_at, generation, page_no, body)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (workspace_id, kind, source, scheduled_at, generation, page_no) DO UPDATE SET body = $7`,
+      [...keyParams(key), generation, pageNo, body],
+    );
+  }
+
+  async page(key: CollectionKey, generation: number, pageNo: number): Promise<string | undefined> {
+    const rows = await this.#db.query<{ body: unknown }>(
+      `SELECT body FROM digest_collection_pages WHERE ${KEY_WHERE} AND generation = $5 AND page_no = $6`,
+      [...keyParams(key), generation, pageNo],
+    );
+    const body = rows[0]?.body;
+    return typeof body === 'string' ? body : undefined;
+  }
+
+  /** Every write of a collector is fenced by owner and generation: a replaced collector changes nothing. */
+  async renew(key: CollectionKey, owner: string, generation: number, leaseUntil: number): Promise<boolean> {
+    return (await this.#fenced('lease_until = $8', key, owner, generation, [leaseUntil])) === 1;
+  }
+
+  async finish(key: CollectionKey, owner: string, generation: number, pages: number, now: number) {
+    return (
+      (await this.#fenced("status = 'done', pages = $8, finished_at = $9", key, owner, generation, [
+        pages,
+        now,
+      ])) === 1
+    );
+  }
+
+  async fail(key: CollectionKey, owner: string, generation: number, failure: TrunkErrorRecord, now: number) {
+    await this.#fenced("status = 'failed', failure = $8, finished_at = $9", key, owner, generation, [
+      JSON.stringify(failure),
+      now,
+    ]);
+  }
+
+  /** Gives the row up at once (not a Trunk failure: the store or this process), so a waiter collects. */
+  async release(key: CollectionKey, owner: string, generation: number): Promise<void> {
+    await this.#fenced('lease_until = $8', key, owner, generation, [0]);
+  }
+
+  /** Forgets collections (and their pages) scheduled before `before`. */
+  async prune(before: number): Promise<number> {
+    await this.#db.execute('DELETE FROM digest_collection_pages WHERE scheduled_at < $1', [before]);
+    return this.#db.execute('DELETE FROM digest_collections WHERE scheduled_at < $1', [before]);
+  }
+
+  #fenced(
+    set: string,
+    key: CollectionKey,
+    owner: string,
+    generation: number,
+    values: Array<number | string>,
+  ) {
+    return this.#db.execute(
+      `UPDATE digest_collections SET ${set}
+       WHERE ${KEY_WHERE} AND owner = $5 AND generation = $6 AND status = $7`,
+      [...keyParams(key), owner, generation, 'collecting', ...values],
+    );
+  }
+}
+
+/** Thrown to a waiting digest when its service stops (the run's claim is left for another replica). */
+export class CollectionAbandoned extends Error {}
+
+export interface SharedEnv {
+  collections: CollectionRepository;
+  owner: string;
+  now: () => number;
+  leaseMs: number;
+  /** True once the waiting digest should give up (service stopping, claim lost). */
+  abandoned: () => boolean;
+  logger: Logger;
+}
+
+/** A waiting digest looks at the row after 100 ms, then less and less often, up to once a second. */
+const FIRST_POLL_MS = 100;
+const MAX_POLL_MS = 1_000;
+
+/**
+ * The pages of `key`: from Trunk through `fetch` when this digest is the collector (storing each page), or
+ * from the store when another digest collected them. `slim` reduces a row to what a digest reads.
+ */
+export async function* sharedPages<T>(
+  env: SharedEnv,
+  key: CollectionKey,
+  fetch: () => AsyncIterable<T[]>,
+  slim: (row: T) => T,
+): AsyncGenerator<T[], void, undefined> {
+  let pollMs = FIRST_POLL_MS;
+  let waited = false;
+  for (;;) {
+    const got = await env.collections.acquire(key, env.owner, env.now(), env.leaseMs);
+    if (got.role === 'collect') {
+      env.logger.info(
+        { generation: got.generation },
+        got.generation > 1
+          ? 'collecting for the digests of this minute (the previous collector stopped renewing its lease)'
+          : 'collecting for the digests of this minute',
+      );
+      yield* collectAndStore(env, key, got.generation, fetch, slim);
+      return;
+    }
+    if (got.role === 'read') {
+      env.logger.info({ pages: got.pages, waited }, 'reading the pages another digest collected this minute');
+      for (let i = 0; i < got.pages; i++) {
+        const body = await env.collections.page(key, got.generation, i);
+        // A page can only be missing if the collection was pruned while being read: start over.
+        if (body === undefined) throw new Error(`digest collection page ${i} is missing`);
+        yield JSON.parse(body) as T[];
+      }
+      return;
+    }
+    if (got.role === 'failed') throw trunkErrorFromRecord(got.failure);
+    if (env.abandoned()) throw new CollectionAbandoned();
+    waited = true;
+    await sleep(pollMs);
+    pollMs = Math.min(MAX_POLL_MS, pollMs * 2);
+  }
+}
+
+async function* collectAndStore<T>(
+  env: SharedEnv,
+  key: CollectionKey,
+  generation: number,
+  fetch: () => AsyncIterable<T[]>,
+  slim: (row: T) => T,
+): AsyncGenerator<T[], void, undefined> {
+  const { collections, owner } = env;
+  let settled = false;
+  const heartbeat = setInterval(
+    () => {
+      collections
+        .renew(key, owner, generation, env.now() + env.leaseMs)
+        .catch(() => undefined /* the next renewal or the waiters' takeover settles it */);
+    },
+    Math.max(50, Math.floor(env.leaseMs / 3)),
+  );
+  heartbeat.unref();
+  try {
+    let n = 0;
+    for await (const page of fetch()) {
+      await collections.savePage(key, generation, n, JSON.stringify(page.map(slim)));
+      n++;
+      yield page;
+    }
+    await collections.finish(key, owner, generation, n, env.now());
+    settled = true;
+  } catch (err) {
+    if (isTrunkError(err)) {
+      await collections.fail(key, owner, generation, trunkErrorRecord(err), env.now()).catch(() => undefined);
+      settled = true;
+    }
+    throw err;
+  } finally {
+    clearInterval(heartbeat);
+    // Stopped early or by something other than Trunk: let a waiter collect now rather than after the lease.
+    if (!settled) await collections.release(key, owner, generation).catch(() => undefined);
+  }
+}
+
+/** A failing test reduced to the fields a digest reads (collect.ts), for storing. */
+export function slimFailing(t: FailingTest): FailingTest {
+  const out = {
+    id: t.id,
+    name: t.name,
+    parent: t.parent,
+    classname: t.classname,
+    html_url: t.html_url,
+    failure_rate_last_24h: t.failure_rate_last_24h,
+    failure_rate_last_7d: t.failure_rate_last_7d,
+    pull_requests_impacted_last_7d: t.pull_requests_impacted_last_7d,
+    codeowners: t.codeowners,
+    quarantined: t.quarantined,
+    ...(t.ticket?.html_url ? { ticket: { html_url: t.ticket.html_url } } : {}),
+  };
+  return out as FailingTest;
+}
+
+/** A quarantined test reduced to the fields a digest reads (collect.ts), for storing. */
+export function slimQuarantined(t: QuarantinedTest): QuarantinedTest {
+  const out = {
+    test_case_id: t.test_case_id,
+    file: t.file,
+    classname: t.classname,
+    name: t.name,
+    variant: t.variant,
+    parent: t.parent,
+    codeowners: t.codeowners,
+    quarantined_at: t.quarantined_at,
+  };
+  return out as QuarantinedTest;
+}
