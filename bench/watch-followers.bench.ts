@@ -5,7 +5,8 @@
  * and its watcher ticked (app.events.tick()), so the figure counts calls, not time. Issue 12: equal within 5%.
  */
 import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
-import { startHarness, TRUNK_TOKEN, textOf } from '../test/helpers/app-harness.ts';
+import { startHarness, TRUNK_TOKEN } from '../test/helpers/app-harness.ts';
+import { textOf } from '../test/helpers/block-kit-reading.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
 
 const SEED = 12;

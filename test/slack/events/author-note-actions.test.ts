@@ -7,16 +7,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { PeopleRepository } from '../../../src/watch/index.ts';
-import {
-  defaultUsers,
-  findAction,
-  type Harness,
-  startHarness,
-  TEAM,
-  textOf,
-  USERS,
-} from '../../helpers/app-harness.ts';
+import { defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
+import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 
 /** Linked by an operator (`config people`): may act on their PRs. */
 const AUTHOR = { id: 'UAUTHOR001', name: 'alice', login: 'alice-gh' };
