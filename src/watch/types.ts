@@ -3,7 +3,7 @@
  * the comparison yields. Nothing here knows about Slack; the Slack side renders these.
  */
 import type { QueueRef } from '../core/target.ts';
-import type { Readiness } from '../trunk/types.ts';
+import type { Queue, Readiness } from '../trunk/types.ts';
 
 export const TOPICS = ['state', 'submitted', 'testing', 'merged', 'failed', 'health'] as const;
 export type Topic = (typeof TOPICS)[number];
@@ -151,7 +151,15 @@ export type HealthCondition = 'stuck' | 'paused';
 export type Destination =
   | { kind: 'channel'; key: string; workspaceId: string; channelId: string; watchId: string }
   | { kind: 'live'; key: string; workspaceId: string; channelId: string; ts: string; liveUntil: number }
-  | { kind: 'author'; key: string; workspaceId: string; userId: string; githubLogin: string };
+  | {
+      kind: 'author';
+      key: string;
+      workspaceId: string;
+      userId: string;
+      githubLogin: string;
+      /** The link was made or confirmed by an operator: the note may offer acting on the PR. */
+      verified: boolean;
+    };
 
 export type DeliveryResult =
   | { key: string; ok: true }
@@ -171,5 +179,14 @@ export interface DeliveryItem {
   destinations: Destination[];
 }
 
+/** What the watcher knows beside the events when it hands a batch over. */
+export interface DeliveryContext {
+  /**
+   * The queue as this tick's poll read it, when it did: live messages are drawn from it, so following a
+   * queue with live messages costs no Trunk read beyond the poll.
+   */
+  queue?: Queue;
+}
+
 /** Answers `results[i]` for `items[i]`, one result per destination, like Deliver. */
-export type DeliverBatch = (items: DeliveryItem[]) => Promise<DeliveryResult[][]>;
+export type DeliverBatch = (items: DeliveryItem[], context?: DeliveryContext) => Promise<DeliveryResult[][]>;

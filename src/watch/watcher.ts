@@ -13,6 +13,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { AuditEntry, Db } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { TrunkNotFoundError } from '../trunk/errors.ts';
+import type { Queue } from '../trunk/types.ts';
 import {
   type DiffFacts,
   diffSnapshots,
@@ -30,6 +31,7 @@ import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-sta
 import {
   type Deliver,
   type DeliverBatch,
+  type DeliveryContext,
   type DeliveryResult,
   type Destination,
   queueKeyOf,
@@ -176,11 +178,12 @@ export class Watcher {
     this.#owned.set(id, q);
     const stored = await this.snapshots.get(q.workspaceId, key);
     const last = Math.max(stored?.takenAt ?? 0, this.#attempted.get(id) ?? 0);
+    let polled: Queue | undefined;
     if (!stored || now - last >= this.#intervalMs) {
       this.#attempted.set(id, now);
-      await this.#poll(q, key, stored, now);
+      polled = await this.#poll(q, key, stored, now);
     }
-    await this.#deliverPending(q, key, now);
+    await this.#deliverPending(q, key, now, polled ? { queue: polled } : {});
   }
 
   async #poll(
@@ -188,9 +191,9 @@ export class Watcher {
     key: string,
     stored: Awaited<ReturnType<SnapshotRepository['get']>>,
     now: number,
-  ): Promise<void> {
+  ): Promise<Queue | undefined> {
     const api = await this.#o.trunkFor(q.workspaceId);
-    if (!api) return;
+    if (!api) return undefined;
     const address = { repo: q.target.repo, targetBranch: q.target.branch };
     const log = this.#o.logger.child({ workspace: q.workspaceId, queue: key });
     let queue: Awaited<ReturnType<WatchTrunk['getQueue']>>;
@@ -200,7 +203,7 @@ export class Watcher {
     } catch (err) {
       this.#o.metrics.watchPolls.inc({ outcome: 'failed' });
       log.warn({ err }, 'polling the queue failed; trying again next interval');
-      return;
+      return undefined;
     }
     const facts: DiffFacts = {
       workspaceId: q.workspaceId,
@@ -226,7 +229,7 @@ export class Watcher {
         if (!(err instanceof TrunkNotFoundError)) {
           // Nothing is stored: the next poll diffs against the same snapshot and asks again.
           log.warn({ err, pr: pr.number }, 'could not learn what became of a PR; retrying next interval');
-          return;
+          return undefined;
         }
         events.push(resolveDeparted(pr, undefined, facts));
       }
@@ -266,10 +269,12 @@ export class Watcher {
         events,
         health,
       });
+      return queue;
     } catch (err) {
       if (!(err instanceof LostLeaseError)) throw err;
       this.#owned.delete(`${q.workspaceId}|${key}`);
       log.warn({ reason: err.message }, 'lost the queue lease; another replica polls it now');
+      return undefined;
     }
   }
 
@@ -315,12 +320,13 @@ export class Watcher {
           workspaceId: person.workspaceId,
           userId: person.userId,
           githubLogin: person.githubLogin,
+          verified: person.verified,
         });
     }
     return out;
   }
 
-  async #deliverPending(q: FollowedQueue, key: string, now: number): Promise<void> {
+  async #deliverPending(q: FollowedQueue, key: string, now: number, context: DeliveryContext): Promise<void> {
     const grace = this.#o.deliveryGraceMs ?? 15 * 60_000;
     const log = this.#o.logger.child({ workspace: q.workspaceId, queue: key });
     // Claim everything due first, then send: with deliverBatch the Slack side sees every pending event of
@@ -355,7 +361,7 @@ export class Watcher {
       batch.push({ event, dests, claimed });
     }
     const toSend = batch.filter((b) => b.claimed.length > 0);
-    const results = await this.#sendAll(toSend, log);
+    const results = await this.#sendAll(toSend, context, log);
     for (const [i, b] of toSend.entries()) await this.#settle(b.event, b.claimed, results[i] ?? [], now, log);
     for (const { event, dests } of batch) {
       const rows = await this.outbox.deliveries(event.id);
@@ -369,13 +375,17 @@ export class Watcher {
   /** One result list per item; a throw counts as no result (retried next tick). */
   async #sendAll(
     items: Array<{ event: WatchEvent; claimed: Destination[] }>,
+    context: DeliveryContext,
     log: Logger,
   ): Promise<DeliveryResult[][]> {
     if (items.length === 0) return [];
     const { deliverBatch } = this.#o;
     if (deliverBatch) {
       try {
-        return await deliverBatch(items.map((i) => ({ event: i.event, destinations: i.claimed })));
+        return await deliverBatch(
+          items.map((i) => ({ event: i.event, destinations: i.claimed })),
+          context,
+        );
       } catch (err) {
         log.warn({ err, events: items.length }, 'delivering queue events failed; retrying next tick');
         return [];
