@@ -136,21 +136,15 @@ describe('sandbox: queue events, freeze, Home and PR buttons', () => {
     expect(sb.slack.messages.find((m) => m.ts === dm.ts)?.channel).toBe(USERS.operator.id);
   });
 
-  it("the operator restarts their own failed PR from a message's Restart tests button", async () => {
-    // The DM carries the PR's buttons once the app puts them there; until then the `pr` reply has them.
-    let note = [...page.messages.values()].find(
-      (m) => m.dmWith === USERS.operator.id && buttonPath(m, 'mq_pr_restart') !== undefined,
+  it("the operator restarts their own failed PR from its note's Restart tests button", async () => {
+    // The note about the failed PR, in the operator's DM, carries its next steps.
+    const note = await page.until(
+      () =>
+        [...page.messages.values()].find(
+          (m) => m.dmWith === USERS.operator.id && buttonPath(m, 'mq_pr_restart') !== undefined,
+        ),
+      "the failed PR's note with its Restart tests button",
     );
-    if (!note) {
-      await post('command', { as: 'operator', text: `pr ${SEEDED.operatorPr}` });
-      note = await page.until(
-        () =>
-          [...page.messages.values()].find(
-            (m) => m.ephemeralTo === USERS.operator.id && buttonPath(m, 'mq_pr_restart') !== undefined,
-          ),
-        'the PR with its Restart tests button',
-      );
-    }
     const restarts = sb.trunk.requestsTo('restartTestsOnPullRequest').length;
     const res = await post('action', {
       as: 'operator',
