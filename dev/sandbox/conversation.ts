@@ -22,6 +22,8 @@ export interface PageMessage {
   /** The command a person typed (shown to them as Slack does, not posted to the channel). */
   command?: string;
   edited?: boolean;
+  /** Set on the app's direct messages: the person whose DM with the app this is. */
+  dmWith?: string;
 }
 
 export interface PageView {
@@ -45,6 +47,8 @@ export type PageEvent =
 /** What a response_url was handed out for. */
 export interface ResponseContext {
   userId: string;
+  /** The conversation the response_url belongs to; default #merge-queue. */
+  channel?: string;
   /** Set when a button on an ephemeral message made it: replace_original/delete_original act on that one. */
   ephemeralTs?: string;
 }
@@ -109,7 +113,7 @@ export class Conversation {
   /** A response_url handed to the app; its answers are shown to this user. */
   responseUrl(context: ResponseContext & { messageTs?: string }): string {
     const url = this.slack.responseUrl({
-      channel: CHANNEL_ID,
+      channel: context.channel ?? CHANNEL_ID,
       user: context.userId,
       ...(context.messageTs ? { messageTs: context.messageTs } : {}),
     });
@@ -243,10 +247,12 @@ export class Conversation {
     if (calls.length < this.callsSeen) this.callsSeen = 0;
     for (; this.callsSeen < calls.length; this.callsSeen++) this.onCall(calls[this.callsSeen]!);
 
-    // Channel messages: new ones, edits (chat.update, replace_original) and deletions.
+    // Channel messages and the app's DMs: new ones, edits (chat.update, replace_original) and deletions.
     const seen = new Set<string>();
     for (const m of this.slack.messages) {
-      if (m.channel !== CHANNEL_ID) continue;
+      // chat.postMessage to a user id is the app's DM with them (the fake keeps the user id as the channel).
+      const dmWith = this.users.find((u) => u.id === m.channel)?.id;
+      if (m.channel !== CHANNEL_ID && !dmWith) continue;
       seen.add(m.ts);
       const fp = JSON.stringify([m.text, m.blocks, m.threadTs]);
       if (this.fingerprints.get(m.ts) === fp) continue;
@@ -258,6 +264,7 @@ export class Conversation {
         edited: m.history.length > 0,
       };
       if (m.threadTs) pm.threadTs = m.threadTs;
+      if (dmWith) pm.dmWith = dmWith;
       const blocks = blocksOf(m.blocks);
       if (blocks) pm.blocks = blocks;
       this.put(pm);
@@ -331,6 +338,13 @@ export class Conversation {
         return;
       }
       case 'views.update': {
+        const home = [...this.homes.values()].find((h) => h.id === String(args['view_id']));
+        if (home) {
+          const updated = { ...home, view: parse(args['view']) as Json, hash: `${home.hash}+` };
+          this.homes.set(home.userId, updated);
+          this.emit({ type: 'home', data: updated });
+          return;
+        }
         const view = this.views.get(String(args['view_id']));
         if (!view) return;
         this.putView({ ...view, view: parse(args['view']) as Json, hash: `${view.hash}+`, errors: {} });
@@ -361,7 +375,8 @@ export class Conversation {
     }
     if (replace) return; // a channel message replaced by the fake; sync() shows the new version
     if (body['response_type'] === 'in_channel') return; // posted to the channel by the fake
-    this.addEphemeral(ctx.userId, body);
+    // An answer to a click in the app's DM is shown there.
+    this.addEphemeral(ctx.userId, body, ctx.channel === ctx.userId ? { dmWith: ctx.userId } : {});
   }
 }
 

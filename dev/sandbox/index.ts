@@ -30,6 +30,10 @@ import {
 } from './people.ts';
 import { createSandboxRoutes } from './routes.ts';
 import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk } from './seed.ts';
+import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
+
+/** WATCH_INTERVAL_SECONDS' minimum (src/config.ts). */
+const MIN_WATCH_SECONDS = 5;
 
 export interface SandboxOptions {
   logger?: Logger;
@@ -37,6 +41,14 @@ export interface SandboxOptions {
   host?: string;
   /** SQLite file; default a fresh file in a temporary directory, removed on stop. */
   databasePath?: string;
+  /**
+   * How often the story moves on by itself (story.ts: the operator's PR fails, then the queues move on
+   * their own); 0: only when someone asks (the page's "Move the queues", or `step()`). Default
+   * SANDBOX_ACTIVITY_SECONDS, else 15 s.
+   */
+  activityIntervalMs?: number;
+  /** The app's clock (tests move it past the watch interval); default Date.now. */
+  clock?: () => number;
 }
 
 export interface Sandbox {
@@ -45,7 +57,16 @@ export interface Sandbox {
   readonly app: RunningApp;
   readonly slack: SlackFake;
   readonly trunk: TrunkFake;
+  /** One step of the story (what the page's "Move the queues" does); says what happened. */
+  step(): string[];
   stop(): Promise<void>;
+}
+
+/** Seconds from SANDBOX_ACTIVITY_SECONDS (0 stops the queues), else 15. */
+function activityIntervalFromEnv(): number {
+  const raw = process.env['SANDBOX_ACTIVITY_SECONDS'];
+  const n = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) : 15_000;
 }
 
 export async function startSandbox(config: Config, opts: SandboxOptions = {}): Promise<Sandbox> {
@@ -73,9 +94,16 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     });
     cleanups.push(() => slack.close());
 
-    const trunk = await startTrunkFake({ tokens: [trunkToken], orgSlug: SANDBOX_ORG, maxRecorded: 2_000 });
+    // The queues move only when the story steps them (story.ts), never on the fake's own timer.
+    const trunk = await startTrunkFake({
+      tokens: [trunkToken],
+      orgSlug: SANDBOX_ORG,
+      maxRecorded: 2_000,
+      activity: { seed: ACTIVITY_SEED, authors: ACTIVITY_AUTHORS },
+    });
     cleanups.push(() => trunk.close());
     seedTrunk(trunk);
+    const story = createStory(trunk);
 
     let databasePath = opts.databasePath;
     if (!databasePath) {
@@ -90,6 +118,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
       database: { kind: 'sqlite', path: databasePath },
       // Single-workspace mode stores no secret, but a key keeps `connect` working in the sandbox too.
       encryptionKeys: [randomBytes(32)],
+      // The shortest poll the app allows, so what the story does shows within seconds.
+      watch: { ...config.watch, intervalSeconds: MIN_WATCH_SECONDS },
     };
     // `/mergequeue status` works straight away: DEFAULT_REPO if set, else the busiest seeded queue.
     const seeded = parseTarget(SANDBOX_DEFAULT_REPO);
@@ -105,6 +135,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
       conversation,
       signingSecret,
       eventsUrl: () => eventsUrl,
+      step: () => story.step(),
       newestDigestId: async () => {
         if (!app) return undefined;
         const rows = await app.store.db.query<{ id: string }>(
@@ -120,19 +151,28 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
 
     const running = await createApp(sandboxConfig, {
       logger,
+      ...(opts.clock ? { clock: opts.clock } : {}),
       http: { host: opts.host ?? '127.0.0.1', customRoutes: routes },
       slack: { signingSecret, botToken, apiUrl: slack.url },
     });
     app = running;
     cleanups.push(() => running.stop());
+    await seedApp(running.store.db, { now: (opts.clock ?? Date.now)(), tz: viewerTz });
     await running.start();
     eventsUrl = `http://127.0.0.1:${running.port}${EVENTS_PATH}`;
+    const every = opts.activityIntervalMs ?? activityIntervalFromEnv();
+    if (every > 0) {
+      const timer = setInterval(() => story.step(), every);
+      timer.unref();
+      cleanups.push(() => clearInterval(timer));
+    }
 
     return {
       url: `${running.url}/sandbox`,
       app: running,
       slack,
       trunk,
+      step: () => story.step(),
       stop: cleanup,
     };
   } catch (err) {

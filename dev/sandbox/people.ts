@@ -19,12 +19,28 @@ export interface SandboxUser {
   name: string;
   role: Role;
   isAdmin: boolean;
+  /** The GitHub login the seed links them to (authors of PRs in the Trunk fake get notes). */
+  github: string;
 }
 
 /** An operator (a workspace admin, so the app lets them change queues) and a regular member. */
 export const USERS: Record<Role, SandboxUser> = {
-  operator: { id: 'U0MAYA0001', handle: 'maya.chen', name: 'Maya Chen', role: 'operator', isAdmin: true },
-  member: { id: 'U0SAM00001', handle: 'sam.ortiz', name: 'Sam Ortiz', role: 'member', isAdmin: false },
+  operator: {
+    id: 'U0MAYA0001',
+    handle: 'maya.chen',
+    name: 'Maya Chen',
+    role: 'operator',
+    isAdmin: true,
+    github: 'maya-chen',
+  },
+  member: {
+    id: 'U0SAM00001',
+    handle: 'sam.ortiz',
+    name: 'Sam Ortiz',
+    role: 'member',
+    isAdmin: false,
+    github: 'sam-ortiz',
+  },
 };
 
 export function roleOf(value: unknown): Role {

@@ -3,9 +3,11 @@
  *   GET  /sandbox                the page;  GET /sandbox/static/<file>  its script and styles;
  *   GET  /sandbox/api/events     Server-Sent Events: a snapshot, then every message, update and modal;
  *   POST /sandbox/api/command | action | submit | close | digest | hello | home   what the person did
- *   (home: they opened the app's Home tab, which Slack tells the app with an app_home_opened event).
+ *   (home: they opened the app's Home tab, which Slack tells the app with an app_home_opened event);
+ *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would.
  * Each POST becomes the request Slack itself would send (a slash command form, block_actions, a
- * view_submission), signed with the sandbox's signing secret and posted to the app's /slack/events. The
+ * view_submission, an app_home_opened event), signed with the sandbox's signing secret and posted to the
+ * app's /slack/events. The
  * app has no sandbox shortcut: it cannot tell this page from Slack.
  */
 import { readFileSync } from 'node:fs';
@@ -52,7 +54,12 @@ export interface SandboxRouteDeps {
   newestDigestId: () => Promise<string | undefined>;
   /** The viewer's time zone, given to both pretend users (digest times default to it). */
   setTimeZone: (tz: string) => void;
+  /** One step of the story: what happened, in words. */
+  step: () => string[];
 }
+
+/** The app's DM with a person, as the page names it in payloads (the fake keys DMs by the user's id). */
+const DM_NAME = 'directmessage';
 
 const STATIC: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -203,18 +210,22 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
     } else {
       const ts = String(body['ts'] ?? '');
       const m = conversation.messages.get(ts);
-      if (!m || (m.ephemeralTo && m.ephemeralTo !== user.id))
+      if (!m || (m.ephemeralTo && m.ephemeralTo !== user.id) || (m.dmWith && m.dmWith !== user.id))
         return { ok: false, error: 'That message is no longer there.' };
       const blocks = m.blocks ?? [];
       const ephemeral = m.ephemeralTo !== undefined;
+      // A click in the app's DM comes from that conversation, and its response_url answers there.
+      const channelId = m.dmWith ?? CHANNEL_ID;
       payload = messageActionPayload({
         ...actor(user),
-        channelId: CHANNEL_ID,
-        channelName: CHANNEL_NAME,
+        channelId,
+        channelName: m.dmWith ? DM_NAME : CHANNEL_NAME,
         message: { ts, text: m.text, blocks, botUserId: BOT_USER_ID, botId: BOT_ID, ephemeral },
         action: actionFor(blocks, path, selected),
         responseUrl: conversation.responseUrl(
-          ephemeral ? { userId: user.id, ephemeralTs: ts } : { userId: user.id, messageTs: ts },
+          ephemeral
+            ? { userId: user.id, channel: channelId, ephemeralTs: ts }
+            : { userId: user.id, channel: channelId, messageTs: ts },
         ),
         triggerId,
       });
@@ -360,6 +371,14 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
       }),
     },
     { path: '/sandbox/api/digest', method: 'POST', handler: post(runDigest) },
+    {
+      path: '/sandbox/api/step',
+      method: 'POST',
+      handler: post(async () => {
+        const happened = deps.step();
+        return { ok: true, happened };
+      }),
+    },
     {
       path: '/sandbox/api/home',
       method: 'POST',

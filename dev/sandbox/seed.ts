@@ -27,6 +27,8 @@ export const SANDBOX_DEFAULT_REPO = 'acme/web:main';
 /** The ids the page suggests (`pr 4812`, `run tr_7f3a9c21`); the seed guarantees they exist. */
 export const SEEDED = {
   readyPr: 4812,
+  /** The operator's own PR, testing in acme/web:main (see failOperatorPr). */
+  operatorPr: 4821,
   blockedPr: 4815,
   testRun: 'tr_7f3a9c21',
   failedRun: 'tr_5b2e0d14',
@@ -107,6 +109,14 @@ const WEB_PRS: PrSpec[] = [
     priority: 'none',
     state: 'pending',
     minutesAgo: 41,
+  },
+  {
+    n: 4821,
+    title: 'Checkout: retry the 3-D Secure challenge once on timeout',
+    author: 'maya-chen',
+    priority: 'medium',
+    state: 'testing',
+    minutesAgo: 4,
   },
 ];
 

@@ -115,7 +115,8 @@ const NOT_POSTABLE = new Set(['not_in_channel', 'channel_not_found', 'is_archive
 
 /**
  * Posts to the channel as the bot (so the message has a ts that chat.update can edit). If the bot
- * cannot post there (not invited to a private channel, a DM), answers in_channel through respond instead.
+ * cannot post there (not invited to a private channel, a DM), answers in_channel through respond instead,
+ * with `viaResponseUrl` when given: that copy has no ts, so it must not promise to keep itself current.
  */
 export async function postToChannel(
   deps: SlackDeps,
@@ -123,6 +124,7 @@ export async function postToChannel(
   channel: string,
   reply: SlackReply,
   respond: RespondFn | undefined,
+  viaResponseUrl: SlackReply = reply,
 ): Promise<{ ts?: string; via: 'api' | 'response_url' | 'none' }> {
   // No channel (a click on the Home tab): the answer goes where respond sends it.
   if (!channel && respond) {
@@ -141,12 +143,12 @@ export async function postToChannel(
   } catch (err) {
     const code = errorCode(err);
     if (respond && NOT_POSTABLE.has(code)) {
-      const ok = await sendReply(deps, respond, { ...reply, response_type: 'in_channel' });
+      const ok = await sendReply(deps, respond, { ...viaResponseUrl, response_type: 'in_channel' });
       return { via: ok ? 'response_url' : 'none' };
     }
     deps.logger.warn({ err, channel }, 'could not post to the channel');
     if (respond) {
-      const ok = await sendReply(deps, respond, { ...reply, response_type: 'in_channel' });
+      const ok = await sendReply(deps, respond, { ...viaResponseUrl, response_type: 'in_channel' });
       return { via: ok ? 'response_url' : 'none' };
     }
     return { via: 'none' };

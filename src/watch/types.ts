@@ -151,7 +151,15 @@ export type HealthCondition = 'stuck' | 'paused';
 export type Destination =
   | { kind: 'channel'; key: string; workspaceId: string; channelId: string; watchId: string }
   | { kind: 'live'; key: string; workspaceId: string; channelId: string; ts: string; liveUntil: number }
-  | { kind: 'author'; key: string; workspaceId: string; userId: string; githubLogin: string };
+  | {
+      kind: 'author';
+      key: string;
+      workspaceId: string;
+      userId: string;
+      githubLogin: string;
+      /** The link was made or confirmed by an operator: the note may offer acting on the PR. */
+      verified: boolean;
+    };
 
 export type DeliveryResult =
   | { key: string; ok: true }
@@ -171,9 +179,14 @@ export interface DeliveryItem {
   destinations: Destination[];
 }
 
-/**
- * Answers `results[i]` for `items[i]`, one result per destination, like Deliver. `polled` is the queue as
- * this tick's poll read it, when it did: live messages are drawn from it rather than from another Trunk
- * read, so following a queue with live messages costs its polls and nothing more.
- */
-export type DeliverBatch = (items: DeliveryItem[], polled?: Queue) => Promise<DeliveryResult[][]>;
+/** What the watcher knows beside the events when it hands a batch over. */
+export interface DeliveryContext {
+  /**
+   * The queue as this tick's poll read it, when it did: live messages are drawn from it, so following a
+   * queue with live messages costs no Trunk read beyond the poll.
+   */
+  queue?: Queue;
+}
+
+/** Answers `results[i]` for `items[i]`, one result per destination, like Deliver. */
+export type DeliverBatch = (items: DeliveryItem[], context?: DeliveryContext) => Promise<DeliveryResult[][]>;

@@ -31,6 +31,7 @@ import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-sta
 import {
   type Deliver,
   type DeliverBatch,
+  type DeliveryContext,
   type DeliveryResult,
   type Destination,
   queueKeyOf,
@@ -182,7 +183,7 @@ export class Watcher {
       this.#attempted.set(id, now);
       polled = await this.#poll(q, key, stored, now);
     }
-    await this.#deliverPending(q, key, now, polled);
+    await this.#deliverPending(q, key, now, polled ? { queue: polled } : {});
   }
 
   async #poll(
@@ -268,13 +269,13 @@ export class Watcher {
         events,
         health,
       });
+      return queue;
     } catch (err) {
       if (!(err instanceof LostLeaseError)) throw err;
       this.#owned.delete(`${q.workspaceId}|${key}`);
       log.warn({ reason: err.message }, 'lost the queue lease; another replica polls it now');
       return undefined;
     }
-    return queue;
   }
 
   /** Changes made through this app since one interval before the previous poll (so none slips between). */
@@ -319,12 +320,13 @@ export class Watcher {
           workspaceId: person.workspaceId,
           userId: person.userId,
           githubLogin: person.githubLogin,
+          verified: person.verified,
         });
     }
     return out;
   }
 
-  async #deliverPending(q: FollowedQueue, key: string, now: number, polled?: Queue): Promise<void> {
+  async #deliverPending(q: FollowedQueue, key: string, now: number, context: DeliveryContext): Promise<void> {
     const grace = this.#o.deliveryGraceMs ?? 15 * 60_000;
     const log = this.#o.logger.child({ workspace: q.workspaceId, queue: key });
     // Claim everything due first, then send: with deliverBatch the Slack side sees every pending event of
@@ -359,7 +361,7 @@ export class Watcher {
       batch.push({ event, dests, claimed });
     }
     const toSend = batch.filter((b) => b.claimed.length > 0);
-    const results = await this.#sendAll(toSend, log, polled);
+    const results = await this.#sendAll(toSend, context, log);
     for (const [i, b] of toSend.entries()) await this.#settle(b.event, b.claimed, results[i] ?? [], now, log);
     for (const { event, dests } of batch) {
       const rows = await this.outbox.deliveries(event.id);
@@ -373,8 +375,8 @@ export class Watcher {
   /** One result list per item; a throw counts as no result (retried next tick). */
   async #sendAll(
     items: Array<{ event: WatchEvent; claimed: Destination[] }>,
+    context: DeliveryContext,
     log: Logger,
-    polled?: Queue,
   ): Promise<DeliveryResult[][]> {
     if (items.length === 0) return [];
     const { deliverBatch } = this.#o;
@@ -382,7 +384,7 @@ export class Watcher {
       try {
         return await deliverBatch(
           items.map((i) => ({ event: i.event, destinations: i.claimed })),
-          polled,
+          context,
         );
       } catch (err) {
         log.warn({ err, events: items.length }, 'delivering queue events failed; retrying next tick');

@@ -52,6 +52,8 @@ export interface ActivityOptions {
   maxQueued?: number;
   /** Departed PRs kept per queue for getSubmittedPullRequest; default 500 (oldest forgotten first). */
   keepDeparted?: number;
+  /** GitHub logins new PRs are drawn from; default a fixed cast (the sandbox adds its operator's login). */
+  authors?: readonly string[];
 }
 
 export type ActivityEventKind =
@@ -133,6 +135,7 @@ export function createQueueActivity(
   const rates: ActivityRates = { ...DEFAULT_ACTIVITY_RATES, ...opts.rates };
   const maxQueued = opts.maxQueued ?? 12;
   const keepDeparted = opts.keepDeparted ?? 500;
+  const authors = opts.authors && opts.authors.length > 0 ? opts.authors : AUTHORS;
   let stories = new Map<string, Story>();
   let events: ActivityEvent[] = [];
   let step = 0;
@@ -239,7 +242,7 @@ export function createQueueActivity(
       id: `pr_${hexFrom(s.rng, 12)}`,
       prNumber,
       prTitle: pick(s.rng, TITLES),
-      prAuthor: pick(s.rng, AUTHORS),
+      prAuthor: pick(s.rng, authors),
       prSha: hexFrom(s.rng, 40),
       prBaseBranch: record.settings.branch,
       state: 'pending',

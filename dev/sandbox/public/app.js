@@ -1,6 +1,7 @@
-// The sandbox page: a Slack-like channel that talks to the sandbox bridge (/sandbox/api/*). The bridge turns
-// every command, click and submission into the signed request Slack would send, and streams back what the
-// app did through Slack's Web API (messages, updates, ephemerals, threads, modals) as Server-Sent Events.
+// The sandbox page: a Slack-like channel, the app's direct messages and its Home tab, talking to the sandbox
+// bridge (/sandbox/api/*). The bridge turns every command, click and submission into the signed request
+// Slack would send, and streams back what the app did through Slack's Web API (messages, updates,
+// ephemerals, threads, DMs, modals, Home tabs) as Server-Sent Events.
 import { elementAt, escapeHtml, renderBlocks } from './blockkit.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -16,6 +17,10 @@ const state = {
   homes: new Map(),
   /** 'channel' or 'home': what the main pane shows */
   page: 'channel',
+  /** In the channel view: 'channel' (#merge-queue) or 'dm' (the app's direct messages to this person) */
+  pane: 'channel',
+  /** user id → ts of the newest DM they have seen */
+  dmSeen: new Map(),
   openThread: null,
   history: [],
   historyAt: -1,
@@ -55,7 +60,37 @@ function scrollDown(el) {
 // ---- messages ----------------------------------------------------------------------------------------
 
 function visible(m) {
-  return !m.ephemeralTo || m.ephemeralTo === me().id;
+  if (m.ephemeralTo && m.ephemeralTo !== me().id) return false;
+  // The app's DMs to this person make the "Direct messages" pane; everything else is #merge-queue.
+  return state.pane === 'dm' ? m.dmWith === me().id : !m.dmWith;
+}
+
+const PANES = {
+  channel: { name: '# merge-queue', topic: 'Trunk merge queue for acme/web, acme/api and acme/mobile' },
+  dm: { name: 'mergequeue', topic: 'Direct messages from the app: notes about your own PRs' },
+};
+
+function unreadDms() {
+  const seen = state.dmSeen.get(me().id) ?? 0;
+  return [...state.messages.values()].filter((m) => m.dmWith === me().id && Number(m.ts) > seen).length;
+}
+
+function markDmsSeen() {
+  const mine = [...state.messages.values()].filter((m) => m.dmWith === me().id);
+  state.dmSeen.set(me().id, Math.max(0, ...mine.map((m) => Number(m.ts))));
+}
+
+/** #merge-queue or the app's DMs, in the channel view. */
+function setPane(pane) {
+  state.pane = PANES[pane] ? pane : 'channel';
+  $('#nav-channel').classList.toggle('active', state.page !== 'home' && state.pane === 'channel');
+  $('#nav-dm').classList.toggle('active', state.page !== 'home' && state.pane === 'dm');
+  $('#pane-name').textContent = PANES[state.pane].name;
+  $('#pane-topic').textContent = PANES[state.pane].topic;
+  // Commands are typed in the channel, as in this workspace's Slack.
+  $('#composer').hidden = state.pane !== 'channel';
+  $('#messages').innerHTML = '';
+  render();
 }
 
 function timeOf(ts) {
@@ -119,10 +154,16 @@ function render() {
   if (top.length === 0 && !box.querySelector('.empty'))
     box.insertAdjacentHTML(
       'afterbegin',
-      '<div class="empty">Type <code>status</code> below to see the merge queue.</div>',
+      state.pane === 'dm'
+        ? '<div class="empty">No messages from the app yet. It writes here when a PR of yours starts testing, merges or fails.</div>'
+        : '<div class="empty">Type <code>status</code> below to see the merge queue.</div>',
     );
   else if (top.length > 0) box.querySelector('.empty')?.remove();
   if (atBottom) scrollDown(box);
+  if (state.pane === 'dm' && state.page !== 'home') markDmsSeen();
+  const unread = unreadDms();
+  $('#dm-unread').hidden = unread === 0;
+  $('#dm-unread').textContent = String(unread);
   if (state.openThread) {
     const parent = state.messages.get(state.openThread);
     const replies = all.filter((m) => m.threadTs === state.openThread && m.ts !== state.openThread);
@@ -310,6 +351,13 @@ $('#command').addEventListener('keydown', (ev) => {
 });
 
 $('#run-digest').addEventListener('click', () => api('digest', {}));
+$('#step').addEventListener('click', async () => {
+  const res = await api('step', {});
+  if (res.ok)
+    $('#step-result').textContent = res.happened?.length
+      ? res.happened.join('\n')
+      : 'Nothing changed this step.';
+});
 
 // ---- the Home tab --------------------------------------------------------------------------------------
 
@@ -326,7 +374,8 @@ function showPage(page) {
   $('#home-view').hidden = state.page !== 'home';
   $('.channel-view:not(.home-view)').hidden = state.page === 'home';
   $('#nav-home').classList.toggle('active', state.page === 'home');
-  $('#nav-channel').classList.toggle('active', state.page !== 'home');
+  $('#nav-channel').classList.toggle('active', state.page !== 'home' && state.pane === 'channel');
+  $('#nav-dm').classList.toggle('active', state.page !== 'home' && state.pane === 'dm');
   if (state.page === 'home') {
     renderHome();
     api('home', {});
@@ -334,7 +383,14 @@ function showPage(page) {
 }
 
 $('#nav-home').addEventListener('click', () => showPage('home'));
-$('#nav-channel').addEventListener('click', () => showPage('channel'));
+$('#nav-channel').addEventListener('click', () => {
+  showPage('channel');
+  setPane('channel');
+});
+$('#nav-dm').addEventListener('click', () => {
+  showPage('channel');
+  setPane('dm');
+});
 
 function setWho(who) {
   state.as = who === 'member' ? 'member' : 'operator';
@@ -350,6 +406,11 @@ const SUGGESTIONS = [
   'help',
   'status',
   'status acme/api',
+  'status acme/mobile',
+  'watch list',
+  'freeze list',
+  'me',
+  'pr 4821',
   'pause Deploy freeze for the 2.14 release',
   'resume',
   'concurrency 3',

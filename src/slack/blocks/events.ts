@@ -22,6 +22,7 @@ import {
 } from './format.ts';
 import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, section, sectionsOfLines } from './kit.ts';
+import { prActionButtons } from './pr-actions.ts';
 import { stateButtons } from './status.ts';
 
 export interface EventLinks {
@@ -85,6 +86,23 @@ function whyLines(e: LeftEvent): string[] {
     isCurrentlySubmittedToQueue: false,
   });
   return x.reasons.filter((r) => r.ok !== true).map((r) => `• ${escTrim(r.text, 400)}`);
+}
+
+/**
+ * What we can tell of a PR that left failed or cancelled: the readiness problems Trunk reports, else, for
+ * a failure, that its test run failed and where its checks are. The v1 contract names no test run for a
+ * PR (getSubmittedPullRequest and getQueue carry no test run id), so the run cannot be fetched here; the
+ * PR's checks page lists the queue's checks, and `/mergequeue run <id>` reads a run whose id one has.
+ */
+function fateSection(e: LeftEvent): string {
+  const why = whyLines(e);
+  if (why.length > 0) return `*Why, as Trunk reports it*\n${why.join('\n')}`;
+  const label = esc(queueLabel(e.target));
+  const checks = prUrl(e.target.repo, e.pr.number);
+  const where = checks ? link(`${checks}/checks`, `#${e.pr.number}'s checks`) : `#${e.pr.number}'s checks`;
+  if (e.kind === 'failed')
+    return `Trunk reports nothing wrong with its readiness, so a required check failed in the queue's test run: see ${where}. With the run's id, \`/mergequeue run <id> ${label}\` lists its checks.`;
+  return `Trunk did not say why; see ${where}, or \`/mergequeue pr ${e.pr.number} ${label}\`.`;
 }
 
 /** One event as one line (grouped messages). */
@@ -156,10 +174,7 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks): SlackRep
     blocks.push(
       section(`${KIND_EMOJI[e.kind]} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*`),
     );
-    if (e.kind === 'failed' || e.kind === 'cancelled') {
-      const why = whyLines(e);
-      if (why.length > 0) blocks.push(section(`*Why, as Trunk reports it*\n${why.join('\n')}`));
-    }
+    if (e.kind === 'failed' || e.kind === 'cancelled') blocks.push(section(fateSection(e)));
     text = `#${e.pr.number} ${e.pr.title} ${KIND_WORDS[e.kind]} in ${label}`;
   }
   blocks.push(footer(e.target, e.at, l));
@@ -182,10 +197,21 @@ export function renderFeed(events: Array<Exclude<WatchEvent, HealthEvent>>, l: E
   return { text: esc(`${label}: ${plural(events.length, 'update')} (${kinds})`), blocks };
 }
 
-/** The direct message to a linked author about their own PR. */
+/** Who a note goes to: their GitHub login, and whether an operator made or confirmed that link. */
+export interface NoteReader {
+  githubLogin: string;
+  verified: boolean;
+}
+
+/**
+ * The direct message to a linked author about their own PR. A PR that failed or was cancelled gets the
+ * buttons that fit its state (prActionButtons, handled by the PR buttons' listeners). A self-made link
+ * gives no rights over the PR, so its reader gets Open in Trunk only and is told how to get the rest,
+ * rather than buttons that would refuse them.
+ */
 export function renderAuthorNote(
   e: Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' }>,
-  githubLogin: string,
+  to: NoteReader,
   l: EventLinks = {},
 ): SlackReply {
   const label = queueLabel(e.target);
@@ -194,19 +220,30 @@ export function renderAuthorNote(
       `${KIND_EMOJI[e.kind]} Your PR ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*.`,
     ),
   ];
-  if (e.kind === 'failed' || e.kind === 'cancelled') {
-    const why = whyLines(e);
+  const buttons = e.kind === 'failed' || e.kind === 'cancelled';
+  if (buttons) {
+    blocks.push(section(fateSection(e)));
     blocks.push(
-      section(
-        why.length > 0
-          ? `*Why, as Trunk reports it*\n${why.join('\n')}`
-          : `Trunk did not say why; see the PR's checks, or \`/mergequeue pr ${e.pr.number} ${esc(label)}\`.`,
-      ),
+      prActionButtons({
+        ref: e.target,
+        pr: { prNumber: e.pr.number, state: e.pr.state ?? e.kind },
+        renderedAt: e.at,
+        onNote: true,
+        ...(to.verified ? {} : { openOnly: true }),
+        ...l,
+      }),
     );
+    if (!to.verified)
+      blocks.push(
+        context(
+          `Buttons to act on your PR come with these notes once an operator confirms your link: ask one to run ${code(`/mergequeue config people @you ${to.githubLogin}`, 120)}.`,
+        ),
+      );
   }
   blocks.push(
     context(
-      `${slackDate(e.at)} · ${link(trunkQueueUrl(l.appUrl, l.orgSlug, e.target), 'Open in Trunk')} · sent because you linked GitHub login ${code(githubLogin, 60)}; \`/mergequeue me notify off\` stops these`,
+      // With buttons, Open in Trunk is one of them.
+      `${slackDate(e.at)}${buttons ? '' : ` · ${link(trunkQueueUrl(l.appUrl, l.orgSlug, e.target), 'Open in Trunk')}`} · sent because you linked GitHub login ${code(to.githubLogin, 60)}; \`/mergequeue me notify off\` stops these`,
     ),
   );
   return { text: esc(`Your PR #${e.pr.number} ${KIND_WORDS[e.kind]} in ${label}`), blocks };

@@ -8,7 +8,7 @@ import { context, header, section } from './kit.ts';
 const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
   help: { what: 'This help, or help on one command.', examples: ['/mergequeue help pause'] },
   status: {
-    what: "The queue's state and settings, the PRs waiting, and buttons to pause, drain, resume or change concurrency.",
+    what: "The queue's state and settings, the PRs waiting, and buttons to pause, drain, resume or change concurrency. Posted in a channel the app is in, the message keeps itself current (live · updated HH:MM) for a few hours, however the queue changes, Trunk's web app included.",
     examples: ['/mergequeue status', '/mergequeue status acme/web:main'],
   },
   pause: {
@@ -81,7 +81,7 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     ],
   },
   watch: {
-    what: "This channel receives the queue's events as they happen: state or settings changes (also made outside Slack), PRs submitted, testing, merged, failed, and health alerts when the queue is stuck or paused too long. Bursts are grouped into one message.",
+    what: "This channel receives the queue's events as they happen: state or settings changes (also made outside Slack), PRs submitted, testing, merged, failed, and health alerts when the queue is stuck or paused too long. Bursts are grouped into one message. Default: `state failed health`; `stuck <minutes>` sets this channel's stuck threshold.",
     examples: [
       '/mergequeue watch acme/web:main',
       '/mergequeue watch acme/web:main merged failed health stuck 30',
@@ -93,7 +93,7 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     examples: ['/mergequeue unwatch', '/mergequeue unwatch acme/web:main'],
   },
   me: {
-    what: 'Links you to your GitHub login: you get a direct message when your PR starts testing, merges, or fails or is cancelled.',
+    what: 'Links you to your GitHub login: you get a direct message when your PR starts testing, merges, or fails or is cancelled. Once an operator confirms the link (`config people`), the message about a failed or cancelled PR carries Restart tests and Re-submit buttons, and `submit`, `cancel` and `restart` work on your PRs.',
     examples: [
       '/mergequeue me github octocat',
       '/mergequeue me',

@@ -22,6 +22,11 @@ export interface PrButtonValue {
   state: string;
   /** When the message was rendered (epoch ms): one rendering's buttons share it, so a double click is one. */
   renderedAt: number;
+  /**
+   * The buttons are on the author's note (a DM): the note is redrawn as a note, and a change is not
+   * announced again in the DM, where the redrawn note already says who did what.
+   */
+  onNote?: boolean;
 }
 
 export function encodePrButtonValue(v: PrButtonValue): string {
@@ -30,6 +35,7 @@ export function encodePrButtonValue(v: PrButtonValue): string {
     n: v.prNumber,
     s: v.state.slice(0, 40),
     v: v.renderedAt,
+    ...(v.onNote ? { w: 'note' } : {}),
   });
 }
 
@@ -39,7 +45,9 @@ export function parsePrButtonValue(raw: unknown): PrButtonValue | undefined {
   if (!base) return undefined;
   const { n } = base.data;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 4294967295) return undefined;
-  return { ref: base.ref, prNumber: n, state: base.state, renderedAt: base.renderedAt };
+  const value: PrButtonValue = { ref: base.ref, prNumber: n, state: base.state, renderedAt: base.renderedAt };
+  if (base.data['w'] === 'note') value.onNote = true;
+  return value;
 }
 
 /** Button action ids by PR action, and back. */
@@ -57,6 +65,10 @@ export interface PrButtonsInput {
   renderedAt: number;
   appUrl?: string;
   orgSlug?: string;
+  /** On the author's note (see PrButtonValue.onNote). */
+  onNote?: boolean;
+  /** Open in Trunk only: for a reader whose click could not act (a self-made link). */
+  openOnly?: boolean;
 }
 
 /** The buttons that fit the PR's state now, then Open in Trunk (always). */
@@ -67,8 +79,10 @@ export function prActionButtons(input: PrButtonsInput): ActionsBlock {
     prNumber: input.pr.prNumber,
     state,
     renderedAt: input.renderedAt,
+    ...(input.onNote ? { onNote: true } : {}),
   });
-  const elements = nextSteps(input.pr.state).map((a) =>
+  const steps = input.openOnly ? [] : nextSteps(input.pr.state);
+  const elements = steps.map((a) =>
     button(LABEL[a], PR_BUTTON[a], { value, ...(a === 'restart' ? { style: 'primary' as const } : {}) }),
   );
   elements.push(

@@ -18,6 +18,8 @@ export interface PrInput {
   renderedAt?: number;
   /** A line above the buttons: what the last click did (escaped mrkdwn). */
   note?: string;
+  /** Redrawing the author's note (a DM): its buttons stay the note's (PrButtonValue.onNote). */
+  onNote?: boolean;
 }
 
 const MARK = { true: ':white_check_mark:', false: ':x:', undefined: ':grey_question:' } as const;
@@ -54,6 +56,7 @@ export function renderPr(input: PrInput): SlackReply {
         ref,
         pr: { prNumber: n, ...(pr.state !== undefined ? { state: pr.state } : {}) },
         renderedAt: input.renderedAt,
+        ...(input.onNote ? { onNote: true } : {}),
         ...(input.appUrl ? { appUrl: input.appUrl } : {}),
         ...(input.orgSlug ? { orgSlug: input.orgSlug } : {}),
       }),

@@ -7,18 +7,17 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../observability/log.ts';
-import type { Queue } from '../../trunk/types.ts';
-import {
-  type DeliveryItem,
-  type DeliveryResult,
-  type Destination,
-  queueKeyOf,
-  type WatchEvent,
+import type {
+  DeliveryContext,
+  DeliveryItem,
+  DeliveryResult,
+  Destination,
+  WatchEvent,
 } from '../../watch/index.ts';
 import { type EventLinks, renderAuthorNote, renderFeed, renderHealth } from '../blocks/events.ts';
 import { errorCode } from '../interaction.ts';
 import type { SlackReply } from '../reply.ts';
-import { drawLive, type LiveDeps, type QueueReads } from './live.ts';
+import { drawLive, type LiveDeps, type QueueReads, readKey } from './live.ts';
 
 /** Slack answers after which the destination is gone or closed to us: retrying cannot help. */
 const FINAL = new Set([
@@ -56,7 +55,10 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
     });
   };
 
-  return async function deliverBatch(items: DeliveryItem[], polled?: Queue): Promise<DeliveryResult[][]> {
+  return async function deliverBatch(
+    items: DeliveryItem[],
+    context: DeliveryContext = {},
+  ): Promise<DeliveryResult[][]> {
     const results: DeliveryResult[][] = items.map(() => []);
     const first = items[0];
     if (!first) return results;
@@ -69,8 +71,8 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
     };
     const client = await d.workspaces.slackFor(workspaceId);
     const reads: QueueReads = new Map();
-    // Live messages show the queue as the watcher's poll just read it: no second read for drawing.
-    if (polled) reads.set(`${workspaceId}|${queueKeyOf(first.event.target)}`, Promise.resolve(polled));
+    // The poll of this tick already read the queue: live messages are drawn from that read, not another.
+    if (context.queue) reads.set(readKey(workspaceId, first.event.target), Promise.resolve(context.queue));
 
     const feeds = new Map<string, { channelId: string; events: FeedEvent[]; settles: Job['settles'] }>();
     const lives = new Map<
@@ -104,7 +106,7 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
             channelKey: `${workspaceId}|${dest.userId}`,
             settles: [settle],
             // chat.postMessage to a user id opens the app's DM with them: chat:write is enough.
-            run: (c) => post(c, dest.userId, renderAuthorNote(event, dest.githubLogin, links)),
+            run: (c) => post(c, dest.userId, renderAuthorNote(event, dest, links)),
           });
         } else {
           results[i]!.push({

@@ -46,6 +46,11 @@ export function liveStatus(d: Pick<LiveDeps, 'repo' | 'now' | 'liveHours'>): Liv
 /** One Trunk read per queue, however many of its live messages are drawn in one pass. */
 export type QueueReads = Map<string, Promise<Queue>>;
 
+/** The key of a queue's read in QueueReads. */
+export function readKey(workspaceId: string, target: QueueRef): string {
+  return `${workspaceId}|${queueKeyOf(target)}`;
+}
+
 export async function drawLive(
   d: LiveDeps,
   client: WebClient,
@@ -58,7 +63,7 @@ export async function drawLive(
     ...(d.appUrl ? { appUrl: d.appUrl } : {}),
     ...(trunk?.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
   };
-  const key = `${m.workspaceId}|${queueKeyOf(m.target)}`;
+  const key = readKey(m.workspaceId, m.target);
   let queue: Queue | undefined;
   try {
     if (!trunk) throw new Error('the workspace is not connected to Trunk');

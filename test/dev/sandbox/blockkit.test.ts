@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { elementAt, formatSlackDate, mrkdwn, renderBlocks } from '../../../dev/sandbox/public/blockkit.js';
 
@@ -42,6 +45,18 @@ describe('mrkdwn', () => {
 
   it('turns emoji shortcodes into characters and leaves unknown ones', () => {
     expect(mrkdwn(':white_check_mark: done :no_such_emoji:')).toBe('✅ done :no_such_emoji:');
+  });
+
+  it('knows every emoji shortcode the app writes', () => {
+    const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'slack');
+    const names = new Set<string>();
+    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }))
+      if (file.endsWith('.ts'))
+        for (const m of readFileSync(join(dir, file), 'utf8').matchAll(/:([a-z][a-z_]{2,}):/g))
+          names.add(m[1]!);
+    expect(names.size).toBeGreaterThan(10);
+    const unknown = [...names].filter((n) => mrkdwn(`:${n}:`) === `:${n}:`);
+    expect(unknown).toEqual([]);
   });
 });
 

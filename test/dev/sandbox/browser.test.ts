@@ -243,6 +243,81 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     await page.locator('#messages').waitFor();
   });
 
+  it('a freeze window is on for acme/mobile: announced in the channel, and on its status line', async () => {
+    await page.check('input[name=who][value=operator]');
+    // The seed's window opens the minute the sandbox starts; the freezer drains the queue and says so.
+    await lastMessageWith(/Freeze window .* started/).waitFor({ timeout: 20_000 });
+    await send('status acme/mobile');
+    const status = lastMessageWith('Merge queue acme/mobile:main');
+    await status.waitFor();
+    await expect.poll(() => status.textContent()).toMatch(/Freeze window \S+ is on \(drain\)/);
+    expect(await status.textContent()).toContain('App store review of 5.2');
+    await snap('freeze');
+  });
+
+  it("after a change in Trunk the live status message updates itself, the feed posts, and the author's DM arrives", async () => {
+    await send('status');
+    const status = lastMessageWith('Merge queue acme/web:main');
+    await status.waitFor();
+    const ts = await status.getAttribute('data-ts');
+    const live = page.locator(`#messages > .msg[data-ts="${ts}"]`);
+    expect(await live.textContent()).toContain('#4821');
+    expect(await live.textContent()).toContain('live · updated');
+    // Trunk's side moves one step: the operator's PR fails its tests.
+    await page.click('#step');
+    await expect.poll(() => page.locator('#step-result').textContent()).toContain('#4821');
+    // Within a watch interval (5 s) the same message no longer lists it.
+    await expect.poll(() => live.textContent(), { timeout: 20_000 }).not.toContain('#4821');
+    expect(await live.textContent()).toContain('live · updated');
+    const feed = channel()
+      .filter({ hasText: '#4821' })
+      .filter({ hasText: /failed/i })
+      .last();
+    await feed.waitFor();
+    expect(await feed.getAttribute('data-ts')).not.toBe(ts);
+    await snap('live-and-feed');
+    // The note is a DM to its author: the unread badge, then the "Direct messages" pane.
+    await expect.poll(() => page.locator('#dm-unread').textContent()).toBe('1');
+    await page.click('#nav-dm');
+    const note = page.locator('#messages > .msg').filter({ hasText: /Your PR .*#4821.*failed/ });
+    await note.waitFor();
+    expect(await page.locator('#composer').isVisible()).toBe(false);
+    await snap('dm');
+  });
+
+  it('the operator restarts their own failed PR from its Restart tests button', async () => {
+    // The note in the DM carries the PR's buttons when the app puts them there; else `pr 4821` has them.
+    let withButton = page
+      .locator('#messages > .msg')
+      .filter({ hasText: '#4821' })
+      .filter({
+        has: page.getByRole('button', { name: 'Restart tests' }),
+      });
+    if ((await withButton.count()) === 0) {
+      await page.click('#nav-channel');
+      await send('pr 4821');
+      withButton = lastMessageWith('#4821').filter({
+        has: page.getByRole('button', { name: 'Restart tests' }),
+      });
+      await withButton.waitFor();
+    }
+    const ts = await withButton.last().getAttribute('data-ts');
+    const message = page.locator(`#messages > .msg[data-ts="${ts}"]`);
+    await message.getByRole('button', { name: 'Restart tests' }).click();
+    await expect.poll(() => message.textContent()).toMatch(/restarted|testing/i);
+    await snap('restarted');
+    await page.click('#nav-channel');
+  });
+
+  it("the operator's Home lists their own PR", async () => {
+    await page.click('#nav-home');
+    const home = page.locator('#home-body [data-home]');
+    await home.filter({ hasText: '#4821' }).waitFor();
+    await snap('home-your-prs');
+    await page.click('#nav-channel');
+    await page.locator('#messages').waitFor();
+  });
+
   it('kept everything on this machine and raised no page errors', async () => {
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);
@@ -250,8 +325,12 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
 
   it('screenshot for the README', async () => {
     await page.check('input[name=who][value=operator]');
+    const statuses = () => channel().filter({ hasText: 'Merge queue acme/web:main' }).count();
+    const before = await statuses();
     await send('status');
-    await lastMessageWith('Merge queue acme/web:main').waitFor();
+    // The new status message, not an earlier one, is at the bottom when the picture is taken.
+    await expect.poll(statuses).toBe(before + 1);
+    await lastMessageWith('Merge queue acme/web:main').getByText('live · updated').waitFor();
     const path = artifactPath('readme.png');
     await page.screenshot({ path });
     const docs = join(ROOT, 'docs', 'sandbox.png');

@@ -26,10 +26,11 @@ export async function startSandboxProcess(extraEnv: Record<string, string> = {})
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue;
-    if (/^(SLACK_|TRUNK_|DATABASE_URL|ENCRYPTION_KEY|DEFAULT_REPO|PORT$)/.test(k)) continue;
+    if (/^(SLACK_|TRUNK_|DATABASE_URL|ENCRYPTION_KEY|DEFAULT_REPO|PORT$|SANDBOX_)/.test(k)) continue;
     env[k] = v;
   }
-  Object.assign(env, { PORT: '0', LOG_LEVEL: 'info', ...extraEnv });
+  // The story moves only when a test clicks "Move the queues", so every run sees the same thing.
+  Object.assign(env, { PORT: '0', LOG_LEVEL: 'info', SANDBOX_ACTIVITY_SECONDS: '0', ...extraEnv });
   const child = spawnChild(process.execPath, ['src/main.ts'], { env });
   // The sandbox logs the page to open; the first listening line is the bare server's.
   return { ...child, url: await child.listening({ pattern: /"url":"(http:\/\/[^"]+\/sandbox)"/ }) };

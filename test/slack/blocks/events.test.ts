@@ -109,7 +109,10 @@ describe('queue event renderers', () => {
 
   it('author notes, live-ended fallback and the watch/me replies are valid', () => {
     for (const e of events.filter((x) => ['testing', 'merged', 'failed', 'cancelled'].includes(x.kind)))
-      assertValidReply(renderAuthorNote(e as Parameters<typeof renderAuthorNote>[0], nasty));
+      for (const verified of [true, false])
+        assertValidReply(
+          renderAuthorNote(e as Parameters<typeof renderAuthorNote>[0], { githubLogin: nasty, verified }),
+        );
     const ended = renderLiveEndedUnread(target, base.at);
     assertValidReply(ended);
     expect(findAction(ended.blocks ?? [], 'mq_refresh')).toBeDefined();

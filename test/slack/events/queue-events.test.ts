@@ -167,7 +167,7 @@ describe('notes to authors', () => {
 });
 
 describe('live status messages', () => {
-  it('are updated in place after a change (drawn from the poll, no read of their own), then marked no longer live', async () => {
+  it('are updated in place after a change (drawn from the poll: no Trunk read more), then marked no longer live', async () => {
     const q = fresh();
     await h.sendCommand(`status ${q.target}`, { channel: q.channel });
     await h.sendCommand(`status ${q.target}`, { channel: q.channel });
@@ -189,7 +189,7 @@ describe('live status messages', () => {
       expect(textOf(now)).toContain('live · updated');
       assertValidMessage(now.blocks);
     }
-    // One poll, and every live message drawn from it: no read of its own, however many show the queue.
+    // The poll's read draws them: no read beyond the poll, however many live messages show the queue.
     const reads = h
       .trunkCalls('getQueue')
       .filter((r) => JSON.stringify(r.body).includes(q.repo.split('/')[1]!));

@@ -77,6 +77,7 @@ async function redraw(c: PrClick, pr: SubmittedPullRequest, note?: string): Prom
     renderedAt: c.deps.now(),
     ...(c.trunk.orgSlug ? { orgSlug: c.trunk.orgSlug } : {}),
     ...(note ? { note } : {}),
+    ...(c.value.onNote ? { onNote: true } : {}),
   });
   if (c.ephemeral || !c.messageTs) {
     if (c.respond) await sendReply(c.deps, c.respond, reply, { replace_original: true });
@@ -119,20 +120,22 @@ export async function answerPrClick(c: PrClick, result: PrChangeResult, reason?:
       const at = deps.now();
       const now = result.after ?? result.before;
       if (now) await redraw(c, now, `${mention(c.userId)} ${DONE_NOTE[result.action]} ${slackDate(at)}`);
-      await postToChannel(
-        deps,
-        c.client,
-        c.channelId,
-        renderPrAnnouncement({
-          result,
-          ref: c.value.ref,
-          prNumber: n,
-          userId: c.userId,
-          at,
-          ...(reason ? { reason } : {}),
-        }),
-        undefined,
-      );
+      // The author's note is a DM: the redrawn note says who did it; the audit keeps the record.
+      if (!c.value.onNote)
+        await postToChannel(
+          deps,
+          c.client,
+          c.channelId,
+          renderPrAnnouncement({
+            result,
+            ref: c.value.ref,
+            prNumber: n,
+            userId: c.userId,
+            at,
+            ...(reason ? { reason } : {}),
+          }),
+          undefined,
+        );
       if (result.confirmedBy === 'read_back') await tell(c, renderReadBack(result, n));
       return 'ok';
     }

@@ -27,26 +27,43 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   }
   const window = await freeze;
   const { liveStatus } = req.deps;
-  const reply = renderStatus({
+  const input = {
     ...(window ? { freeze: window } : {}),
     ref,
     queue,
     renderedAt: req.deps.now(),
     appUrl: req.deps.config.trunk.appUrl,
     ...(trunk.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
-    ...(liveStatus ? { live: 'live' as const } : {}),
-  });
+  };
+  // Only a message the bot posted has a ts that chat.update can keep current: the response_url copy
+  // (the bot cannot post in the channel) and a message whose registration failed are not live.
+  const still = renderStatus(input);
+  const reply = liveStatus ? renderStatus({ ...input, live: 'live' }) : still;
   const posted = await postToChannel(
     req.deps,
     req.client,
     req.channelId,
     { ...reply, response_type: 'in_channel' },
     req.respond,
+    { ...still, response_type: 'in_channel' },
   );
-  // Only a message the bot posted has a ts that chat.update can keep current.
-  if (liveStatus && posted.via === 'api' && posted.ts)
+  if (liveStatus && posted.via === 'api' && posted.ts) {
+    const { ts } = posted;
     await liveStatus
-      .register({ workspaceId: req.workspaceId, channelId: req.channelId, ts: posted.ts, target: ref })
-      .catch((err: unknown) => req.deps.logger.warn({ err }, 'could not register a live status message'));
+      .register({ workspaceId: req.workspaceId, channelId: req.channelId, ts, target: ref })
+      .catch(async (err: unknown) => {
+        req.deps.logger.warn({ err }, 'could not register a live status message');
+        await req.client.chat
+          .update({
+            channel: req.channelId,
+            ts,
+            text: still.text,
+            ...(still.blocks ? { blocks: still.blocks } : {}),
+          })
+          .catch((e: unknown) =>
+            req.deps.logger.warn({ err: e }, 'could not unmark a status message as live'),
+          );
+      });
+  }
   return 'ok';
 }

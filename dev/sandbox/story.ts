@@ -1,0 +1,150 @@
+/**
+ * What the sandbox sets up in the app's own store, and what it makes happen, so a person sees queue events
+ * without typing anything first: both pretend people linked to the GitHub logins that author PRs in the
+ * Trunk fake (the operator's link made by an operator, as `config people` does; the member's by themselves,
+ * as `me github` does), a watch that feeds #merge-queue, and a freeze window on a second queue that opens
+ * now. Written through the domain's own repositories, the same rows the commands would write.
+ */
+
+import { localParts } from '../../src/core/local-time.ts';
+import { parseTarget, type QueueRef } from '../../src/core/target.ts';
+import { addWindow } from '../../src/freeze/index.ts';
+import type { Db } from '../../src/store/types.ts';
+import { PeopleRepository, type Topic, WatchRepository } from '../../src/watch/index.ts';
+import type { ActivityEvent, TrunkFake } from '../fakes/trunk/index.ts';
+import { CHANNEL_ID, TEAM_ID, USERS } from './people.ts';
+import { SANDBOX_DEFAULT_REPO, SEEDED } from './seed.ts';
+
+/** The queue #merge-queue watches, and what it hears about. */
+export const WATCHED_QUEUE = SANDBOX_DEFAULT_REPO;
+export const WATCHED_TOPICS: readonly Topic[] = ['state', 'submitted', 'merged', 'failed', 'health'];
+/** The queue with a freeze window, and the window's length. */
+export const FROZEN_QUEUE = 'acme/mobile:main';
+export const FREEZE_REASON = 'App store review of 5.2';
+const FREEZE_MINUTES = 90;
+
+/** The Trunk fake's own movement (dev/fakes/trunk/activity.ts): the same story every run. */
+export const ACTIVITY_SEED = 20261123;
+/** Who opens new PRs: the seed's cast, and both pretend people, so their notes keep coming. */
+export const ACTIVITY_AUTHORS: readonly string[] = [
+  'mara-k',
+  'devon',
+  'priya-n',
+  'li-wei',
+  'jo-abara',
+  'dependabot[bot]',
+  USERS.operator.github,
+  USERS.member.github,
+];
+
+function queueRef(text: string): QueueRef {
+  const parsed = parseTarget(text);
+  if (!parsed.ok || !parsed.value.repo || !parsed.value.branch) throw new Error(`not a queue: ${text}`);
+  return { repo: parsed.value.repo, branch: parsed.value.branch };
+}
+
+/** Links, the watch and the freeze window. `tz` is the zone the window is written in (the viewer's). */
+export async function seedApp(db: Db, opts: { now: number; tz: string }): Promise<void> {
+  const { now, tz } = opts;
+  const people = new PeopleRepository(db);
+  const operator = USERS.operator;
+  for (const link of [
+    // An operator's link is verified: it brings notes and the author's rights over the PR.
+    { user: operator, by: operator.id, verified: true },
+    // A self-made link is a claim nobody checked: notes only.
+    { user: USERS.member, by: USERS.member.id, verified: false },
+  ]) {
+    const result = await people.link({
+      workspaceId: TEAM_ID,
+      userId: link.user.id,
+      githubLogin: link.user.github,
+      linkedBy: link.by,
+      verified: link.verified,
+      now,
+    });
+    if (!result.ok) throw new Error(`could not link ${link.user.handle}: ${result.reason}`);
+  }
+
+  await new WatchRepository(db).upsert({
+    workspaceId: TEAM_ID,
+    channelId: CHANNEL_ID,
+    target: queueRef(WATCHED_QUEUE),
+    topics: [...WATCHED_TOPICS],
+    createdBy: operator.id,
+    createdAt: now,
+  });
+
+  // Daily from this minute, so it is on when the sandbox starts (the freezer drains the queue and says so
+  // at once) and the status message shows it; a sandbox left running sees it end, and come round tomorrow.
+  const local = localParts(tz, now);
+  const startMinute = local.hour * 60 + local.minute;
+  await addWindow(
+    db,
+    {
+      workspaceId: TEAM_ID,
+      channelId: CHANNEL_ID,
+      createdBy: operator.id,
+      target: queueRef(FROZEN_QUEUE),
+      command: {
+        startMinute,
+        endMinute: (startMinute + FREEZE_MINUTES) % 1440,
+        tz,
+        rule: { kind: 'repeat', days: 'daily' },
+        action: 'drain',
+        reason: FREEZE_REASON,
+      },
+    },
+    now,
+  );
+}
+
+/**
+ * The operator's PR fails its tests: it leaves acme/web:main's queue and getSubmittedPullRequest says
+ * failed, as Trunk does. The watcher then sends its author a note (with Restart tests, once the note has
+ * PR buttons). The sandbox does this a little after it starts, so the operator's note always comes.
+ */
+export function failOperatorPr(trunk: TrunkFake, now: number = Date.now()): boolean {
+  const [repo, branch] = WATCHED_QUEUE.split(':') as [string, string];
+  const pr = trunk.queue(repo, branch)?.enqueuedPullRequests?.find((p) => p.prNumber === SEEDED.operatorPr);
+  if (!pr) return false;
+  trunk.dequeuePr(repo, branch, pr.prNumber);
+  const { noBatch: _noBatch, ...fields } = pr;
+  trunk.addSubmittedPr(repo, branch, {
+    ...fields,
+    state: 'failed',
+    stateChangedAt: new Date(now).toISOString(),
+    forceEnqueued: false,
+    isCurrentlySubmittedToQueue: false,
+    readiness: { doesBaseBranchMatch: true, gitHubMergeability: 'mergeable', requiresImpactedTargets: false },
+  });
+  return true;
+}
+
+export interface Story {
+  /** The first step fails the operator's PR; every later one moves the queues one step. Says what happened. */
+  step(): string[];
+}
+
+function describe(e: ActivityEvent): string {
+  const pr = e.prNumber !== undefined ? `#${e.prNumber} ` : '';
+  const by = e.by ? ` in Trunk's ${e.by}` : '';
+  return `${e.queue}: ${pr}${e.kind}${by}`;
+}
+
+/**
+ * The operator's failure comes first, on its own step, so the queues' own movement cannot merge that PR
+ * before it fails; after that the fake's seeded activity tells the rest.
+ */
+export function createStory(trunk: TrunkFake): Story {
+  let operatorFailed = false;
+  return {
+    step() {
+      if (!operatorFailed) {
+        operatorFailed = true;
+        if (failOperatorPr(trunk))
+          return [`${WATCHED_QUEUE}: #${SEEDED.operatorPr} (${USERS.operator.name}'s) failed its tests`];
+      }
+      return (trunk.activity?.advance(1) ?? []).map(describe);
+    },
+  };
+}
