@@ -26,6 +26,8 @@ export interface HealthInput {
   target: QueueTarget;
   watchId: string;
   snapshot: QueueSnapshot;
+  /** The previous poll's state: a recovery says what the queue came out of (state is the new one). */
+  previousState?: string;
   now: number;
   thresholds: HealthThresholds;
   previous: readonly HealthRecord[];
@@ -81,6 +83,9 @@ export function evaluateHealth(input: HealthInput): { records: HealthRecord[]; e
         thresholdMinutes,
         waitingPrs: input.snapshot.prs.filter((p) => p.state !== 'testing').length,
         state: input.snapshot.state,
+        ...(phase === 'recovered' && condition === 'paused' && input.previousState !== undefined
+          ? { wasState: input.previousState }
+          : {}),
       });
     const open = prev && prev.alertedAt !== undefined && prev.recoveredAt === undefined;
     if (active && c) {

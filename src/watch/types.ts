@@ -140,7 +140,10 @@ export type WatchEvent =
       /** The threshold that was crossed, in minutes. */
       thresholdMinutes: number;
       waitingPrs: number;
+      /** The queue's state now (after a recovery: the state it recovered to). */
       state: string;
+      /** On a recovery: the state of the previous poll, i.e. the one the queue left (paused, draining…). */
+      wasState?: string;
     });
 
 export type WatchEventKind = WatchEvent['kind'];

@@ -246,6 +246,7 @@ export class Watcher {
         target: q.target,
         watchId: w.id,
         snapshot,
+        ...(stored ? { previousState: stored.snapshot.state } : {}),
         now,
         thresholds: {
           stuckMinutes: w.stuckMinutes ?? this.#o.stuckMinutes,

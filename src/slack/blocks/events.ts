@@ -126,7 +126,8 @@ function healthSentence(e: HealthEvent): string {
   if (e.phase === 'recovered')
     return e.condition === 'stuck'
       ? `${label} recovered: it is no longer stuck (${e.state === 'paused' || e.state === 'draining' ? `it is ${esc(e.state)} now` : 'PRs are moving again'}).`
-      : `${label} recovered: it is running again (it was ${esc(e.state)} since ${slackDate(e.since)}).`;
+      : // e.state is the state it recovered to; what it came out of is wasState (paused or draining).
+        `${label} recovered: it is ${esc(e.state)} again (it was ${esc(e.wasState ?? 'paused or draining')}; stopped since ${slackDate(e.since)}).`;
   if (e.condition === 'stuck')
     return `${label} looks stuck: ${plural(e.waitingPrs, 'PR')} waiting and nothing has started testing or merged for more than ${plural(e.thresholdMinutes, 'minute')} (since ${slackDate(e.since)}).`;
   return `${label} has been ${esc(e.state)} for more than ${plural(Math.round(e.thresholdMinutes / 60), 'hour')} (since ${slackDate(e.since)}), with ${plural(e.waitingPrs, 'PR')} waiting.`;
