@@ -35,8 +35,12 @@ export function toSnapshot(queue: Queue, prev: QueueSnapshot | undefined, now: n
     state,
     settings: settings as Record<string, unknown>,
     prs,
-    // Waiting is measured from when the queue last moved, or from when it stopped being empty.
-    progressAt: !prev || (prev.prs.length === 0 && prs.length > 0) ? now : prev.progressAt,
+    // Waiting is measured from when the queue last moved, from when it stopped being empty, or from when
+    // it was resumed: a halted queue is expected not to move, so its pause must not count as being stuck.
+    progressAt:
+      !prev || (prev.prs.length === 0 && prs.length > 0) || (HALTED.has(prev.state) && !HALTED.has(state))
+        ? now
+        : prev.progressAt,
   };
   if (HALTED.has(state)) snap.haltedSince = prev && HALTED.has(prev.state) ? (prev.haltedSince ?? now) : now;
   return snap;

@@ -150,6 +150,16 @@ describe('snapshot times for health', () => {
     );
     expect(toSnapshot(queue({ state: 'running' }, []), paused, T0 + 60 * MIN).haltedSince).toBeUndefined();
   });
+
+  it('waiting is measured from the resume, not from before the pause', () => {
+    const waiting = [{ prNumber: 1, state: 'pending' }];
+    const before = toSnapshot(queue({}, waiting), undefined, T0);
+    const paused = toSnapshot(queue({ state: 'paused' }, waiting), before, T0 + 10 * MIN);
+    const stillPaused = toSnapshot(queue({ state: 'paused' }, waiting), paused, T0 + 300 * MIN);
+    expect(stillPaused.progressAt).toBe(T0);
+    const resumed = toSnapshot(queue({ state: 'running' }, waiting), stillPaused, T0 + 301 * MIN);
+    expect(resumed.progressAt).toBe(T0 + 301 * MIN);
+  });
 });
 
 describe('evaluateHealth', () => {
