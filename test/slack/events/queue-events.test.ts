@@ -238,3 +238,108 @@ describe('health alerts', () => {
     expect(posts(q.channel)).toHaveLength(3);
   });
 });
+
+describe('the paused reminder (PAUSED_REMINDER_HOURS, default 4)', () => {
+  const HOUR = 3600;
+  // The alert's buttons are the status message's for that state: a paused queue offers Resume (Drain and
+  // Pause are for a running one), a draining one Pause and Resume.
+  it.each([
+    ['paused', ['mq_refresh', 'mq_resume'], ['mq_pause', 'mq_drain']],
+    ['draining', ['mq_refresh', 'mq_pause', 'mq_resume'], ['mq_drain']],
+  ] as const)(
+    'a queue %s for more than 4 hours alerts once with its buttons; Resume on the alert works; recovered once',
+    async (state, buttons, absent) => {
+      // A PR waits the whole time: a halted queue is not "stuck", and resuming it must not make it so at once.
+      const q = fresh([{ prNumber: 8, prAuthor: 'lee', state: 'pending' }]);
+      await command(`watch ${q.target} health`, { channel: q.channel });
+      await interval();
+      h.trunk.patchQueue(q.repo, 'main', { state }); // in Trunk's web app
+      await interval();
+      await interval(4 * HOUR - 60);
+      await h.idle();
+      expect(posts(q.channel)).toHaveLength(0);
+
+      await interval(2 * 60);
+      const alert = await h.slack.waitFor(() => lastPost(q.channel));
+      expect(textOf(alert)).toContain(`has been ${state} for more than 4 hours`);
+      expect(textOf(alert)).toContain('1 PR waiting');
+      for (const id of buttons) expect(findAction(alert.blocks ?? [], id)).toBeDefined();
+      for (const id of absent) expect(findAction(alert.blocks ?? [], id)).toBeUndefined();
+      assertValidMessage(alert.blocks);
+      await interval();
+      await interval(HOUR);
+      await h.idle();
+      expect(posts(q.channel)).toHaveLength(1);
+
+      const click = await h.clickButton({ message: alert, actionId: 'mq_resume', user: USERS.admin });
+      expect(click.status).toBe(200);
+      await h.slack.waitFor(() => posts(q.channel)[1]); // the announcement
+      expect(h.trunk.queue(q.repo, 'main')!.state).toBe('running');
+
+      await interval();
+      const recovered = await h.slack.waitFor(() => posts(q.channel)[2]);
+      expect(textOf(recovered)).toContain('recovered');
+      expect(textOf(recovered)).toContain(`it is running again (it was ${state};`);
+      assertValidMessage(recovered.blocks);
+      await interval();
+      await interval(HOUR / 2);
+      await h.idle();
+      expect(posts(q.channel)).toHaveLength(3);
+    },
+  );
+});
+
+describe('what `watch` follows by default', () => {
+  it('`watch` with no topics delivers state, failed and health, and not submitted, testing or merged', async () => {
+    const q = fresh([
+      { prNumber: 21, prAuthor: 'kim', state: 'testing' },
+      { prNumber: 22, prAuthor: 'kim', state: 'testing' },
+      { prNumber: 23, prAuthor: 'kim', state: 'pending' },
+    ]);
+    // A second channel follows every PR topic, so the events the default leaves out provably happened.
+    const all = `${q.channel}A`;
+    await command(`watch ${q.target}`, { channel: q.channel });
+    await command(`watch ${q.target} submitted testing merged`, { channel: all });
+    await interval();
+
+    h.trunk.patchQueue(q.repo, 'main', { concurrency: 3 }); // state
+    h.trunk.enqueuePr(q.repo, 'main', { prNumber: 24, prAuthor: 'kim', state: 'pending' }); // submitted
+    for (const [pr, fate] of [
+      [21, 'merged'],
+      [22, 'failed'],
+    ] as const) {
+      h.trunk.dequeuePr(q.repo, 'main', pr);
+      h.trunk.addSubmittedPr(q.repo, 'main', {
+        prNumber: pr,
+        prAuthor: 'kim',
+        state: fate,
+        isCurrentlySubmittedToQueue: false,
+      });
+    }
+    const queue = h.trunk.queue(q.repo, 'main')!;
+    h.trunk.patchQueue(q.repo, 'main', {
+      enqueuedPullRequests: queue.enqueuedPullRequests!.map((p) =>
+        p.prNumber === 23 ? { ...p, state: 'testing' } : p,
+      ),
+    }); // testing
+    await interval();
+
+    const others = await h.slack.waitFor(() => lastPost(all));
+    for (const seen of ['#24>', 'entered the queue', '#23>', 'started testing', '#21>', 'merged'])
+      expect(textOf(others)).toContain(seen);
+    const feed = await h.slack.waitFor(() => lastPost(q.channel));
+    await h.idle();
+    expect(posts(q.channel)).toHaveLength(1);
+    expect(textOf(feed)).toContain('2 updates');
+    expect(textOf(feed)).toMatch(/concurrency.*2.*→.*3/s);
+    expect(textOf(feed)).toContain('#22');
+    expect(textOf(feed)).toContain('failed');
+    for (const absent of ['#21', '#23', '#24', 'entered the queue', 'started testing', 'merged'])
+      expect(textOf(feed)).not.toContain(absent);
+
+    // Health: #24 waits and nothing moves for longer than STUCK_MINUTES (default 45).
+    await interval(46 * 60);
+    const stuck = await h.slack.waitFor(() => posts(q.channel)[1]);
+    expect(textOf(stuck)).toContain('looks stuck');
+  });
+});
