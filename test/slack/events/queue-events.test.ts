@@ -290,7 +290,7 @@ describe('the paused reminder (PAUSED_REMINDER_HOURS, default 4)', () => {
 });
 
 describe('what `watch` follows by default', () => {
-  it('`watch` with no topics delivers state, failed and health, and not submitted, testing or merged', async () => {
+  it('`watch` with no topics delivers state, failed and health, and not submitted, testing or merged; no DM to an unlinked author', async () => {
     const q = fresh([
       { prNumber: 21, prAuthor: 'kim', state: 'testing' },
       { prNumber: 22, prAuthor: 'kim', state: 'testing' },
@@ -336,6 +336,8 @@ describe('what `watch` follows by default', () => {
     expect(textOf(feed)).toContain('failed');
     for (const absent of ['#21', '#23', '#24', 'entered the queue', 'started testing', 'merged'])
       expect(textOf(feed)).not.toContain(absent);
+    // kim linked no Slack account: their PR's testing, merge and failure reach the channels and nobody else.
+    expect(new Set(h.slack.messages.map((m) => m.channel))).toEqual(new Set([q.channel, all]));
 
     // Health: #24 waits and nothing moves for longer than STUCK_MINUTES (default 45).
     await interval(46 * 60);
