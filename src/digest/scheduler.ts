@@ -9,6 +9,7 @@
  * as soon as a slot frees while work remains, so 500 digests due in one minute spread over replicas.
  */
 import cron, { type ScheduledTask } from 'node-cron';
+import { SerialPasses } from '../core/serial-passes.ts';
 import type { ClaimRepository, RunRecord } from './claims.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { type RunnerContext, runClaimed } from './runner.ts';
@@ -34,8 +35,11 @@ export class Scheduler {
   readonly #concurrency: number;
   readonly #inflight = new Set<Promise<RunOutcome>>();
   #task: ScheduledTask | undefined;
-  #ticking: Promise<void> | undefined;
-  #again = false;
+  readonly #passes = new SerialPasses({
+    pass: () => this.tick(),
+    onError: (err) => this.#ctx.logger.error({ err }, 'digest tick failed'),
+    active: () => !this.#stopped,
+  });
   #stopped = false;
   #prunedAt = 0;
 
@@ -61,7 +65,7 @@ export class Scheduler {
     await this.#task?.stop();
     await this.#task?.destroy();
     this.#task = undefined;
-    const all = Promise.allSettled([...this.#inflight, this.#ticking]);
+    const all = Promise.allSettled([...this.#inflight, this.#passes.running]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
@@ -73,26 +77,13 @@ export class Scheduler {
 
   /** Runs a tick now, or once more after the one in progress. */
   requestTick(): void {
-    if (this.#stopped) return;
-    if (this.#ticking) {
-      this.#again = true;
-      return;
-    }
-    this.#ticking = this.tick()
-      .catch((err: unknown) => this.#ctx.logger.error({ err }, 'digest tick failed'))
-      .finally(() => {
-        this.#ticking = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.requestTick();
-        }
-      });
+    this.#passes.request();
   }
 
   /** Settles when every digest this replica started has finished (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.#ticking || this.#inflight.size > 0) {
-      await Promise.allSettled([this.#ticking, ...this.#inflight]);
+    while (this.#passes.running || this.#inflight.size > 0) {
+      await Promise.allSettled([this.#passes.running, ...this.#inflight]);
     }
   }
 
@@ -120,7 +111,7 @@ export class Scheduler {
     let more = due.length === limit;
     for (const sub of due) {
       if (free <= 0 || this.#stopped) {
-        this.#again = true;
+        this.#passes.requestAgain();
         return;
       }
       try {
@@ -131,7 +122,7 @@ export class Scheduler {
         this.#ctx.logger.error({ err, digest: sub.id }, 'could not schedule a digest');
       }
     }
-    if (more) this.#again = true;
+    if (more) this.#passes.requestAgain();
   }
 
   async #takeOver(rec: RunRecord, now: number): Promise<boolean> {

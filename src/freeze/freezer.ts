@@ -10,6 +10,8 @@
  * The queue is changed only through the injected `changeQueue` (the queue domain's audited change flow)
  * and read through `readQueue`; what happened is reported as plain data through `announce`.
  */
+
+import { SerialPasses } from '../core/serial-passes.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Db } from '../store/types.ts';
 import { type ClaimKey, type ClaimRecord, FreezeClaims } from './claims.ts';
@@ -67,8 +69,11 @@ export class Freezer {
   readonly #leaseMs: number;
   readonly #inflight = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
-  #ticking: Promise<void> | undefined;
-  #again = false;
+  readonly #passes = new SerialPasses({
+    pass: () => this.tick(),
+    onError: (err) => this.#deps.logger.error({ err }, 'freeze tick failed'),
+    active: () => !this.#stopped,
+  });
   #stopped = false;
   #prunedAt = 0;
 
@@ -92,33 +97,21 @@ export class Freezer {
     this.#stopped = true;
     clearInterval(this.#timer);
     this.#timer = undefined;
-    const all = Promise.allSettled([...this.#inflight.values(), this.#ticking]);
+    const all = Promise.allSettled([...this.#inflight.values(), this.#passes.running]);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
   }
 
+  /** Runs a tick now, or once more after the one in progress. */
   requestTick(): void {
-    if (this.#stopped) return;
-    if (this.#ticking) {
-      this.#again = true;
-      return;
-    }
-    this.#ticking = this.tick()
-      .catch((err: unknown) => this.#deps.logger.error({ err }, 'freeze tick failed'))
-      .finally(() => {
-        this.#ticking = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.requestTick();
-        }
-      });
+    this.#passes.request();
   }
 
   /** Settles when every run this replica started has finished (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.#ticking || this.#inflight.size > 0) {
-      await Promise.allSettled([this.#ticking, ...this.#inflight.values()]);
+    while (this.#passes.running || this.#inflight.size > 0) {
+      await Promise.allSettled([this.#passes.running, ...this.#inflight.values()]);
     }
   }
 
