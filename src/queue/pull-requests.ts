@@ -7,6 +7,7 @@
  */
 
 import { formatQueueRef, type QueueRef } from '../core/target.ts';
+import { auditBy } from '../store/audit-retrying.ts';
 import { isTrunkError, TrunkNotFoundError } from '../trunk/errors.ts';
 import { isInQueue } from '../trunk/pr-writes.ts';
 import {
@@ -18,7 +19,7 @@ import {
   type SubmittedPullRequest,
 } from '../trunk/types.ts';
 import type { OperatorDecision } from './permissions.ts';
-import { address, audit, claimClick, type QueueContext, releaseClick } from './service.ts';
+import { address, claimClick, type QueueContext, releaseClick } from './service.ts';
 
 export type PrAction = 'submit' | 'cancel' | 'restart';
 
@@ -158,7 +159,7 @@ export async function changePullRequest(
 ): Promise<PrChangeResult> {
   const step = new Step(ctx, req);
   if (req.clickKey && !(await claimClick(ctx, req.clickKey))) {
-    await audit(ctx, req.action, step.target, 'noop', { ...step.detail, why: 'repeated click' });
+    await auditBy(ctx, req.action, step.target, 'noop', { ...step.detail, why: 'repeated click' });
     return {
       outcome: 'noop',
       action: req.action,
@@ -176,7 +177,7 @@ export async function changePullRequest(
   }
   // Trunk applied it: from here on the result is 'ok' whatever the read or the audit write does.
   const after = change.pullRequest ?? (await readPr(ctx, req.ref, req.prNumber).catch(() => undefined));
-  await audit(ctx, req.action, step.target, 'ok', {
+  await auditBy(ctx, req.action, step.target, 'ok', {
     ...step.detail,
     because: ready.because,
     confirmedBy: change.confirmedBy,
@@ -262,12 +263,12 @@ class Step {
     }
     if (!rights.allowed) {
       await releaseClick(ctx, req.clickKey);
-      await audit(ctx, action, target, 'refused', { ...this.detail, because: rights.because });
+      await auditBy(ctx, action, target, 'refused', { ...this.detail, because: rights.because });
       return { outcome: 'refused', action, target, because: rights.because };
     }
     const why = whyNot(req, before);
     if (why) {
-      await audit(ctx, action, target, 'noop', { ...this.detail, why, current: before?.state });
+      await auditBy(ctx, action, target, 'noop', { ...this.detail, why, current: before?.state });
       const r: Exclude<PrChangeResult, { outcome: 'ok' }> = { outcome: 'noop', action, target, reason: why };
       if (before) r.current = before;
       return r;
@@ -280,7 +281,7 @@ class Step {
     const { ctx, req, target } = this;
     await releaseClick(ctx, req.clickKey);
     const trunk = isTrunkError(thrown) ? thrown : undefined;
-    await audit(ctx, req.action, target, 'failed', {
+    await auditBy(ctx, req.action, target, 'failed', {
       ...this.detail,
       error: trunk?.kind ?? 'internal',
       message: trunk?.userMessage ?? 'unexpected error',

@@ -5,8 +5,8 @@
  */
 
 import { formatQueueRef, type QueueRef, type RepoRef } from '../core/target.ts';
-import { type AuditLost, appendAuditRetrying } from '../store/audit-retrying.ts';
-import type { AuditOutcome, Store } from '../store/types.ts';
+import { type AuditLost, auditBy } from '../store/audit-retrying.ts';
+import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { isTrunkError, type TrunkError, TrunkInvalidRequestError } from '../trunk/errors.ts';
 import {
@@ -162,7 +162,7 @@ export async function changeState(
     return failed(ctx, action, target, before, error, base);
   }
   // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
-  await audit(ctx, action, target, 'ok', { ...base, before: before.state, after: after.state });
+  await auditBy(ctx, action, target, 'ok', { ...base, before: before.state, after: after.state });
   return { outcome: 'ok', action, target, before, after, view: withPrs(after, before) };
 }
 
@@ -217,7 +217,7 @@ export async function setConcurrency(
     return failed(ctx, 'concurrency', target, before, error, base);
   }
   // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
-  await audit(ctx, 'concurrency', target, 'ok', {
+  await auditBy(ctx, 'concurrency', target, 'ok', {
     ...base,
     before: before.concurrency,
     after: after.concurrency,
@@ -322,7 +322,7 @@ export async function updateSettings(
     now[k] = (after as unknown as Record<string, unknown>)[k];
   }
   // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
-  await audit(ctx, 'settings', target, 'ok', { changes: send, before: was, after: now });
+  await auditBy(ctx, 'settings', target, 'ok', { changes: send, before: was, after: now });
   return { outcome: 'ok', action: 'settings', target, before, after, view: withPrs(after, before) };
 }
 
@@ -383,20 +383,6 @@ export async function releaseClick(ctx: QueueContext, clickKey: string | undefin
   await ctx.store.releaseClaim(clickClaimKey(ctx, clickKey)).catch(() => undefined);
 }
 
-export async function audit(
-  ctx: Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now' | 'auditLost'>,
-  action: string,
-  target: string,
-  outcome: AuditOutcome,
-  detail: Record<string, unknown>,
-): Promise<void> {
-  await appendAuditRetrying(
-    ctx.store,
-    { workspaceId: ctx.workspaceId, userId: ctx.userId, action, target, outcome, detail, at: ctx.now() },
-    ctx.auditLost,
-  );
-}
-
 async function noop(
   ctx: QueueContext,
   action: QueueAction,
@@ -405,7 +391,7 @@ async function noop(
   reason: string,
   detail: Record<string, unknown>,
 ): Promise<ChangeResult> {
-  await audit(ctx, action, target, 'noop', { ...detail, why: reason, current: before?.state });
+  await auditBy(ctx, action, target, 'noop', { ...detail, why: reason, current: before?.state });
   const r: ChangeResult = { outcome: 'noop', action, target, reason };
   if (before) r.before = before;
   return r;
@@ -420,7 +406,7 @@ async function failed(
   detail: Record<string, unknown>,
 ): Promise<ChangeResult> {
   const trunk = isTrunkError(thrown) ? thrown : undefined;
-  await audit(ctx, action, target, 'failed', {
+  await auditBy(ctx, action, target, 'failed', {
     ...detail,
     error: trunk?.kind ?? 'internal',
     message: trunk?.userMessage ?? 'unexpected error',

@@ -35,3 +35,35 @@ export async function appendAuditRetrying(
     }
   }
 }
+
+/** Who is acting, in which workspace, and where a lost entry goes: what every domain's audit call needs. */
+export interface AuditActor {
+  store: Pick<Store, 'appendAudit'>;
+  workspaceId: string;
+  userId: string;
+  now: () => number;
+  auditLost?: AuditLost | undefined;
+}
+
+/** One audit entry by `actor`, stamped now and retried as above. */
+export function auditBy(
+  actor: AuditActor,
+  action: string,
+  target: string,
+  outcome: AuditEntry['outcome'],
+  detail: Record<string, unknown>,
+): Promise<void> {
+  return appendAuditRetrying(
+    actor.store,
+    {
+      workspaceId: actor.workspaceId,
+      userId: actor.userId,
+      action,
+      target,
+      outcome,
+      detail,
+      at: actor.now(),
+    },
+    actor.auditLost,
+  );
+}

@@ -4,8 +4,8 @@
  */
 
 import type { TargetSpec } from '../core/target.ts';
-import { type AuditLost, appendAuditRetrying } from '../store/audit-retrying.ts';
-import type { AuditOutcome, Operator, Store } from '../store/types.ts';
+import { type AuditLost, auditBy } from '../store/audit-retrying.ts';
+import type { Operator, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
 
@@ -59,12 +59,12 @@ export async function setChannelDefault(
   target: TargetSpec | null,
 ): Promise<void> {
   await ctx.store.setChannelDefault(ctx.workspaceId, channelId, target ?? undefined, ctx.userId);
-  await audit(ctx, 'config.channel', '', 'ok', { channelId, target: target ?? null });
+  await auditBy(ctx, 'config.channel', '', 'ok', { channelId, target: target ?? null });
 }
 
 export async function setWorkspaceDefault(ctx: ConfigContext, target: TargetSpec | null): Promise<void> {
   await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, target ?? undefined, ctx.userId);
-  await audit(ctx, 'config.workspace', '', 'ok', { target: target ?? null });
+  await auditBy(ctx, 'config.workspace', '', 'ok', { target: target ?? null });
 }
 
 export interface OperatorsChange {
@@ -100,7 +100,7 @@ export async function changeOperators(
         : await ctx.store.removeOperator(ctx.workspaceId, who.kind, who.id);
     (did ? result.changed : result.unchanged).push(who);
   }
-  await audit(ctx, `config.operators.${op}`, '', result.changed.length > 0 ? 'ok' : 'noop', {
+  await auditBy(ctx, `config.operators.${op}`, '', result.changed.length > 0 ? 'ok' : 'noop', {
     changed: result.changed,
     unchanged: result.unchanged,
     unresolved: result.unresolved,
@@ -132,7 +132,7 @@ export async function connectTrunk(
     } catch (error) {
       // A queue that does not exist yet still proves the token works; only auth failures block saving.
       if (isTrunkError(error) && error.kind === 'auth') {
-        await audit(ctx, 'connect', '', 'failed', { orgSlug: input.orgSlug, error: 'auth' });
+        await auditBy(ctx, 'connect', '', 'failed', { orgSlug: input.orgSlug, error: 'auth' });
         return { ok: false, error, field: 'token' };
       }
     }
@@ -144,23 +144,9 @@ export async function connectTrunk(
   );
   if (input.defaultTarget)
     await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, input.defaultTarget, ctx.userId);
-  await audit(ctx, 'connect', '', 'ok', {
+  await auditBy(ctx, 'connect', '', 'ok', {
     orgSlug: input.orgSlug,
     defaultTarget: input.defaultTarget ?? null,
   });
   return { ok: true };
-}
-
-async function audit(
-  ctx: ConfigContext,
-  action: string,
-  target: string,
-  outcome: AuditOutcome,
-  detail: Record<string, unknown>,
-): Promise<void> {
-  await appendAuditRetrying(
-    ctx.store,
-    { workspaceId: ctx.workspaceId, userId: ctx.userId, action, target, outcome, detail, at: ctx.now() },
-    ctx.auditLost,
-  );
 }

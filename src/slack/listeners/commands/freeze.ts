@@ -16,7 +16,6 @@ import {
   skipNext,
 } from '../../../freeze/index.ts';
 import { recordRefusal } from '../../../queue/service.ts';
-import { appendAuditRetrying } from '../../../store/audit-retrying.ts';
 import { renderNoTarget, renderRefusal, renderUsageError } from '../../blocks/errors.ts';
 import {
   renderFreezeHelp,
@@ -27,8 +26,9 @@ import {
   renderWindowRemoved,
 } from '../../blocks/freeze.ts';
 import { slackTextToPlain } from '../../commands/grammar.ts';
-import { auditLostSink, mayOperate, postToChannel, resolveRef, sendReply } from '../../interaction.ts';
+import { mayOperate, postToChannel, resolveRef, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { auditCommand } from './audit.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function freeze(req: CommandRequest, text: string): Promise<Outcome> {
@@ -81,19 +81,7 @@ async function refuse(req: CommandRequest, action: string, target: string, what:
 }
 
 function audit(req: CommandRequest, action: string, target: string, detail: Record<string, unknown>) {
-  return appendAuditRetrying(
-    req.deps.store,
-    {
-      workspaceId: req.workspaceId,
-      userId: req.userId,
-      action,
-      target,
-      outcome: 'ok',
-      detail,
-      at: req.deps.now(),
-    },
-    auditLostSink(req.deps),
-  );
+  return auditCommand(req, action, target, 'ok', detail);
 }
 
 /** A change the channel should know about: posted there, or in_channel through respond when the bot cannot. */
