@@ -36,12 +36,14 @@ afterAll(async () => {
   await fake.close();
 });
 beforeEach(() => {
+  fake.reset();
+  fake.v2.setKeys({ [KEY]: [] });
+});
+afterEach(() => {
   const bad = fake.requests
     .filter((r) => r.path.startsWith('/v2/'))
     .flatMap((r) => v2RequestErrors(r.method, r.path));
   expect(bad).toEqual([]);
-  fake.reset();
-  fake.v2.setKeys({ [KEY]: [] });
 });
 
 describe('story reader', () => {
