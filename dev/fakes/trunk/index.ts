@@ -221,7 +221,7 @@ class TrunkFakeImpl implements TrunkFake {
       now: this.now,
       loopingPageTokens: () => this.faults.quirks.loopingPageTokens === true,
     };
-    this.v2 = new V2State(this.queues, this.now);
+    this.v2 = new V2State(this.queues, this.now, () => this.activity?.events ?? []);
     this.server = createFakeServer({
       state,
       v2: this.v2,

@@ -12,7 +12,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { EnqueuedPullRequest, SubmittedPullRequest } from '../../../src/trunk/types.ts';
-import { type QueueRecord, type QueueStore, repoKey } from './state.ts';
+import type { ActivityEvent } from './activity.ts';
+import { type QueueRecord, type QueueStore, queueLabel, repoKey } from './state.ts';
 
 /** The v2 operations the fake serves (Trunk's operationIds). */
 export type V2FakeOperation =
@@ -111,10 +112,13 @@ export class V2State {
 
   private readonly queues: QueueStore;
   private readonly now: () => number;
+  private readonly activity: () => readonly ActivityEvent[];
 
-  constructor(queues: QueueStore, now: () => number) {
+  /** `activity`: the queues' own movement (activity.ts), which PR histories follow when a test set none. */
+  constructor(queues: QueueStore, now: () => number, activity: () => readonly ActivityEvent[] = () => []) {
     this.queues = queues;
     this.now = now;
+    this.activity = activity;
   }
 
   setKeys(keys: Record<string, string[]>): void {
@@ -250,7 +254,7 @@ export class V2State {
       case 'pullRequests.queueEntryHistory': {
         const found = this.prById(route.params.id!);
         if (!found) return err(404, 'PR_NOT_FOUND', `No pull request found with ID ${route.params.id}`);
-        let rows = this.historyOf(route.params.id!, found.pr);
+        let rows = this.historyOf(route.params.id!, found.pr, found.record);
         if (q.get('direction') === 'newest') rows = [...rows].reverse();
         return pageOf(rows, q, limit);
       }
@@ -263,7 +267,7 @@ export class V2State {
         if (ids.length > 50) return err(400, 'VALIDATION_FAILED', 'pullRequestIds takes at most 50 ids');
         const rows = ids.map((id) => {
           const found = this.prById(id);
-          return { pullRequestId: id, transitions: found ? this.historyOf(id, found.pr) : [] };
+          return { pullRequestId: id, transitions: found ? this.historyOf(id, found.pr, found.record) : [] };
         });
         return pageOf(rows, q, limit);
       }
@@ -377,9 +381,11 @@ export class V2State {
     };
   }
 
-  private historyOf(id: string, pr: AnyPr): Array<Record<string, unknown>> {
+  private historyOf(id: string, pr: AnyPr, record?: QueueRecord): Array<Record<string, unknown>> {
     const set = this.histories.get(id.toLowerCase());
     if (set) return set.map((t) => ({ pullRequestId: id.toLowerCase(), reason: null, ...t }));
+    const moved = record ? this.activityHistory(id, pr, record) : [];
+    if (moved.length > 0) return moved;
     const state = v2State(pr.state);
     const submitted = {
       pullRequestId: id,
@@ -390,6 +396,72 @@ export class V2State {
     };
     if (state === 'pending') return [submitted];
     return [submitted, { pullRequestId: id, state, changedAt: pr.stateChangedAt, reason: null }];
+  }
+
+  /**
+   * The transitions the queue's own activity made of one PR, with the reasons Trunk would give: a PR that
+   * failed before testing failed its readiness (a conflict, a changed base branch), one that failed testing
+   * failed a required check.
+   */
+  private activityHistory(id: string, pr: AnyPr, record: QueueRecord): Array<Record<string, unknown>> {
+    const label = queueLabel(record.repo, record.settings.branch);
+    const events = this.activity().filter((e) => e.queue === label && e.prNumber === pr.prNumber);
+    let tested = false;
+    return events.map((e) => {
+      const base = { pullRequestId: id, changedAt: e.at };
+      switch (e.kind) {
+        case 'submitted':
+          return {
+            ...base,
+            state: 'pending',
+            reason: 'MERGE_ITEM_NOW_READY',
+            actor: { gitHubLogin: pr.prAuthor },
+          };
+        case 'testing':
+          tested = true;
+          return { ...base, state: 'testing', reason: null };
+        case 'merged':
+          return { ...base, state: 'merged', reason: 'MERGE_GRAPH_MERGE' };
+        case 'cancelled':
+          return {
+            ...base,
+            state: 'cancelled',
+            reason: tested ? 'USER_REQUESTED' : 'PR_CLOSED',
+            actor: { gitHubLogin: pr.prAuthor },
+          };
+        default: {
+          const readiness = 'readiness' in pr ? pr.readiness : undefined;
+          const reason = tested
+            ? 'TEST_RUN_REQUIRED_STATUS_FAILED'
+            : readiness?.doesBaseBranchMatch === false
+              ? 'GITHUB_API_BRANCH_PROTECTION_UNMET'
+              : 'START_TEST_RUN_MERGE_CONFLICT';
+          const check =
+            record.manualRequiredStatuses?.[0] ?? record.inheritedRequiredStatuses[0] ?? 'ci/test';
+          const { host, owner, name } = record.repo;
+          return {
+            ...base,
+            state: 'failed',
+            reason,
+            failed: {
+              failureCausingChecks: tested
+                ? [
+                    {
+                      name: check,
+                      url: `https://${host}/${owner}/${name}/pull/${pr.prNumber}/checks`,
+                      conclusion: 'failure',
+                    },
+                  ]
+                : [],
+              blockReasons: [],
+              ...(reason === 'START_TEST_RUN_MERGE_CONFLICT'
+                ? { conflictCulprit: { kind: 'targetBranch', sha: pr.prSha } }
+                : {}),
+            },
+          };
+        }
+      }
+    });
   }
 
   private derivedOrder(record: QueueRecord) {
