@@ -55,15 +55,19 @@ export function createStoryReader(api: TrunkV2Api, ids: V2Ids, now: () => number
   >();
   const estimatesOffUntil = new Map<string, number>();
 
-  type Found = { queueId: string; prId: string } | { unknown: 'repository' | 'queue' | 'pr' };
+  type Found = { queueId: string; pr: PullRequest } | { unknown: 'repository' | 'queue' | 'pr' };
 
+  /**
+   * The PR as Trunk has it now. One lookup by number answers the whole PR (state, title, queue entry), so a
+   * single `why` or `eta` needs no separate read of the PR: PR reads are the scarce ones (5 a second per key).
+   */
   async function prOf(address: QueueAddress, prNumber: number, opts?: CallOptions): Promise<Found> {
     const q = await ids.queue(address, opts);
     if (!q) return { unknown: 'repository' };
     if (!q.queueId) return { unknown: 'queue' };
-    const prId = (await ids.pullRequests(q.repositoryId, [prNumber], opts)).get(prNumber);
-    if (!prId) return { unknown: 'pr' };
-    return { queueId: q.queueId, prId };
+    const [pr] = await api.resolvePullRequests({ repositoryId: q.repositoryId, numbers: [prNumber] }, opts);
+    if (!pr) return { unknown: 'pr' };
+    return { queueId: q.queueId, pr };
   }
 
   function estimateOf(prId: string, opts?: CallOptions) {
@@ -82,10 +86,9 @@ export function createStoryReader(api: TrunkV2Api, ids: V2Ids, now: () => number
     async story(address, prNumber, opts) {
       const found = await prOf(address, prNumber, opts);
       if ('unknown' in found) return { kind: 'unknown', what: found.unknown };
-      const [pr, transitions] = await Promise.all([
-        api.getPullRequest(found.prId, opts),
-        api.queueEntryHistory(found.prId, opts),
-      ]);
+      const { pr } = found;
+      // The batch form (up to 50 ids) is not a /v2/pull-requests path, so it leaves the key's PR reads alone.
+      const transitions = (await api.queueEntryHistoryBatch([pr.id], opts)).get(pr.id) ?? [];
       if (transitions.length === 0 && pr.queueEntry?.mergeQueueId !== found.queueId)
         return { kind: 'unknown', what: 'pr' };
       return { kind: 'story', pr, story: storyOf(transitions) };
@@ -111,17 +114,15 @@ export function createStoryReader(api: TrunkV2Api, ids: V2Ids, now: () => number
     async eta(address, prNumber, opts) {
       const found = await prOf(address, prNumber, opts);
       if ('unknown' in found) return { kind: 'unknown', what: found.unknown };
-      const [pr, order] = await Promise.all([
-        api.getPullRequest(found.prId, opts),
-        api.mergeQueueOrder(found.queueId, opts),
-      ]);
+      const { pr } = found;
+      const order = await api.mergeQueueOrder(found.queueId, opts);
       if (!pr.isCurrentlySubmittedToQueue || pr.queueEntry?.mergeQueueId !== found.queueId)
         return { kind: 'not_in_queue', pr };
       const off = (estimatesOffUntil.get(found.queueId) ?? 0) > now();
       let estimate: Estimate | undefined;
       let estimatesOff = off;
       if (!off) {
-        const answer = await estimateOf(found.prId, opts);
+        const answer = await estimateOf(pr.id, opts);
         if (answer.kind === 'not_enabled') {
           estimatesOff = true;
           estimatesOffUntil.set(found.queueId, now() + ESTIMATES_OFF_MS);
