@@ -255,6 +255,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     logger,
     now,
     slackApiUrl: config.slack.apiUrl,
+    registry: metrics.registry,
   });
   // Bodies Slack would never send (no actions, no user, JSON null…) get a quiet 200 before any listener.
   guardPayloadShapes(bolt, logger);

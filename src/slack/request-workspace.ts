@@ -16,6 +16,7 @@
  */
 import type { AckFn, ReceiverEvent } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../observability/log.ts';
 import { auditBy } from '../store/audit-retrying.ts';
 import type { Store } from '../store/types.ts';
@@ -196,6 +197,24 @@ export interface RequestWorkspaceOptions {
   now: () => number;
   /** Where a refusal may be posted: Slack's own hooks host, or the configured Slack API's (the fake). */
   slackApiUrl: string;
+  /** Counts refusals in `mergequeue_foreign_requests_refused_total{why}`. */
+  registry?: Registry;
+}
+
+const counters = new WeakMap<Registry, Counter<'why'>>();
+function refusedCounter(registry: Registry | undefined): Counter<'why'> | undefined {
+  if (!registry) return undefined;
+  let c = counters.get(registry);
+  if (!c) {
+    c = new Counter({
+      name: 'mergequeue_foreign_requests_refused_total',
+      help: 'Slack requests refused because they named a team or enterprise that is not ours',
+      labelNames: ['why'],
+      registers: [registry],
+    });
+    counters.set(registry, c);
+  }
+  return c;
 }
 
 /**
@@ -207,6 +226,7 @@ export function guardRequestWorkspace(
   opts: RequestWorkspaceOptions,
 ): void {
   const process = app.processEvent.bind(app);
+  const refused = refusedCounter(opts.registry);
   app.processEvent = async (event) => {
     const party = requestParty(event.body);
     if (!party) return process(event);
@@ -214,6 +234,7 @@ export function guardRequestWorkspace(
     if (party.kind === 'event' && opts.mode === 'oauth') return process(event);
     const verdict = await judge(party, opts);
     if (verdict.ours) return process(event);
+    refused?.inc({ why: verdict.why });
     await refuse(event.ack, party, verdict, opts);
   };
 }

@@ -61,6 +61,10 @@ describe('single-workspace mode: the workspace is the bot token’s own (auth.te
     expect(h.trunk.queue('acme/web', 'main')!.state).toBe('running');
     expect(h.slack.channelMessages(CHANNEL)).toHaveLength(0);
     expect(h.slack.postsTo(sent.responseUrl)).toHaveLength(0);
+    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^mergequeue_foreign_requests_refused_total\{why="another-organization"\} [1-9]/m,
+    );
   });
 
   it('the documented shared-channel command (team_id and enterprise_id of the other organization): refused', async () => {
