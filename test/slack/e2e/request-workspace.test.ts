@@ -6,6 +6,7 @@
  * Trunk call) and is audited like every other refusal.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { interactiveBody, viewSubmissionPayload } from '../../../dev/fakes/slack/signing.ts';
 import { startTrunkFake, type TrunkFake } from '../../../dev/fakes/trunk/index.ts';
 import {
   CHANNEL,
@@ -127,6 +128,32 @@ describe('single-workspace mode: the workspace is the bot token’s own (auth.te
     expect(h.trunk.queue('acme/web', 'main')!.concurrency).toBe(2);
     const [last] = await h.app!.store.listAudit(TEAM, { limit: 1 });
     expect(last).toMatchObject({ userId: KAZ.id, action: 'mq_settings', outcome: 'refused' });
+  });
+
+  it('a form opened in our workspace (app_installed_team_id ours) but submitted by that admin is still refused', async () => {
+    await h.sendCommand('settings acme/web:main', { user: USERS.admin });
+    const view = await h.slack.waitFor(() =>
+      h.slack.views.find(
+        (v) => v.view['callback_id'] === 'mq_settings' && stateFromView(v.view)['concurrency'],
+      ),
+    );
+    const values = stateFromView(view.view);
+    values['concurrency']!['v'] = { type: 'number_input', value: '9' };
+    const submission = viewSubmissionPayload({
+      teamId: OTHER_TEAM,
+      userId: KAZ.id,
+      callbackId: 'mq_settings',
+      privateMetadata: String(view.view['private_metadata']),
+      values,
+    });
+    (submission['view'] as Record<string, unknown>)['app_installed_team_id'] = TEAM;
+    h.trunk.clearRequests();
+    expect((await h.postSigned(interactiveBody(submission))).status).toBe(200);
+    const eph = await h.slack.waitFor(() => h.slack.ephemerals.find((e) => e.user === KAZ.id));
+    expect(eph.text).toMatch(/another organization/);
+    await h.idle();
+    expect(h.trunkCalls('updateQueue')).toHaveLength(0);
+    expect(h.trunk.queue('acme/web', 'main')!.concurrency).toBe(2);
   });
 
   it('the workspace is asked of Slack once, not per request; our own admin still acts (control)', async () => {
