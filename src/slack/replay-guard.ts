@@ -137,11 +137,10 @@ export function handleEventsOnce(
   opts: EventsOnceOptions,
 ): void {
   const { store, logger } = opts;
-  const ignored = counterOf(
-    opts.registry,
-    'mergequeue_event_retries_ignored_total',
-    'Events API deliveries acknowledged without handling: their event_id had already been handled',
-  );
+  const ignored = counterOf(opts.registry, {
+    name: 'mergequeue_event_retries_ignored_total',
+    help: 'Events API deliveries acknowledged without handling: their event_id had already been handled',
+  });
   const process = app.processEvent.bind(app);
   app.processEvent = async (event) => {
     const key = eventKeyOf(event.body);
@@ -179,7 +178,8 @@ export function eventKeyOf(body: unknown): string | undefined {
 
 /** One counter per registry and name (several apps in one test process each have their own). */
 const counters = new WeakMap<Registry, Map<string, Counter>>();
-function counterOf(registry: Registry, name: string, help: string): Counter {
+function counterOf(registry: Registry, spec: { name: string; help: string }): Counter {
+  const { name, help } = spec;
   let byName = counters.get(registry);
   if (!byName) {
     byName = new Map();
@@ -194,9 +194,8 @@ function counterOf(registry: Registry, name: string, help: string): Counter {
 }
 
 function replayCounter(registry: Registry): Counter {
-  return counterOf(
-    registry,
-    'mergequeue_replayed_requests_total',
-    'Signed Slack requests refused because their signature had already been used',
-  );
+  return counterOf(registry, {
+    name: 'mergequeue_replayed_requests_total',
+    help: 'Signed Slack requests refused because their signature had already been used',
+  });
 }
