@@ -6,7 +6,11 @@
  * Trunk call) and is audited like every other refusal.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { interactiveBody, viewSubmissionPayload } from '../../../dev/fakes/slack/signing.ts';
+import {
+  interactiveBody,
+  slashCommandBody,
+  viewSubmissionPayload,
+} from '../../../dev/fakes/slack/signing.ts';
 import { startTrunkFake, type TrunkFake } from '../../../dev/fakes/trunk/index.ts';
 import {
   CHANNEL,
@@ -291,5 +295,39 @@ describe('OAuth: a team or enterprise acts only through its own installation', (
     await h.slack.waitFor(() => h.trunkCalls('updateQueue')[0]);
     const tokens = new Set(h.trunkCalls().map((r) => r.headers['x-api-token']));
     expect([...tokens]).toEqual(['token-of-b']);
+  });
+});
+
+describe('Socket Mode: the same guard, in front of every listener', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      env: { SLACK_APP_TOKEN: 'xapp-1-A0FAKEAPP-test', SLACK_SIGNING_SECRET: undefined },
+      slackOptions: { users: [...defaultUsers(), KAZ] },
+    });
+    h.trunk.addQueue('acme/web', 'main', { state: 'running', concurrency: 2 });
+    await h.slack.socketMode.connected();
+  });
+  afterAll(async () => h?.close());
+
+  it('a command from another organization is refused in the envelope’s ack; no Trunk call', async () => {
+    const responseUrl = h.slack.responseUrl({ channel: CHANNEL, user: KAZ.id });
+    const fields = Object.fromEntries(
+      new URLSearchParams(
+        slashCommandBody({
+          teamId: OTHER_TEAM,
+          userId: KAZ.id,
+          channelId: CHANNEL,
+          text: 'pause acme/web:main',
+          responseUrl,
+        }),
+      ),
+    );
+    const ack = await h.slack.socketMode.send('slash_commands', fields);
+    expect(String(ack.payload?.['text'])).toMatch(/another organization/);
+    await settle();
+    await h.idle();
+    expect(h.trunkCalls()).toHaveLength(0);
+    expect(h.trunk.queue('acme/web', 'main')!.state).toBe('running');
   });
 });
