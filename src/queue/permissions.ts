@@ -1,8 +1,9 @@
 /**
  * Who may change a queue. Trunk sees one API token per workspace, so the app decides: workspace admins and
- * owners (of the Enterprise Grid organization too, for an org-wide install), the user who installed the app, and the users and user groups listed with `config operators` —
- * and only ever among the workspace's own people (membership.ts): never a guest, a deactivated account, a
- * bot or a person of another organization, whatever a list names them.
+ * owners (of the Enterprise Grid organization too, for an org-wide install), the user who installed the app,
+ * and the users and user groups listed with `config operators` — and only ever among the workspace's own
+ * people (membership.ts): never a guest, a deactivated account, a bot or a person of another organization,
+ * whatever a list names them.
  * Anyone may read. When a fact cannot be checked (Slack unreachable) the answer is no: fail closed.
  */
 import type { Operator, Store } from '../store/types.ts';
