@@ -11,7 +11,7 @@
  * and read through `readQueue`; what happened is reported as plain data through `announce`.
  */
 
-import { SerialPasses } from '../core/serial-passes.ts';
+import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Db } from '../store/types.ts';
 import { type ClaimKey, type ClaimRecord, FreezeClaims } from './claims.ts';
@@ -68,13 +68,7 @@ export class Freezer {
   readonly #now: () => number;
   readonly #leaseMs: number;
   readonly #inflight = new Map<string, Promise<void>>();
-  #timer: NodeJS.Timeout | undefined;
-  readonly #passes = new SerialPasses({
-    pass: () => this.tick(),
-    onError: (err) => this.#deps.logger.error({ err }, 'freeze tick failed'),
-    active: () => !this.#stopped,
-  });
-  #stopped = false;
+  readonly #passes: PeriodicPasses;
   #prunedAt = 0;
 
   constructor(deps: FreezerDeps) {
@@ -83,24 +77,26 @@ export class Freezer {
     this.#claims = new FreezeClaims(deps.db);
     this.#now = deps.clock ?? Date.now;
     this.#leaseMs = deps.leaseMs ?? 30_000;
+    this.#passes = new PeriodicPasses({
+      every: deps.tickMs ?? 5_000,
+      pass: () => this.tick(),
+      onError: (err) => this.#deps.logger.error({ err }, 'freeze tick failed'),
+      inFlight: () => this.#inflight.values(),
+    });
   }
 
+  /** Ticks every tickMs from now on (the first tick at once). */
   start(): void {
-    this.#stopped = false;
-    this.#timer = setInterval(() => this.requestTick(), this.#deps.tickMs ?? 5_000);
-    this.#timer.unref();
-    this.requestTick();
+    void this.#passes.start();
   }
 
-  /** Stops ticking; waits up to timeoutMs for runs in flight (unfinished ones are left to their lease). */
-  async stop(timeoutMs: number): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    const all = Promise.allSettled([...this.#inflight.values(), this.#passes.running]);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
+  /** Stops ticking; waits until `deadline` (epoch ms) for runs in flight (unfinished ones are left to their lease). */
+  async stop(deadline: number): Promise<void> {
+    await this.#passes.stop(deadline);
+  }
+
+  get #stopped(): boolean {
+    return this.#passes.stopped;
   }
 
   /** Runs a tick now, or once more after the one in progress. */
@@ -109,10 +105,8 @@ export class Freezer {
   }
 
   /** Settles when every run this replica started has finished (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.#passes.running || this.#inflight.size > 0) {
-      await Promise.allSettled([this.#passes.running, ...this.#inflight.values()]);
-    }
+  idle(): Promise<void> {
+    return this.#passes.idle();
   }
 
   /** One pass: renew leases, take over abandoned or due claims, claim starts of open windows, then ends. */

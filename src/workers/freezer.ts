@@ -1,16 +1,18 @@
 /**
  * The freezer as the app runs it: the freeze domain's Freezer, changing queues through the queue domain's
  * audited change flow with the workspace's background Trunk client, and announcing each FreezeEvent in the
- * window's channel as the bot. A failed post is thrown back to the freezer, which logs it.
+ * window's channel as the bot (a failed post is thrown back to the freezer, which logs it). A worker:
+ * ticking every few seconds from start() until stop(deadline).
  */
 import { type FreezeEvent, Freezer, queueCallbacks } from '../freeze/index.ts';
+import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
+import { describeTrunkFailure } from '../slack/blocks/errors.ts';
+import { renderFreezeEvent } from '../slack/blocks/freeze.ts';
+import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
-import { describeTrunkFailure } from './blocks/errors.ts';
-import { renderFreezeEvent } from './blocks/freeze.ts';
-import type { Workspaces } from './workspace.ts';
 
-export interface FreezerOptions {
+export interface FreezerWorkerOptions {
   store: Store;
   workspaces: Pick<Workspaces, 'backgroundTrunkFor' | 'slackFor'>;
   logger: Logger;
@@ -22,7 +24,11 @@ export interface FreezerOptions {
   leaseMs?: number;
 }
 
-export function createFreezer(o: FreezerOptions): Freezer {
+export interface FreezerWorker extends Worker {
+  readonly freezer: Freezer;
+}
+
+export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
   const callbacks = queueCallbacks({
     store: o.store,
     trunkFor: async (workspaceId) => (await o.workspaces.backgroundTrunkFor(workspaceId, 'freeze'))?.api,
@@ -40,7 +46,7 @@ export function createFreezer(o: FreezerOptions): Freezer {
       unfurl_media: false,
     });
   };
-  return new Freezer({
+  const freezer = new Freezer({
     db: o.store.db,
     ...callbacks,
     announce,
@@ -50,4 +56,11 @@ export function createFreezer(o: FreezerOptions): Freezer {
     ...(o.tickMs ? { tickMs: o.tickMs } : {}),
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
   });
+  return {
+    name: 'freezer',
+    freezer,
+    start: () => freezer.start(),
+    // Runs in flight get until the deadline; an unfinished one is taken over by another replica (its lease).
+    stop: (deadline) => freezer.stop(deadline),
+  };
 }
