@@ -273,6 +273,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     config,
     store,
     workspaces,
+    directory,
     logger,
     metrics,
     now,

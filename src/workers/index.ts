@@ -10,9 +10,11 @@ import type { Lifecycle, Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { digestSurface } from '../slack/digest-surface.ts';
+import type { DirectoryCache } from '../slack/directory.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import { createAuditRetention } from '../store/audit-retention.ts';
 import type { Store } from '../store/types.ts';
+import { botStanding } from './bot-standing.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
 
@@ -22,6 +24,8 @@ export interface WorkersOptions {
   config: Config;
   store: Store;
   workspaces: Workspaces;
+  /** The app's cache of who is who (users.info, user groups). */
+  directory: DirectoryCache;
   logger: Logger;
   metrics: Metrics;
   /** The app's clock (epoch ms): digests, freeze windows, live messages and retention follow it. */
@@ -48,6 +52,8 @@ export interface Workers {
 export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers {
   const { config, overrides } = o;
   const scheduler = { enabled: config.digest.schedulerEnabled };
+  // Nothing acts on its own in a workspace whose bot token Slack revoked, until a re-install.
+  const standing = botStanding({ config, store: o.store, workspaces: o.workspaces });
 
   const retention = createAuditRetention({
     store: o.store,
@@ -89,6 +95,8 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   const freezer = createFreezerWorker({
     store: o.store,
     workspaces: o.workspaces,
+    directory: o.directory,
+    botStanding: standing,
     logger: o.logger.child({ component: 'freeze' }),
     replicaId: o.replicaId,
     clock: o.now,
@@ -108,6 +116,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           metrics: o.metrics,
           now: o.now,
           replicaId: o.replicaId,
+          botStanding: standing,
           ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
   // Stopping releases this replica's queue leases so another replica polls them at once.

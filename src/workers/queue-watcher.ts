@@ -14,6 +14,7 @@ import { createQueueEventDelivery } from '../slack/events/service.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import { createWatchService, type WatchService } from '../watch/index.ts';
+import type { BotStanding } from './bot-standing.ts';
 
 export interface QueueWatcherOptions {
   config: Config;
@@ -23,6 +24,8 @@ export interface QueueWatcherOptions {
   metrics: Metrics;
   now: () => number;
   replicaId: string;
+  /** Feeds poll only while the workspace's bot token stands (not after tokens_revoked, until a re-install). */
+  botStanding: BotStanding;
   /** The watcher's queue lease (AppOverrides.watch.leaseMs); default the watcher's own. */
   leaseMs?: number;
 }
@@ -39,7 +42,9 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
   const delivery = createQueueEventDelivery({ ...o, logger });
   const watch = createWatchService({
     store: o.store,
-    trunkFor: async (id) => (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api,
+    // A workspace whose bot token Slack revoked is not polled (its queues are skipped) until a re-install.
+    trunkFor: async (id) =>
+      (await o.botStanding(id)) ? (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api : undefined,
     deliverBatch: delivery.deliverBatch,
     deliver: async (event, destinations) => (await delivery.deliverBatch([{ event, destinations }]))[0] ?? [],
     clock: o.now,
