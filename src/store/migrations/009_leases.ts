@@ -1,0 +1,89 @@
+/**
+ * One lease table for every claim (issue 18, ADR 0003): store/leases.ts is the one protocol (claim,
+ * heartbeat, take over, finish, release, prune) that digest runs, shared digest collections, freeze starts
+ * and ends, watch polls and watch deliveries used to write each for itself. A lease row names its work by
+ * `kind` and `lease_key`; the users keep their own data in their own tables.
+ *
+ * Keys (composed by the users; the store never parses them):
+ *   digest.run         subscription_id|scheduled_at             (digest/claims.ts)
+ *   digest.collection  workspace_id|kind|scheduled_at|source    (digest/shared-collection.ts)
+ *   freeze.phase       window_id|occurrence_start|phase         (freeze/claims.ts)
+ *   watch.poll         workspace_id|queue_key                   (watch/queue-state.ts)
+ *   watch.delivery     event_id|destination                     (watch/outbox.ts)
+ *
+ * Existing rows are converted in place, so no claim is lost across the upgrade:
+ * - digest_runs, freeze_claims, watch_deliveries stay the users' own records (what was posted, the
+ *   window's state, what was sent); their rows still being worked on become leases with the same holder,
+ *   expiry and attempts (the fence starts at the attempts). Their finished rows need no lease: a new claim
+ *   of the same occurrence or delivery is refused by the record's own primary key or status, as before.
+ *   Their owner, lease_until and attempts columns are no longer read; release 009 fills them on insert
+ *   (owner = first holder, lease_until = 9007199254740991) only because they are NOT NULL, and so that a
+ *   replica of an earlier release never takes over work a 009 replica claimed.
+ * - watch_leases and digest_collections were nothing but leases: every row moves (a collection's
+ *   generation becomes the fence, which keeps its stored pages, and its pages or failure the result).
+ *   Both tables are left in place, unused by 009, so replicas of an earlier release still running during a
+ *   rolling deploy keep working; a later migration drops them.
+ *
+ * A rolling deploy across 009: what is finished or idle is safe. Work an earlier-release replica is doing
+ * while 009 replicas run is not fenced against them (the old replica renews its old columns, not the
+ * lease), so a digest, freeze phase, watch poll or delivery in flight on an old replica can be done twice
+ * once its converted lease expires; stop the old replicas' background work (SCHEDULER_ENABLED=false) or
+ * deploy stop-then-start to rule that out.
+ */
+import type { Migration } from '../types.ts';
+
+const sql = (bigint: string) => `
+CREATE TABLE leases (
+  kind TEXT NOT NULL,
+  lease_key TEXT NOT NULL,
+  workspace_id TEXT NOT NULL DEFAULT '',
+  holder TEXT NOT NULL,
+  fence INTEGER NOT NULL DEFAULT 1,         -- bumped by every acquisition; fenced writes name it
+  state TEXT NOT NULL,                      -- held | released | finished
+  expires_at ${bigint} NOT NULL,            -- held: until; released: free to take from
+  attempts INTEGER NOT NULL DEFAULT 1,
+  result TEXT,                              -- what finish recorded
+  created_at ${bigint} NOT NULL,
+  finished_at ${bigint},
+  PRIMARY KEY (kind, lease_key)
+);
+CREATE INDEX leases_available ON leases (kind, state, expires_at);
+CREATE INDEX leases_created ON leases (kind, created_at);
+CREATE INDEX leases_workspace ON leases (workspace_id);
+
+INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, created_at)
+SELECT 'digest.run', subscription_id || '|' || scheduled_at, workspace_id, owner, attempts, 'held', lease_until,
+       attempts, claimed_at
+FROM digest_runs WHERE status = 'running';
+
+INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, created_at)
+SELECT 'freeze.phase', window_id || '|' || occurrence_start || '|' || phase, workspace_id, owner, attempts,
+       CASE WHEN status = 'retrying' THEN 'released' ELSE 'held' END, lease_until, attempts, claimed_at
+FROM freeze_claims WHERE status IN ('running', 'retrying');
+
+INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, created_at)
+SELECT 'watch.delivery', event_id || '|' || destination, workspace_id, owner, attempts,
+       CASE WHEN status = 'retry' THEN 'released' ELSE 'held' END,
+       CASE WHEN status = 'retry' THEN 0 ELSE lease_until END, attempts, lease_until
+FROM watch_deliveries WHERE status IN ('claimed', 'retry');
+
+INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, created_at)
+SELECT 'watch.poll', workspace_id || '|' || queue_key, workspace_id, owner, 1, 'held', lease_until, 1, lease_until
+FROM watch_leases;
+
+INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, result, created_at, finished_at)
+SELECT 'digest.collection', workspace_id || '|' || kind || '|' || scheduled_at || '|' || source, workspace_id, owner,
+       generation, CASE WHEN status = 'collecting' THEN 'held' ELSE 'finished' END, lease_until, generation,
+       CASE WHEN status = 'done' THEN '{"pages":' || pages || '}'
+            WHEN status = 'failed' THEN '{"failure":' || COALESCE(failure, 'null') || '}' END,
+       created_at, finished_at
+FROM digest_collections;
+`;
+
+export const leasesMigration: Migration = {
+  id: 9,
+  name: 'leases',
+  sqlite: sql('INTEGER'),
+  postgres: sql('BIGINT'),
+  workspaceTables: ['leases'],
+};
