@@ -46,13 +46,17 @@ function checkId(id: LeaseId): void {
   if (!id.kind || !id.key) throw new Error('A lease needs a kind and a key.');
 }
 
-/** `holder = $3 AND state = 'held'` and, when the hold carries one, the fence: the condition of every fenced write. */
+/** `holder = $3 AND state = 'held'` and, when the hold carries them, the fence and liveness: every fenced write's condition. */
 function holdWhere(hold: LeaseHold, params: SqlValue[]): string {
   params.push(hold.kind, hold.key, hold.holder);
   let where = "kind = $1 AND lease_key = $2 AND holder = $3 AND state = 'held'";
   if (hold.fence !== undefined) {
     params.push(hold.fence);
     where += ` AND fence = $${params.length}`;
+  }
+  if (hold.liveAt !== undefined) {
+    params.push(hold.liveAt);
+    where += ` AND expires_at >= $${params.length}`;
   }
   return where;
 }
@@ -76,7 +80,7 @@ export class SqlLeases implements Leases {
     );
     if (inserted[0])
       return { acquired: true, fence: 1, attempts: 1, takenOver: false, lease: toLease(inserted[0]) };
-    if (req.mode !== 'new') {
+    if (req.mode === 'renew') {
       // Ours already: renew it (same fence: the same holding goes on).
       const renewed = await tx.query(
         `UPDATE leases SET expires_at = $4 WHERE kind = $1 AND lease_key = $2 AND holder = $3 AND state = 'held'
@@ -87,6 +91,8 @@ export class SqlLeases implements Leases {
         const lease = toLease(renewed[0]);
         return { acquired: true, fence: lease.fence, attempts: lease.attempts, takenOver: false, lease };
       }
+    }
+    if (req.mode !== 'new') {
       // Lapsed or released and due: a new holding, with a new fence.
       const taken = await tx.query(
         `UPDATE leases SET holder = $3, expires_at = $4, state = 'held', fence = fence + 1, attempts = attempts + 1

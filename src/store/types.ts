@@ -151,6 +151,8 @@ export interface Lease extends LeaseId {
 export interface LeaseHold extends LeaseId {
   holder: string;
   fence?: number;
+  /** When given, a lease that expired before this instant is refused too, even if nobody took it over yet. */
+  liveAt?: number;
 }
 
 export interface LeaseClaimRequest extends LeaseId {
@@ -159,11 +161,12 @@ export interface LeaseClaimRequest extends LeaseId {
   now: number;
   workspaceId?: string;
   /**
-   * `free` (default): take the lease when nobody holds it, when its holder let it expire, when it was
-   * released and is due, or renew it when `holder` already holds it. `new`: only when no lease exists at all
-   * (the first claim of a one-off piece of work; recovering it is `takeOver`'s job).
+   * `free` (default): take the lease when nobody has it, when its holder let it expire, or when it was
+   * released and is due. `renew`: the same, and a holder claiming its own live lease renews it (a lease
+   * held for as long as the holder keeps claiming it). `new`: only when no lease exists at all (the first
+   * claim of a one-off piece of work; recovering it is `takeOver`'s job).
    */
-  mode?: 'free' | 'new';
+  mode?: 'free' | 'renew' | 'new';
 }
 
 export type LeaseClaim =

@@ -1,10 +1,11 @@
 /**
  * The outbox: events written with their snapshot (queue-state.ts), and one delivery row per (event,
- * destination) — the digests' claim discipline. A destination is claimed before the Slack side is called
+ * destination), claimed with a lease (store/leases.ts). A destination is claimed before the Slack side is called
  * and marked sent after; a claim whose owner died is taken over once its lease expires; a failed delivery
  * is retried on the next tick until the event's grace period ends. So each event reaches each destination
  * once, including after a takeover.
  */
+import { SqlLeases } from '../store/leases.ts';
 import type { Db, Row } from '../store/types.ts';
 import type { WatchEvent } from './types.ts';
 
@@ -36,10 +37,27 @@ function toDelivery(r: Row): DeliveryRow {
   return d;
 }
 
+/** Each (event, destination) is a lease in the store's lease table (store/leases.ts). */
+const DELIVERY_LEASE = 'watch.delivery';
+const deliveryLease = (eventId: string, destination: string) => ({
+  kind: DELIVERY_LEASE,
+  key: `${eventId}|${destination}`,
+});
+/**
+ * The delivery row's own owner and lease_until columns (migration 006) are no longer read: the lease is.
+ * They are filled because they are NOT NULL, with a lease_until no replica of an earlier release takes over.
+ */
+const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
+
+/** Thrown inside a transaction to undo a lease change its delivery row refused. */
+class Refused extends Error {}
+
 export class OutboxRepository {
   readonly #db: Db;
+  readonly #leases: SqlLeases;
   constructor(db: Db) {
     this.#db = db;
+    this.#leases = new SqlLeases(db);
   }
 
   /** Events of the queue not yet delivered everywhere, oldest first. */
@@ -67,19 +85,31 @@ export class OutboxRepository {
     now: number,
     leaseMs: number,
   ): Promise<boolean> {
-    const rows = await this.#db.query(
-      `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until)
-       VALUES ($1, $2, $3, 'claimed', $4, $5)
-       ON CONFLICT (event_id, destination) DO UPDATE SET status = 'claimed', owner = $4, lease_until = $5,
-         attempts = watch_deliveries.attempts + 1
-       WHERE watch_deliveries.status = 'retry' OR (watch_deliveries.status = 'claimed' AND watch_deliveries.lease_until < $6)
-       RETURNING event_id`,
-      [eventId, destination, workspaceId, owner, now + leaseMs, now],
-    );
-    return rows.length === 1;
+    return this.#db
+      .transaction(async (tx) => {
+        const got = await this.#leases.claim(
+          { ...deliveryLease(eventId, destination), workspaceId, holder: owner, ttlMs: leaseMs, now },
+          tx,
+        );
+        if (!got.acquired) return false;
+        const n = await tx.execute(
+          `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until)
+           VALUES ($1, $2, $3, 'claimed', $4, $5)
+           ON CONFLICT (event_id, destination) DO UPDATE SET status = 'claimed'
+           WHERE watch_deliveries.status IN ('retry', 'claimed')`,
+          [eventId, destination, workspaceId, owner, LEGACY_LEASE_UNTIL],
+        );
+        // Sent, failed for good or expired (a row older than its lease): nothing more to do for it.
+        if (n !== 1) throw new Refused();
+        return true;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof Refused) return false;
+        throw err;
+      });
   }
 
-  /** Records the outcome of a claimed delivery (fenced by owner). */
+  /** Records the outcome of a claimed delivery (fenced by the lease). */
   async settle(
     eventId: string,
     destination: string,
@@ -88,18 +118,36 @@ export class OutboxRepository {
     now: number,
     detail?: string,
   ): Promise<boolean> {
-    const n = await this.#db.execute(
-      `UPDATE watch_deliveries SET status = $4, detail = $5, sent_at = $6
-       WHERE event_id = $1 AND destination = $2 AND owner = $3 AND status = 'claimed'`,
-      [eventId, destination, owner, outcome, detail ?? null, outcome === 'sent' ? now : null],
-    );
-    return n === 1;
+    const hold = { ...deliveryLease(eventId, destination), holder: owner };
+    return this.#db
+      .transaction(async (tx) => {
+        const ours =
+          outcome === 'retry'
+            ? await this.#leases.release(hold, tx)
+            : await this.#leases.finish({ ...hold, now, result: outcome }, tx);
+        if (!ours) return false;
+        const n = await tx.execute(
+          `UPDATE watch_deliveries SET status = $3, detail = $4, sent_at = $5
+           WHERE event_id = $1 AND destination = $2 AND status = 'claimed'`,
+          [eventId, destination, outcome, detail ?? null, outcome === 'sent' ? now : null],
+        );
+        if (n !== 1) throw new Refused(); // given up meanwhile (the event expired)
+        return true;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof Refused) return false;
+        throw err;
+      });
   }
 
   async deliveries(eventId: string): Promise<DeliveryRow[]> {
     const rows = await this.#db.query(
-      'SELECT event_id, destination, status, owner, attempts, detail FROM watch_deliveries WHERE event_id = $1 ORDER BY destination',
-      [eventId],
+      `SELECT d.event_id, d.destination, d.status, COALESCE(l.holder, d.owner) AS owner,
+              COALESCE(l.attempts, d.attempts) AS attempts, d.detail
+       FROM watch_deliveries d
+       LEFT JOIN leases l ON l.kind = $2 AND l.lease_key = d.event_id || '|' || d.destination
+       WHERE d.event_id = $1 ORDER BY d.destination`,
+      [eventId, DELIVERY_LEASE],
     );
     return rows.map(toDelivery);
   }
@@ -119,14 +167,16 @@ export class OutboxRepository {
     });
   }
 
-  /** Forgets events finished before `before` and their deliveries. */
+  /** Forgets events finished before `before`, their deliveries and the deliveries' leases. */
   async prune(before: number): Promise<number> {
-    return this.#db.transaction(async (tx) => {
+    const n = await this.#db.transaction(async (tx) => {
       await tx.execute(
         'DELETE FROM watch_deliveries WHERE event_id IN (SELECT event_id FROM watch_events WHERE done_at < $1)',
         [before],
       );
       return tx.execute('DELETE FROM watch_events WHERE done_at < $1', [before]);
     });
+    await this.#leases.prune({ kind: DELIVERY_LEASE, before });
+    return n;
   }
 }

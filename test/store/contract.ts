@@ -494,8 +494,14 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         expiresAt: T + 1000,
         workspaceId: 'TL',
       });
-      // Claiming again as the holder renews it: the same holding, the same fence.
-      expect(await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T + 500 })).toMatchObject({
+      // Claiming again as the holder is refused too (one holding at a time), unless it asks to renew:
+      // then the same holding goes on, with the same fence.
+      expect((await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T + 500 })).acquired).toBe(
+        false,
+      );
+      expect(
+        await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T + 500, mode: 'renew' }),
+      ).toMatchObject({
         acquired: true,
         fence: 1,
         takenOver: false,
