@@ -695,7 +695,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         );
         const x = (sql: string, params: Array<string | number>) => engine.execute(sql, params);
         // A digest being posted (and one finished), a freeze start waiting to retry, a watched queue's
-        // poller, a delivery in flight (and one sent), a finished shared collection.
+        // poller, a delivery in flight (and one sent), a shared collection under way (and one done).
         await x(
           `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, status, owner, lease_until, attempts, posted_count, claimed_at)
            VALUES ('d1', $1, 'TM', 'running', 'r1', $2, 2, 1, $1), ('d2', $1, 'TM', 'done', 'r1', $1, 1, 3, $1)`,
@@ -717,8 +717,9 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         );
         await x(
           `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, pages, created_at, finished_at)
-           VALUES ('TM', 'failing', 'acme/github.com/a/b', $1, 'done', 'r1', $1, 2, 4, $1, $1)`,
-          [T],
+           VALUES ('TM', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'r1', $2, 2, 1, $1, NULL),
+                  ('TM', 'failing', 'acme/github.com/a/done', $1, 'done', 'r1', $1, 1, 4, $1, $1)`,
+          [T, T + 5_000],
         );
       } finally {
         await engine.close();
@@ -753,9 +754,10 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(
         await st.leases.get({ kind: 'digest.collection', key: `TM|failing|${T}|acme/github.com/a/b` }),
       ).toMatchObject({
-        state: 'finished',
+        holder: 'r1',
+        state: 'held',
         fence: 2,
-        result: '{"pages":4}',
+        expiresAt: T + 5_000,
       });
       // The converted lease works as any other: its holder renews it, and it is taken over once lapsed.
       expect(

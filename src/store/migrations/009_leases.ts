@@ -12,17 +12,18 @@
  *   watch.delivery     event_id|destination                     (watch/outbox.ts)
  *
  * Existing rows are converted in place, so no claim is lost across the upgrade:
- * - digest_runs, freeze_claims, watch_deliveries stay the users' own records (what was posted, the
- *   window's state, what was sent); their rows still being worked on become leases with the same holder,
- *   expiry and attempts (the fence starts at the attempts). Their finished rows need no lease: a new claim
- *   of the same occurrence or delivery is refused by the record's own primary key or status, as before.
- *   Their owner, lease_until and attempts columns are no longer read; release 009 fills them on insert
- *   (owner = first holder, lease_until = 9007199254740991) only because they are NOT NULL, and so that a
- *   replica of an earlier release never takes over work a 009 replica claimed.
- * - watch_leases and digest_collections were nothing but leases: every row moves (a collection's
- *   generation becomes the fence, which keeps its stored pages, and its pages or failure the result).
- *   Both tables are left in place, unused by 009, so replicas of an earlier release still running during a
- *   rolling deploy keep working; a later migration drops them.
+ * - digest_runs, freeze_claims, watch_deliveries and digest_collections stay the users' own records (what
+ *   was posted, the window's state, what was sent, which pages were collected); their rows still being
+ *   worked on become leases with the same holder, expiry and attempts (the fence starts at the attempts; a
+ *   collection's at its generation, which keeps its stored pages). Their finished rows need no lease: a
+ *   new claim of the same occurrence, delivery or collection is refused by the record's own primary key
+ *   or status, as before. Their lease columns (owner, lease_until, attempts) are no longer read for the
+ *   lease; release 009 fills them on insert (owner = first holder, lease_until = 9007199254740991) because
+ *   they are NOT NULL, and so that a replica of an earlier release never takes over work a 009 replica
+ *   claimed.
+ * - watch_leases was nothing but leases: every row moves. The table is left in place, unused by 009, so
+ *   replicas of an earlier release still running during a rolling deploy keep working; a later migration
+ *   drops it.
  *
  * A rolling deploy across 009: what is finished or idle is safe. Work an earlier-release replica is doing
  * while 009 replicas run is not fenced against them (the old replica renews its old columns, not the
@@ -71,13 +72,10 @@ INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires
 SELECT 'watch.poll', workspace_id || '|' || queue_key, workspace_id, owner, 1, 'held', lease_until, 1, lease_until
 FROM watch_leases;
 
-INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, result, created_at, finished_at)
+INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, created_at)
 SELECT 'digest.collection', workspace_id || '|' || kind || '|' || scheduled_at || '|' || source, workspace_id, owner,
-       generation, CASE WHEN status = 'collecting' THEN 'held' ELSE 'finished' END, lease_until, generation,
-       CASE WHEN status = 'done' THEN '{"pages":' || pages || '}'
-            WHEN status = 'failed' THEN '{"failure":' || COALESCE(failure, 'null') || '}' END,
-       created_at, finished_at
-FROM digest_collections;
+       generation, 'held', lease_until, generation, created_at
+FROM digest_collections WHERE status = 'collecting';
 `;
 
 export const leasesMigration: Migration = {
