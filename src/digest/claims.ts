@@ -241,15 +241,8 @@ export class ClaimRepository {
       const rec = key && (await this.get(key));
       if (rec?.status === 'running') out.push(rec);
       else {
-        // Its run is gone (the bot's data was deleted) or over: close the lease so it is not listed again.
-        const fence = await this.#leases.takeOver({
-          ...lease,
-          holder: ORPHAN_HOLDER,
-          expiresAt: now,
-          seen: { fence: lease.fence, expiresAt: lease.expiresAt },
-        });
-        if (fence !== undefined)
-          await this.#leases.finish({ ...lease, holder: ORPHAN_HOLDER, fence, now, result: 'orphan' });
+        // Its run is gone (the bot's data was deleted): close the lease so it is not listed again.
+        await this.#leases.abandon(lease, now);
       }
     }
     return out;
@@ -303,6 +296,3 @@ export class ClaimRepository {
       .catch(rethrowUnlessRefused);
   }
 }
-
-/** The holder that closes a lease whose run is gone. */
-const ORPHAN_HOLDER = 'orphan-sweep';

@@ -161,6 +161,19 @@ export class SqlLeases implements Leases {
     return n === 1;
   }
 
+  async abandon(lease: Lease, now: number): Promise<boolean> {
+    const holder = 'abandoned';
+    const fence = await this.takeOver({
+      kind: lease.kind,
+      key: lease.key,
+      holder,
+      expiresAt: now,
+      seen: { fence: lease.fence, expiresAt: lease.expiresAt },
+    });
+    if (fence === undefined) return false;
+    return this.finish({ kind: lease.kind, key: lease.key, holder, fence, now, result: 'abandoned' });
+  }
+
   async get(id: LeaseId, tx: DbExecutor = this.#db): Promise<Lease | undefined> {
     const rows = await tx.query(`SELECT ${COLUMNS} FROM leases WHERE kind = $1 AND lease_key = $2`, [
       id.kind,

@@ -194,6 +194,11 @@ export interface Leases {
   /** Gives a held lease up: anyone may take it from `availableAt` (default: at once). False when fenced off. */
   release(hold: LeaseHold & { availableAt?: number }, tx?: DbExecutor): Promise<boolean>;
   get(id: LeaseId, tx?: DbExecutor): Promise<Lease | undefined>;
+  /**
+   * Closes a lease whose work is gone (its record was deleted), as `available` listed it, so it is not
+   * listed again: a takeover (so a live holder is never overridden) and a finish. False when it moved on.
+   */
+  abandon(lease: Lease, now: number): Promise<boolean>;
   /** Leases of `kind` a claim could take now (held but expired, or released and due), the longest waiting first. */
   available(q: { kind: string; now: number; limit: number }): Promise<Lease[]>;
   /**
