@@ -54,10 +54,9 @@ function keyOfLease(leaseKey: string): RunKey | undefined {
     : undefined;
 }
 /**
- * The row's own owner and lease_until columns (migration 002) are no longer read for the lease: the lease
- * is. They are filled because they are NOT NULL, with a lease_until no replica of an earlier release
- * takes over; owner is the first claimant, and what a row without a lease (skipped, or finished before
- * migration 009) reports.
+ * The row's lease_until column (migration 002) is no longer read: the lease is. It is filled because it is
+ * NOT NULL, with a value no replica of an earlier release takes over. `owner` and `attempts` stay the
+ * row's record of who works (or worked) on it and on which attempt; the lease decides who may.
  */
 const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
 
@@ -250,14 +249,25 @@ export class ClaimRepository {
 
   /** Compare-and-set on the lease as `rec` saw it: exactly one replica wins a takeover. */
   async takeOver(rec: RunRecord, owner: string, leaseUntil: number): Promise<boolean> {
-    if (rec.fence === undefined) return false;
-    const fence = await this.#leases.takeOver({
-      ...runLease(rec),
-      holder: owner,
-      expiresAt: leaseUntil,
-      seen: { fence: rec.fence, expiresAt: rec.leaseUntil },
+    const seenFence = rec.fence;
+    if (seenFence === undefined) return false;
+    return this.#db.transaction(async (tx) => {
+      const fence = await this.#leases.takeOver(
+        {
+          ...runLease(rec),
+          holder: owner,
+          expiresAt: leaseUntil,
+          seen: { fence: seenFence, expiresAt: rec.leaseUntil },
+        },
+        tx,
+      );
+      if (fence === undefined) return false;
+      await tx.execute(
+        'UPDATE digest_runs SET owner = $3, attempts = attempts + 1 WHERE subscription_id = $1 AND scheduled_at = $2',
+        [rec.subscriptionId, rec.scheduledAt, owner],
+      );
+      return true;
     });
-    return fence !== undefined;
   }
 
   /** A progress write fenced by the lease (renewed to `leaseUntil`), in one transaction with it. */

@@ -44,8 +44,9 @@ const deliveryLease = (eventId: string, destination: string) => ({
   key: `${eventId}|${destination}`,
 });
 /**
- * The delivery row's own owner and lease_until columns (migration 006) are no longer read: the lease is.
- * They are filled because they are NOT NULL, with a lease_until no replica of an earlier release takes over.
+ * The delivery row's lease_until column (migration 006) is no longer read: the lease is. It is filled
+ * because it is NOT NULL, with a value no replica of an earlier release takes over. `owner` and `attempts`
+ * stay the row's record of who sends (or sent) it and on which attempt; the lease decides who may.
  */
 const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
 
@@ -95,9 +96,9 @@ export class OutboxRepository {
         const n = await tx.execute(
           `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until)
            VALUES ($1, $2, $3, 'claimed', $4, $5)
-           ON CONFLICT (event_id, destination) DO UPDATE SET status = 'claimed'
+           ON CONFLICT (event_id, destination) DO UPDATE SET status = 'claimed', owner = $4, attempts = $6
            WHERE watch_deliveries.status IN ('retry', 'claimed')`,
-          [eventId, destination, workspaceId, owner, LEGACY_LEASE_UNTIL],
+          [eventId, destination, workspaceId, owner, LEGACY_LEASE_UNTIL, got.attempts],
         );
         // Sent, failed for good or expired (a row older than its lease): nothing more to do for it.
         if (n !== 1) throw new Refused();

@@ -654,6 +654,25 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       });
     });
 
+    it('abandon closes a lapsed lease whose work is gone, and never one its holder still renews', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      const [seen] = (await store.leases.available({ kind: id.kind, now: T + 2000, limit: 1000 })).filter(
+        (l) => l.key === id.key,
+      );
+      // A renewed meanwhile: the lease as seen is gone, nothing changes.
+      await store.leases.heartbeat({ ...id, holder: 'A', expiresAt: T + 3000 });
+      expect(await store.leases.abandon(seen!, T + 2000)).toBe(false);
+      expect(await store.leases.get(id)).toMatchObject({ holder: 'A', state: 'held' });
+      const [lapsed] = (await store.leases.available({ kind: id.kind, now: T + 3001, limit: 1000 })).filter(
+        (l) => l.key === id.key,
+      );
+      expect(await store.leases.abandon(lapsed!, T + 3001)).toBe(true);
+      expect(await store.leases.get(id)).toMatchObject({ state: 'finished', result: 'abandoned' });
+      const after = await store.leases.available({ kind: id.kind, now: T + 9999, limit: 1000 });
+      expect(after.map((l) => l.key)).not.toContain(id.key);
+    });
+
     it('prune forgets old leases nobody holds, and keeps live ones and other kinds', async () => {
       const db = await fx.freshDatabase();
       const st = await openOn(db, [key]);

@@ -17,19 +17,27 @@
  *   worked on become leases with the same holder, expiry and attempts (the fence starts at the attempts; a
  *   collection's at its generation, which keeps its stored pages). Their finished rows need no lease: a
  *   new claim of the same occurrence, delivery or collection is refused by the record's own primary key
- *   or status, as before. Their lease columns (owner, lease_until, attempts) are no longer read for the
- *   lease; release 009 fills them on insert (owner = first holder, lease_until = 9007199254740991) because
- *   they are NOT NULL, and so that a replica of an earlier release never takes over work a 009 replica
- *   claimed.
+ *   or status, as before. Their lease_until column is no longer read; release 009 fills it on insert with
+ *   9007199254740991, because it is NOT NULL and so that a replica of an earlier release never takes over
+ *   work a 009 replica claimed. Their owner and attempts columns stay the record of who works (or
+ *   worked) on it; the lease decides who may.
  * - watch_leases was nothing but leases: every row moves. The table is left in place, unused by 009, so
  *   replicas of an earlier release still running during a rolling deploy keep working; a later migration
  *   drops it.
  *
- * A rolling deploy across 009: what is finished or idle is safe. Work an earlier-release replica is doing
- * while 009 replicas run is not fenced against them (the old replica renews its old columns, not the
- * lease), so a digest, freeze phase, watch poll or delivery in flight on an old replica can be done twice
- * once its converted lease expires; stop the old replicas' background work (SCHEDULER_ENABLED=false) or
- * deploy stop-then-start to rule that out.
+ * A rolling deploy across 009 (replicas of release 008 and 009 on one database at once) is not safe for
+ * background work, because 008 replicas renew and claim through the old columns, which 009 does not read:
+ * - work in flight on an 008 replica when 009 migrates gets a converted lease that the 008 replica never
+ *   renews, so a 009 replica takes it over one lease later while the 008 one is still at it (a digest or
+ *   watch event posted twice);
+ * - work an 008 replica claims after the migration has no lease: if that replica then stops before
+ *   finishing, no 009 replica recovers it (a digest occurrence not posted, a freeze start or end not
+ *   done), and a delivery it holds can be claimed by a 009 replica as well;
+ * - 008 and 009 replicas both poll a watched queue (the snapshot's compare-and-set keeps events single).
+ * Nothing is lost the other way: 008 replicas never take over work a 009 replica claimed.
+ * So deploy stop-then-start, or set SCHEDULER_ENABLED=false on the 008 replicas before the first 009 one
+ * starts (it turns off the digest scheduler, the freezer and the watcher); the request path (commands,
+ * buttons) is unaffected.
  */
 import type { Migration } from '../types.ts';
 
