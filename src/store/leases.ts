@@ -4,8 +4,9 @@
  * shared collections, freeze starts and ends, watch polls and deliveries — names its work with a `kind`
  * and a `key` and keeps its own data in its own tables; the store gives neither a meaning.
  *
- * Each write is one conditional statement, so two replicas racing cannot both win, and each fenced write
- * names the holder (and, when the caller kept it, the fence): a holder that was taken over is refused.
+ * Every acquisition and every write is decided by one conditional statement, so two replicas racing
+ * cannot both win, and each fenced write names the holder (and, when the caller kept it, the fence): a
+ * holder that was taken over is refused.
  * Pass a transaction's `tx` to make a fenced check and the caller's own writes one atomic step.
  */
 import type {
@@ -194,7 +195,7 @@ export class SqlLeases implements Leases {
 
   prune(q: { kind: string; before: number }): Promise<number> {
     return this.#db.execute(
-      `DELETE FROM leases WHERE kind = $1 AND created_at < $2 AND (state <> 'held' OR expires_at < $2)`,
+      `DELETE FROM leases WHERE kind = $1 AND created_at < $2 AND (state = 'finished' OR expires_at < $2)`,
       [q.kind, q.before],
     );
   }

@@ -202,8 +202,8 @@ export interface Leases {
   /** Leases of `kind` a claim could take now (held but expired, or released and due), the longest waiting first. */
   available(q: { kind: string; now: number; limit: number }): Promise<Lease[]>;
   /**
-   * Forgets leases of `kind` created before `before` that nobody holds any more (finished, released, or
-   * expired before `before`). Returns how many.
+   * Forgets leases of `kind` created before `before` that are finished, or whose expiry (or, released, the
+   * time they were free from) is before `before` too: nothing live or still due. Returns how many.
    */
   prune(q: { kind: string; before: number }): Promise<number>;
 }

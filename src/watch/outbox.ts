@@ -7,6 +7,7 @@
  */
 import { SqlLeases } from '../store/leases.ts';
 import type { Db, Row } from '../store/types.ts';
+import { POLL_LEASE } from './queue-state.ts';
 import type { WatchEvent } from './types.ts';
 
 export interface PendingEvent {
@@ -168,7 +169,10 @@ export class OutboxRepository {
     });
   }
 
-  /** Forgets events finished before `before`, their deliveries and the deliveries' leases. */
+  /**
+   * Forgets events finished before `before`, their deliveries and the deliveries' leases; and, as the
+   * watcher's one pruning pass, the leases of queues given up (unfollowed) before `before`.
+   */
   async prune(before: number): Promise<number> {
     const n = await this.#db.transaction(async (tx) => {
       await tx.execute(
@@ -178,6 +182,7 @@ export class OutboxRepository {
       return tx.execute('DELETE FROM watch_events WHERE done_at < $1', [before]);
     });
     await this.#leases.prune({ kind: DELIVERY_LEASE, before });
+    await this.#leases.prune({ kind: POLL_LEASE, before });
     return n;
   }
 }

@@ -673,7 +673,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(after.map((l) => l.key)).not.toContain(id.key);
     });
 
-    it('prune forgets old leases nobody holds, and keeps live ones and other kinds', async () => {
+    it('prune forgets old leases nobody holds, and keeps live ones, ones still due, and other kinds', async () => {
       const db = await fx.freshDatabase();
       const st = await openOn(db, [key]);
       const claim = (kind: string, k: string, now: number, ttlMs = 1000) =>
@@ -682,17 +682,27 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await st.leases.finish({ kind: 'p', key: 'finished-old', holder: 'A', now: T + 1 });
       await claim('p', 'lapsed-old', T);
       await claim('p', 'live-old', T, 10_000_000);
+      await claim('p', 'released-due-later', T);
+      await st.leases.release({
+        kind: 'p',
+        key: 'released-due-later',
+        holder: 'A',
+        availableAt: T + 100_000,
+      });
+      await claim('p', 'released-old', T);
+      await st.leases.release({ kind: 'p', key: 'released-old', holder: 'A' });
       await claim('p', 'finished-new', T + 5000);
       await st.leases.finish({ kind: 'p', key: 'finished-new', holder: 'A', now: T + 5001 });
       await claim('q', 'finished-old', T);
       await st.leases.finish({ kind: 'q', key: 'finished-old', holder: 'A', now: T + 1 });
-      expect(await st.leases.prune({ kind: 'p', before: T + 4000 })).toBe(2);
+      expect(await st.leases.prune({ kind: 'p', before: T + 4000 })).toBe(3);
       const left = await st.db.query<{ kind: string; lease_key: string }>(
         'SELECT kind, lease_key FROM leases ORDER BY kind, lease_key',
       );
       expect(left).toEqual([
         { kind: 'p', lease_key: 'finished-new' },
         { kind: 'p', lease_key: 'live-old' },
+        { kind: 'p', lease_key: 'released-due-later' },
         { kind: 'q', lease_key: 'finished-old' },
       ]);
       await st.deleteWorkspace('');
