@@ -169,11 +169,26 @@ export class CollectionRepository {
     await this.#leases.release({ ...collectionLease(key), holder: owner, fence: generation });
   }
 
-  /** Forgets collections (their pages and leases) scheduled before `before`. */
+  /**
+   * Forgets collections (their leases, rows and pages) scheduled before `before`. A row goes only once its
+   * lease has: a finished lease without its row would leave the minute's digests waiting for nothing.
+   */
   async prune(before: number): Promise<number> {
-    await this.#db.execute('DELETE FROM digest_collection_pages WHERE scheduled_at < $1', [before]);
-    const n = await this.#db.execute('DELETE FROM digest_collections WHERE scheduled_at < $1', [before]);
     await this.#leases.prune({ kind: COLLECTION_LEASE, before });
+    const n = await this.#db.execute(
+      `DELETE FROM digest_collections WHERE scheduled_at < $1 AND NOT EXISTS (
+         SELECT 1 FROM leases l WHERE l.kind = $2 AND l.lease_key =
+           digest_collections.workspace_id || '|' || digest_collections.kind || '|' ||
+           digest_collections.scheduled_at || '|' || digest_collections.source)`,
+      [before, COLLECTION_LEASE],
+    );
+    await this.#db.execute(
+      `DELETE FROM digest_collection_pages WHERE scheduled_at < $1 AND NOT EXISTS (
+         SELECT 1 FROM digest_collections c WHERE c.workspace_id = digest_collection_pages.workspace_id
+           AND c.kind = digest_collection_pages.kind AND c.source = digest_collection_pages.source
+           AND c.scheduled_at = digest_collection_pages.scheduled_at)`,
+      [before],
+    );
     return n;
   }
 
