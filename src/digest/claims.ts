@@ -44,7 +44,7 @@ export interface RunRecord extends RunKey {
 }
 
 /** The lease of each occurrence, in the store's lease table (store/leases.ts). */
-export const RUN_LEASE = 'digest.run';
+const RUN_LEASE = 'digest.run';
 const runLease = (k: RunKey) => ({ kind: RUN_LEASE, key: `${k.subscriptionId}|${k.scheduledAt}` });
 function keyOfLease(leaseKey: string): RunKey | undefined {
   const at = leaseKey.lastIndexOf('|');

@@ -44,7 +44,7 @@ export interface ClaimRecord extends ClaimKey {
 }
 
 /** The lease of each (window, occurrence, phase), in the store's lease table (store/leases.ts). */
-export const PHASE_LEASE = 'freeze.phase';
+const PHASE_LEASE = 'freeze.phase';
 const phaseLease = (k: ClaimKey) => ({
   kind: PHASE_LEASE,
   key: `${k.windowId}|${k.occurrenceStart}|${k.phase}`,
