@@ -7,7 +7,7 @@
  * Every progress write is fenced by the lease, in one transaction with it: a replica that lost its claim
  * (it stalled past its lease and was taken over) finds out at its next write and stops posting.
  */
-import { SqlLeases } from '../store/leases.ts';
+import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
 import type { Db, DbExecutor, Row } from '../store/types.ts';
 import type { Baseline, DigestMessage } from './types.ts';
 
@@ -53,15 +53,8 @@ function keyOfLease(leaseKey: string): RunKey | undefined {
     ? { subscriptionId: leaseKey.slice(0, at), scheduledAt }
     : undefined;
 }
-/**
- * The row's lease_until column (migration 002) is no longer read: the lease is. It is filled because it is
- * NOT NULL, with a value no replica of an earlier release takes over. `owner` and `attempts` stay the
- * row's record of who works (or worked) on it and on which attempt; the lease decides who may.
- */
-const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
-
-/** Thrown inside a transaction to undo a lease change its run row refused. */
-class Refused extends Error {}
+// The row's `owner` and `attempts` stay its record of who works (or worked) on it and on which attempt;
+// the lease decides who may. Its lease_until is LEGACY_LEASE_UNTIL (see store/leases.ts).
 
 const SELECT = `SELECT r.subscription_id, r.scheduled_at, r.workspace_id, r.manual, r.status, r.outcome,
   COALESCE(l.holder, r.owner) AS owner, COALESCE(l.expires_at, r.lease_until) AS lease_until,
@@ -90,11 +83,6 @@ function toRecord(r: Row): RunRecord {
   return rec;
 }
 
-const rethrowUnlessRefused = (err: unknown): false => {
-  if (err instanceof Refused) return false;
-  throw err;
-};
-
 export class ClaimRepository {
   readonly #db: Db;
   readonly #leases: SqlLeases;
@@ -110,14 +98,17 @@ export class ClaimRepository {
     now: number,
     leaseMs: number,
   ): Promise<boolean> {
-    return this.#db
-      .transaction(async (tx) => {
-        const got = await this.#leases.claim(
+    const got = await this.#leases.together(
+      async (tx) => {
+        const c = await this.#leases.claim(
           { ...runLease(key), workspaceId: key.workspaceId, holder: owner, ttlMs: leaseMs, now, mode: 'new' },
           tx,
         );
-        if (!got.acquired) return false;
-        const n = await tx.execute(
+        return c.acquired;
+      },
+      // Refused when the row exists without a lease: skipped, or claimed before migration 009.
+      (tx) =>
+        tx.execute(
           `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, manual, status, owner, lease_until, late, claimed_at)
            VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8)
            ON CONFLICT (subscription_id, scheduled_at) DO NOTHING`,
@@ -131,11 +122,9 @@ export class ClaimRepository {
             key.late ? 1 : 0,
             now,
           ],
-        );
-        if (n !== 1) throw new Refused(); // skipped, or claimed before migration 009
-        return true;
-      })
-      .catch(rethrowUnlessRefused);
+        ),
+    );
+    return got === true;
   }
 
   /** Records an occurrence that will not be posted (missed beyond the grace period), once. */
@@ -249,25 +238,17 @@ export class ClaimRepository {
 
   /** Compare-and-set on the lease as `rec` saw it: exactly one replica wins a takeover. */
   async takeOver(rec: RunRecord, owner: string, leaseUntil: number): Promise<boolean> {
-    const seenFence = rec.fence;
-    if (seenFence === undefined) return false;
-    return this.#db.transaction(async (tx) => {
-      const fence = await this.#leases.takeOver(
-        {
-          ...runLease(rec),
-          holder: owner,
-          expiresAt: leaseUntil,
-          seen: { fence: seenFence, expiresAt: rec.leaseUntil },
-        },
-        tx,
-      );
-      if (fence === undefined) return false;
-      await tx.execute(
-        'UPDATE digest_runs SET owner = $3, attempts = attempts + 1 WHERE subscription_id = $1 AND scheduled_at = $2',
-        [rec.subscriptionId, rec.scheduledAt, owner],
-      );
-      return true;
-    });
+    if (rec.fence === undefined) return false; // a row without a lease: nothing to take over
+    const seen = { fence: rec.fence, expiresAt: rec.leaseUntil };
+    const fence = await this.#leases.together(
+      (tx) => this.#leases.takeOver({ ...runLease(rec), holder: owner, expiresAt: leaseUntil, seen }, tx),
+      (tx) =>
+        tx.execute(
+          'UPDATE digest_runs SET owner = $3, attempts = attempts + 1 WHERE subscription_id = $1 AND scheduled_at = $2',
+          [rec.subscriptionId, rec.scheduledAt, owner],
+        ),
+    );
+    return fence !== undefined;
   }
 
   /** A progress write fenced by the lease (renewed to `leaseUntil`), in one transaction with it. */
@@ -286,23 +267,19 @@ export class ClaimRepository {
     );
   }
 
-  /** `lease` (a fenced lease write) and the row's update commit together, or neither does. */
-  #write(
+  /** `lease` (a fenced lease write) and the running row's update commit together, or neither does. */
+  async #write(
     key: RunKey,
     lease: (tx: DbExecutor) => Promise<boolean>,
     set: string,
     values: Array<string | number | null>,
   ): Promise<boolean> {
-    return this.#db
-      .transaction(async (tx) => {
-        if (!(await lease(tx))) return false;
-        const n = await tx.execute(
-          `UPDATE digest_runs SET ${set} WHERE subscription_id = $1 AND scheduled_at = $2 AND status = 'running'`,
-          [key.subscriptionId, key.scheduledAt, ...values],
-        );
-        if (n !== 1) throw new Refused();
-        return true;
-      })
-      .catch(rethrowUnlessRefused);
+    const done = await this.#leases.together(lease, (tx) =>
+      tx.execute(
+        `UPDATE digest_runs SET ${set} WHERE subscription_id = $1 AND scheduled_at = $2 AND status = 'running'`,
+        [key.subscriptionId, key.scheduledAt, ...values],
+      ),
+    );
+    return done === true;
   }
 }

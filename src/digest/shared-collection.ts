@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../observability/log.ts';
-import { SqlLeases } from '../store/leases.ts';
+import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
 import type { Db } from '../store/types.ts';
 import { type TrunkErrorRecord, trunkErrorFromRecord, trunkErrorRecord } from '../trunk/error-record.ts';
 import { isTrunkError } from '../trunk/errors.ts';
@@ -51,15 +51,6 @@ export const collectionLease = (k: CollectionKey) => ({
   key: `${k.workspaceId}|${k.kind}|${k.scheduledAt}|${k.source}`,
 });
 /**
- * The row's lease_until column (migration 008) is no longer read: the lease is. It is filled because it is
- * NOT NULL, with a value no replica of an earlier release takes over.
- */
-const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
-
-/** Thrown inside a transaction to undo a lease its collection row refused. */
-class Refused extends Error {}
-
-/**
  * The collection's record in `digest_collections`: collecting, or done (which generation's pages, how
  * many, who collected them), or failed (the Trunk error). Who collects now is the lease's business.
  */
@@ -73,33 +64,30 @@ export class CollectionRepository {
 
   /** Collect (the lease is ours), read (done), failed, or wait (someone is collecting). */
   async acquire(key: CollectionKey, owner: string, now: number, leaseMs: number): Promise<Role> {
-    const mine = await this.#db
-      .transaction(async (tx): Promise<Role | undefined> => {
-        const got = await this.#leases.claim(
+    const mine = await this.#leases.together(
+      async (tx) => {
+        const c = await this.#leases.claim(
           { ...collectionLease(key), workspaceId: key.workspaceId, holder: owner, ttlMs: leaseMs, now },
           tx,
         );
-        if (!got.acquired) return undefined;
-        // A takeover (the collector stopped renewing) collects again, as a new generation.
-        const n = got.takenOver
-          ? await tx.execute(
+        return c.acquired ? c : undefined;
+      },
+      // A takeover (the collector stopped renewing) collects again, as a new generation. Refused when the
+      // row exists without a live lease (written before migration 009): wait for it.
+      (tx, c) =>
+        c.takenOver
+          ? tx.execute(
               `UPDATE digest_collections SET pages = 0 WHERE ${KEY_WHERE} AND status = 'collecting'`,
               keyParams(key),
             )
-          : await tx.execute(
+          : tx.execute(
               `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, created_at)
                VALUES ($1, $2, $3, $4, 'collecting', $5, $6, $7, $8)
                ON CONFLICT (workspace_id, kind, source, scheduled_at) DO NOTHING`,
-              [...keyParams(key), owner, LEGACY_LEASE_UNTIL, got.fence, now],
-            );
-        if (n !== 1) throw new Refused(); // a row without a live lease (written before migration 009)
-        return { role: 'collect', generation: got.fence };
-      })
-      .catch((err: unknown) => {
-        if (err instanceof Refused) return undefined;
-        throw err;
-      });
-    if (mine) return mine;
+              [...keyParams(key), owner, LEGACY_LEASE_UNTIL, c.fence, now],
+            ),
+    );
+    if (mine) return { role: 'collect', generation: mine.fence };
     const rows = await this.#db.query(
       `SELECT status, generation, pages, failure FROM digest_collections WHERE ${KEY_WHERE}`,
       keyParams(key),
@@ -193,7 +181,7 @@ export class CollectionRepository {
   }
 
   /** Finishes the lease and records the outcome on the row, together; false when fenced off. */
-  #settle(
+  async #settle(
     key: CollectionKey,
     owner: string,
     generation: number,
@@ -201,16 +189,17 @@ export class CollectionRepository {
     set: string,
     values: Array<number | string>,
   ): Promise<boolean> {
-    return this.#db.transaction(async (tx) => {
-      const hold = { ...collectionLease(key), holder: owner, fence: generation };
-      if (!(await this.#leases.finish({ ...hold, now }, tx))) return false;
-      await tx.execute(`UPDATE digest_collections SET ${set}, finished_at = $5 WHERE ${KEY_WHERE}`, [
-        ...keyParams(key),
-        now,
-        ...values,
-      ]);
-      return true;
-    });
+    const hold = { ...collectionLease(key), holder: owner, fence: generation };
+    const done = await this.#leases.together(
+      (tx) => this.#leases.finish({ ...hold, now }, tx),
+      (tx) =>
+        tx.execute(`UPDATE digest_collections SET ${set}, finished_at = $5 WHERE ${KEY_WHERE}`, [
+          ...keyParams(key),
+          now,
+          ...values,
+        ]),
+    );
+    return done === true;
   }
 }
 

@@ -9,7 +9,7 @@
  * replica takes it then, by the same compare-and-set. Every write is fenced by the lease, in one
  * transaction with it, so a replica that lost its claim finds out at its next write.
  */
-import { SqlLeases } from '../store/leases.ts';
+import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
 import type { Db, DbExecutor, Row } from '../store/types.ts';
 import { targetKey } from './repository.ts';
 import type { Occurrence } from './schedule.ts';
@@ -55,19 +55,8 @@ function keyOfLease(leaseKey: string): ClaimKey | undefined {
     ? { windowId, occurrenceStart: Number(start), phase }
     : undefined;
 }
-/**
- * The row's lease_until column (migration 007) is no longer read: the lease is. It is filled because it is
- * NOT NULL, with a value no replica of an earlier release takes over. `owner` and `attempts` stay the
- * row's record of who works (or worked) on it and on which attempt; the lease decides who may.
- */
-const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
-
-/** Thrown inside a transaction to undo a lease change its claim row refused. */
-class Refused extends Error {}
-const rethrowUnlessRefused = (err: unknown): false => {
-  if (err instanceof Refused) return false;
-  throw err;
-};
+// The row's `owner` and `attempts` stay its record of who works (or worked) on it and on which attempt;
+// the lease decides who may. Its lease_until is LEGACY_LEASE_UNTIL (see store/leases.ts).
 
 const SELECT = `SELECT c.window_id, c.occurrence_start, c.phase, c.workspace_id, c.target, c.occurrence_end,
   c.window_json, c.status, c.outcome, COALESCE(l.holder, c.owner) AS owner,
@@ -126,9 +115,9 @@ export class FreezeClaims {
     leaseMs: number,
   ): Promise<ClaimRecord | undefined> {
     const key: ClaimKey = { windowId: window.id, occurrenceStart: occurrence.start, phase };
-    const made = await this.#db
-      .transaction(async (tx) => {
-        const got = await this.#leases.claim(
+    const made = await this.#leases.together(
+      async (tx) => {
+        const c = await this.#leases.claim(
           {
             ...phaseLease(key),
             workspaceId: window.workspaceId,
@@ -139,8 +128,11 @@ export class FreezeClaims {
           },
           tx,
         );
-        if (!got.acquired) return false;
-        const n = await tx.execute(
+        return c.acquired;
+      },
+      // Refused when the row exists without a lease: claimed before migration 009.
+      (tx) =>
+        tx.execute(
           `INSERT INTO freeze_claims (window_id, occurrence_start, phase, workspace_id, target, occurrence_end, window_json, status, owner, lease_until, attempts, claimed_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, 'running', $8, $9, 1, $10)
            ON CONFLICT (window_id, occurrence_start, phase) DO NOTHING`,
@@ -156,11 +148,8 @@ export class FreezeClaims {
             LEGACY_LEASE_UNTIL,
             now,
           ],
-        );
-        if (n !== 1) throw new Refused(); // claimed before migration 009
-        return true;
-      })
-      .catch(rethrowUnlessRefused);
+        ),
+    );
     return made ? this.get(key) : undefined;
   }
 
@@ -220,29 +209,18 @@ export class FreezeClaims {
 
   /** Compare-and-set on the lease as `rec` saw it: exactly one replica wins. */
   async takeOver(rec: ClaimRecord, owner: string, leaseUntil: number): Promise<boolean> {
-    const seenFence = rec.fence;
-    if (seenFence === undefined) return false;
-    return this.#db
-      .transaction(async (tx) => {
-        const fence = await this.#leases.takeOver(
-          {
-            ...phaseLease(rec),
-            holder: owner,
-            expiresAt: leaseUntil,
-            seen: { fence: seenFence, expiresAt: rec.leaseUntil },
-          },
-          tx,
-        );
-        if (fence === undefined) return false;
-        const n = await tx.execute(
+    if (rec.fence === undefined) return false; // a row without a lease: nothing to take over
+    const seen = { fence: rec.fence, expiresAt: rec.leaseUntil };
+    const fence = await this.#leases.together(
+      (tx) => this.#leases.takeOver({ ...phaseLease(rec), holder: owner, expiresAt: leaseUntil, seen }, tx),
+      (tx) =>
+        tx.execute(
           `UPDATE freeze_claims SET owner = $4, status = 'running', attempts = attempts + 1
            WHERE ${KEY_WHERE} AND status = $5`,
           [...keyParams(rec), owner, rec.status],
-        );
-        if (n !== 1) throw new Refused();
-        return true;
-      })
-      .catch(rethrowUnlessRefused);
+        ),
+    );
+    return fence !== undefined;
   }
 
   /** Extends the lease; false when the claim is no longer ours. */
@@ -297,22 +275,18 @@ export class FreezeClaims {
   }
 
   /** `lease` (a fenced lease write) and the running row's update commit together, or neither does. */
-  #write(
+  async #write(
     key: ClaimKey,
     lease: (tx: DbExecutor) => Promise<boolean>,
     set: string,
     values: Array<string | number | null>,
   ): Promise<boolean> {
-    return this.#db
-      .transaction(async (tx) => {
-        if (!(await lease(tx))) return false;
-        const n = await tx.execute(
-          `UPDATE freeze_claims SET ${set} WHERE ${KEY_WHERE} AND status = 'running'`,
-          [...keyParams(key), ...values],
-        );
-        if (n !== 1) throw new Refused();
-        return true;
-      })
-      .catch(rethrowUnlessRefused);
+    const done = await this.#leases.together(lease, (tx) =>
+      tx.execute(`UPDATE freeze_claims SET ${set} WHERE ${KEY_WHERE} AND status = 'running'`, [
+        ...keyParams(key),
+        ...values,
+      ]),
+    );
+    return done === true;
   }
 }

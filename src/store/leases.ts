@@ -62,6 +62,15 @@ function holdWhere(hold: LeaseHold, params: SqlValue[]): string {
   return where;
 }
 
+/**
+ * What release 009 writes into the lease_until columns of the tables that kept their own leases before it
+ * (they are NOT NULL): a value no replica of an earlier release takes over. 009 itself never reads them.
+ */
+export const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
+
+/** Thrown inside `together` to undo a lease step whose record write changed nothing. */
+class RecordRefused extends Error {}
+
 export class SqlLeases implements Leases {
   readonly #db: Db;
   constructor(db: Db) {
@@ -173,6 +182,23 @@ export class SqlLeases implements Leases {
     });
     if (fence === undefined) return false;
     return this.finish({ kind: lease.kind, key: lease.key, holder, fence, now, result: 'abandoned' });
+  }
+
+  async together<T>(
+    lease: (tx: DbExecutor) => Promise<T | undefined | false>,
+    record: (tx: DbExecutor, got: T) => Promise<number>,
+  ): Promise<T | undefined> {
+    try {
+      return await this.#db.transaction(async (tx) => {
+        const got = await lease(tx);
+        if (got === undefined || got === false) return undefined;
+        if ((await record(tx, got)) !== 1) throw new RecordRefused();
+        return got;
+      });
+    } catch (err) {
+      if (err instanceof RecordRefused) return undefined;
+      throw err;
+    }
   }
 
   async get(id: LeaseId, tx: DbExecutor = this.#db): Promise<Lease | undefined> {

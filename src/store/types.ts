@@ -195,6 +195,16 @@ export interface Leases {
   finish(hold: LeaseHold & { now: number; result?: string }, tx?: DbExecutor): Promise<boolean>;
   /** Gives a held lease up: anyone may take it from `availableAt` (default: at once). False when fenced off. */
   release(hold: LeaseHold & { availableAt?: number }, tx?: DbExecutor): Promise<boolean>;
+  /**
+   * A lease step and the caller's own record write in one transaction, all or nothing: `lease` runs first
+   * (a claim, takeover, heartbeat, finish or release on `tx`) and returns what it got, or undefined/false
+   * when refused; `record` then writes the caller's row and returns how many rows it changed. Unless that
+   * is exactly one, the lease step is undone too. Resolves to what `lease` got, or undefined.
+   */
+  together<T>(
+    lease: (tx: DbExecutor) => Promise<T | undefined | false>,
+    record: (tx: DbExecutor, got: T) => Promise<number>,
+  ): Promise<T | undefined>;
   get(id: LeaseId, tx?: DbExecutor): Promise<Lease | undefined>;
   /**
    * Closes a lease whose work is gone (its record was deleted), as `available` listed it, so it is not

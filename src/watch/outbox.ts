@@ -5,7 +5,7 @@
  * is retried on the next tick until the event's grace period ends. So each event reaches each destination
  * once, including after a takeover.
  */
-import { SqlLeases } from '../store/leases.ts';
+import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
 import type { Db, Row } from '../store/types.ts';
 import { POLL_LEASE } from './queue-state.ts';
 import type { WatchEvent } from './types.ts';
@@ -44,15 +44,8 @@ const deliveryLease = (eventId: string, destination: string) => ({
   kind: DELIVERY_LEASE,
   key: `${eventId}|${destination}`,
 });
-/**
- * The delivery row's lease_until column (migration 006) is no longer read: the lease is. It is filled
- * because it is NOT NULL, with a value no replica of an earlier release takes over. `owner` and `attempts`
- * stay the row's record of who sends (or sent) it and on which attempt; the lease decides who may.
- */
-const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
-
-/** Thrown inside a transaction to undo a lease change its delivery row refused. */
-class Refused extends Error {}
+// The row's `owner` and `attempts` stay its record of who sends (or sent) it and on which attempt; the
+// lease decides who may. Its lease_until is LEGACY_LEASE_UNTIL (see store/leases.ts).
 
 export class OutboxRepository {
   readonly #db: Db;
@@ -87,28 +80,25 @@ export class OutboxRepository {
     now: number,
     leaseMs: number,
   ): Promise<boolean> {
-    return this.#db
-      .transaction(async (tx) => {
-        const got = await this.#leases.claim(
+    const got = await this.#leases.together(
+      async (tx) => {
+        const c = await this.#leases.claim(
           { ...deliveryLease(eventId, destination), workspaceId, holder: owner, ttlMs: leaseMs, now },
           tx,
         );
-        if (!got.acquired) return false;
-        const n = await tx.execute(
+        return c.acquired ? c : undefined;
+      },
+      // Refused when sent, failed for good or expired (a row whose lease was pruned): nothing more to do.
+      (tx, c) =>
+        tx.execute(
           `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until)
            VALUES ($1, $2, $3, 'claimed', $4, $5)
            ON CONFLICT (event_id, destination) DO UPDATE SET status = 'claimed', owner = $4, attempts = $6
            WHERE watch_deliveries.status IN ('retry', 'claimed')`,
-          [eventId, destination, workspaceId, owner, LEGACY_LEASE_UNTIL, got.attempts],
-        );
-        // Sent, failed for good or expired (a row older than its lease): nothing more to do for it.
-        if (n !== 1) throw new Refused();
-        return true;
-      })
-      .catch((err: unknown) => {
-        if (err instanceof Refused) return false;
-        throw err;
-      });
+          [eventId, destination, workspaceId, owner, LEGACY_LEASE_UNTIL, c.attempts],
+        ),
+    );
+    return got !== undefined;
   }
 
   /** Records the outcome of a claimed delivery (fenced by the lease). */
@@ -121,25 +111,20 @@ export class OutboxRepository {
     detail?: string,
   ): Promise<boolean> {
     const hold = { ...deliveryLease(eventId, destination), holder: owner };
-    return this.#db
-      .transaction(async (tx) => {
-        const ours =
-          outcome === 'retry'
-            ? await this.#leases.release(hold, tx)
-            : await this.#leases.finish({ ...hold, now, result: outcome }, tx);
-        if (!ours) return false;
-        const n = await tx.execute(
+    const done = await this.#leases.together(
+      (tx) =>
+        outcome === 'retry'
+          ? this.#leases.release(hold, tx)
+          : this.#leases.finish({ ...hold, now, result: outcome }, tx),
+      // Refused when given up meanwhile (the event expired).
+      (tx) =>
+        tx.execute(
           `UPDATE watch_deliveries SET status = $3, detail = $4, sent_at = $5
            WHERE event_id = $1 AND destination = $2 AND status = 'claimed'`,
           [eventId, destination, outcome, detail ?? null, outcome === 'sent' ? now : null],
-        );
-        if (n !== 1) throw new Refused(); // given up meanwhile (the event expired)
-        return true;
-      })
-      .catch((err: unknown) => {
-        if (err instanceof Refused) return false;
-        throw err;
-      });
+        ),
+    );
+    return done === true;
   }
 
   async deliveries(eventId: string): Promise<DeliveryRow[]> {

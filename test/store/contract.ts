@@ -18,7 +18,7 @@ import {
 import { migrations as appMigrations } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/open.ts';
 import { InvalidStoreInputError } from '../../src/store/trunk-credentials.ts';
-import type { Migration, OpenStoreOptions, Store } from '../../src/store/types.ts';
+import type { DbExecutor, Migration, OpenStoreOptions, Store } from '../../src/store/types.ts';
 
 export type DatabaseOption = OpenStoreOptions['database'];
 
@@ -625,6 +625,31 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
           `late-${id.key}`,
         ]),
       ).toEqual([]);
+    });
+
+    it('together: the lease step and the record write are kept both or neither', async () => {
+      const id = fresh();
+      const record = (key: string) => (tx: DbExecutor) =>
+        tx.execute(
+          'INSERT INTO idempotency_claims (claim_key, claimed_at, expires_at) VALUES ($1, 0, 0) ON CONFLICT (claim_key) DO NOTHING',
+          [key],
+        );
+      const claimAs = (holder: string) => async (tx: DbExecutor) => {
+        const c = await store.leases.claim({ ...id, holder, ttlMs: 1000, now: T, mode: 'new' }, tx);
+        return c.acquired ? c : undefined;
+      };
+      // The record write changes nothing (its row exists): the claim is undone.
+      await record(`rec-${id.key}`)(store.db);
+      expect(await store.leases.together(claimAs('A'), record(`rec-${id.key}`))).toBeUndefined();
+      expect(await store.leases.get(id)).toBeUndefined();
+      // Both happen.
+      expect(await store.leases.together(claimAs('A'), record(`rec2-${id.key}`))).toMatchObject({ fence: 1 });
+      // The lease step is refused: the record is not written.
+      expect(await store.leases.together(claimAs('B'), record(`rec3-${id.key}`))).toBeUndefined();
+      const rows = await store.db.query('SELECT claim_key FROM idempotency_claims WHERE claim_key = $1', [
+        `rec3-${id.key}`,
+      ]);
+      expect(rows).toEqual([]);
     });
 
     it('takeOver is a compare-and-set on the lease as seen: one of two racing replicas wins', async () => {
