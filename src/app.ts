@@ -30,6 +30,7 @@ import { createQueueEvents, type QueueEvents } from './slack/events/service.ts';
 import { createFreezer } from './slack/freeze-announcer.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
+import { SlackOutbox } from './slack/outbox/outbox.ts';
 import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
 import { rejectReplays } from './slack/replay-guard.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
@@ -92,7 +93,7 @@ export interface AppOverrides {
         tickCron?: string;
         /** How long a claimed occurrence stays this replica's; default 60 s. */
         leaseMs?: number;
-        /** Pause between two posts to one channel; default 1.1 s. */
+        /** The Slack outbox's pause between two posts to one channel (every kind, not only digests); default 1 s. */
         paceMs?: number;
       };
   /** false: no queue watcher (no feeds, live status messages or notes to authors). */
@@ -272,13 +273,20 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   });
 
   const digestOverrides = overrides.digest === false ? undefined : overrides.digest;
+  // Everything the app says on its own initiative goes through this one outbox (src/slack/outbox/).
+  const outbox = new SlackOutbox({
+    slackFor: (id) => workspaces.slackFor(id),
+    logger: logger.child({ component: 'outbox' }),
+    metrics,
+    ...(digestOverrides?.paceMs !== undefined ? { paceMs: digestOverrides.paceMs } : {}),
+  });
   const digestService =
     overrides.digest === false
       ? undefined
       : createDigestService({
           store,
           trunkFor: (id) => workspaces.backgroundTrunkFor(id, 'digest'),
-          slackFor: (id) => workspaces.slackFor(id),
+          notifier: outbox,
           surface: digestSurface,
           logger: logger.child({ component: 'digest' }),
           metrics,
@@ -287,7 +295,6 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           clock: now,
           ...(digestOverrides?.tickCron ? { tickCron: digestOverrides.tickCron } : {}),
           ...(digestOverrides?.leaseMs ? { leaseMs: digestOverrides.leaseMs } : {}),
-          ...(digestOverrides?.paceMs !== undefined ? { channelPaceMs: digestOverrides.paceMs } : {}),
           trunkAppUrl: config.trunk.appUrl,
           ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         });
@@ -296,6 +303,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const freezer = createFreezer({
     store,
     workspaces,
+    outbox,
     logger: logger.child({ component: 'freeze' }),
     replicaId: overrides.replicaId ?? `${process.pid}`,
     clock: now,
@@ -309,6 +317,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
           config,
           store,
           workspaces,
+          outbox,
           logger,
           metrics,
           now,
@@ -347,6 +356,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   lifecycle.onClose('freezer', () => freezer.stop(config.shutdownTimeoutMs));
   // Releases this replica's queue leases so another replica polls them at once.
   lifecycle.onClose('queue-watcher', () => events?.stop());
+  // After the loops that fill it: drains within the shutdown budget, then drops (and logs) what is left.
+  lifecycle.onClose('slack-outbox', async () => {
+    await outbox.stop(config.shutdownTimeoutMs);
+    await events?.watch.watcher.settled();
+  });
   if (httpReceiver) lifecycle.onClose('http-server', stopReceiver);
   if (ownStore) lifecycle.onClose('store', () => store.close());
   const running: RunningApp = {

@@ -26,7 +26,7 @@ export interface WatchService {
    * leaves the leases to expire, as a crashed replica would (tests of takeover).
    */
   stop(opts?: { timeoutMs?: number; releaseLeases?: boolean }): Promise<void>;
-  /** One pass now (tests drive the clock and call this). */
+  /** One pass now, and the deliveries it started (tests drive the clock and call this). */
   tick(): Promise<void>;
 }
 
@@ -82,6 +82,9 @@ export function createWatchService(deps: WatchServiceDeps): WatchService {
       }
       if (opts.releaseLeases ?? true) await watcher.releaseAll();
     },
-    tick: () => watcher.tick(),
+    async tick() {
+      await watcher.tick();
+      await watcher.settled();
+    },
   };
 }

@@ -1,22 +1,29 @@
 /**
  * Queue events in Slack, wired for app.ts: the domain's watch service (one poller per queue, with the
- * Trunk budget's `watch` caller) delivering through deliver.ts, and the expiry of live status messages
- * on the same interval. start/stop follow the digest service.
+ * Trunk budget's `watch` caller) delivering through deliver.ts into the Slack outbox, and the expiry of
+ * live status messages on the same interval. start/stop follow the digest service.
  */
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../observability/log.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import type { Store } from '../../store/types.ts';
-import { createWatchService, LiveMessageRepository, type WatchService } from '../../watch/index.ts';
+import {
+  createWatchService,
+  LiveMessageRepository,
+  WatchRepository,
+  type WatchService,
+} from '../../watch/index.ts';
+import type { SlackOutbox } from '../outbox/outbox.ts';
 import type { Workspaces } from '../workspace.ts';
-import { createSlackDeliver } from './deliver.ts';
-import { expireLive, type LiveDeps, type LiveStatus, liveStatus } from './live.ts';
-import { ChannelPacer } from './pacer.ts';
+import { createSlackDeliver, type DeliverDeps } from './deliver.ts';
+import { expireLive, type LiveStatus, liveStatus } from './live.ts';
 
 export interface QueueEventsOptions {
   config: Config;
   store: Store;
   workspaces: Workspaces;
+  /** Every write goes through it (the app's one outbox). */
+  outbox: SlackOutbox;
   logger: Logger;
   metrics: Metrics;
   now: () => number;
@@ -30,16 +37,20 @@ export interface QueueEvents {
   readonly live: LiveStatus;
   start(): void;
   stop(): Promise<void>;
-  /** One watcher pass, then the live messages whose time is up (tests drive the clock and call this). */
+  /**
+   * One watcher pass, then the live messages whose time is up; resolves once every write it queued was
+   * answered (tests drive the clock and call this; the timer's passes do not wait for Slack).
+   */
   tick(): Promise<void>;
 }
 
 export function createQueueEvents(o: QueueEventsOptions): QueueEvents {
   const logger = o.logger.child({ component: 'watch' });
-  const liveDeps: LiveDeps = {
+  const liveDeps: DeliverDeps = {
     repo: new LiveMessageRepository(o.store.db),
+    watches: new WatchRepository(o.store.db),
     workspaces: o.workspaces,
-    pacer: new ChannelPacer(),
+    outbox: o.outbox,
     logger,
     now: o.now,
     appUrl: o.config.trunk.appUrl,
