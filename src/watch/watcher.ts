@@ -214,7 +214,9 @@ export class Watcher {
       workspaceId: q.workspaceId,
       queueKey: key,
       target: q.target,
-      seq: (stored?.seq ?? 0) + 1,
+      // A fresh baseline (a queue followed again) continues after the events kept from before: their ids
+      // carry the seq, and an id seen before would be taken for an event already delivered.
+      seq: (stored?.seq ?? (await this.#lastEventSeq(q.workspaceId, key))) + 1,
       at: now,
       ourChanges: stored ? await this.#ourChanges(q, stored.takenAt) : [],
     };
@@ -282,6 +284,14 @@ export class Watcher {
       log.warn({ reason: err.message }, 'lost the queue lease; another replica polls it now');
       return undefined;
     }
+  }
+
+  async #lastEventSeq(workspaceId: string, queueKey: string): Promise<number> {
+    const rows = await this.#o.db.query(
+      'SELECT MAX(seq) AS seq FROM watch_events WHERE workspace_id = $1 AND queue_key = $2',
+      [workspaceId, queueKey],
+    );
+    return Number(rows[0]?.['seq'] ?? 0);
   }
 
   /** Changes made through this app since one interval before the previous poll (so none slips between). */
