@@ -60,6 +60,10 @@ interface Item {
   /** performance.now() when first queued (a replacement keeps the age of what it replaced). */
   queuedAt: number;
   settle: Array<(r: NotifyResult) => void>;
+  /** Slack is being called for it now (it can no longer be dropped). */
+  sending?: boolean;
+  /** Dropped at shutdown while waiting for its channel's turn: it is not sent. */
+  dropped?: boolean;
 }
 
 interface Lane {
@@ -74,6 +78,7 @@ export class SlackOutbox implements Notifier {
   readonly #pacer: ChannelPacer;
   readonly #lanes = new Map<string, Lane>();
   #stopping = false;
+  #abandoned = false;
   #idle: Array<() => void> = [];
 
   constructor(o: SlackOutboxOptions) {
@@ -147,7 +152,7 @@ export class SlackOutbox implements Notifier {
   /** Writes waiting or being sent. */
   get depth(): number {
     let n = 0;
-    for (const l of this.#lanes.values()) n += l.waiting.length + (l.current ? 1 : 0);
+    for (const l of this.#lanes.values()) n += l.waiting.length + (l.current && !l.current.dropped ? 1 : 0);
     return n;
   }
 
@@ -155,7 +160,7 @@ export class SlackOutbox implements Notifier {
   get oldestAgeMs(): number {
     let oldest = Number.POSITIVE_INFINITY;
     for (const l of this.#lanes.values()) {
-      if (l.current) oldest = Math.min(oldest, l.current.queuedAt);
+      if (l.current && !l.current.dropped) oldest = Math.min(oldest, l.current.queuedAt);
       for (const i of l.waiting) oldest = Math.min(oldest, i.queuedAt);
     }
     return Number.isFinite(oldest) ? performance.now() - oldest : 0;
@@ -176,13 +181,19 @@ export class SlackOutbox implements Notifier {
     let t: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise((r) => (t = setTimeout(r, deadlineMs)))]);
     clearTimeout(t);
+    this.#abandoned = true;
     const dropped: Record<string, number> = {};
-    for (const lane of this.#lanes.values())
-      for (const item of lane.waiting.splice(0)) {
-        dropped[item.job.kind] = (dropped[item.job.kind] ?? 0) + 1;
-        this.#o.metrics.outboxDropped.inc({ kind: item.job.kind });
-        for (const s of item.settle) s(STOPPED);
-      }
+    const drop = (item: Item) => {
+      item.dropped = true;
+      dropped[item.job.kind] = (dropped[item.job.kind] ?? 0) + 1;
+      this.#o.metrics.outboxDropped.inc({ kind: item.job.kind });
+      for (const s of item.settle.splice(0)) s(STOPPED);
+    };
+    for (const lane of this.#lanes.values()) {
+      // A write Slack is answering now is left to finish; one still waiting for its turn is dropped.
+      if (lane.current && !lane.current.sending) drop(lane.current);
+      for (const item of lane.waiting.splice(0)) drop(item);
+    }
     if (Object.keys(dropped).length > 0)
       this.#o.logger.warn(
         { dropped },
@@ -211,7 +222,10 @@ export class SlackOutbox implements Notifier {
       return this.#final('no_installation', job);
     }
     for (let attempt = 0; ; attempt++) {
+      item.sending = false;
       await this.#pacer.turn(key);
+      if (item.dropped || this.#abandoned) return STOPPED;
+      item.sending = true;
       try {
         const { ts } = await job.run(client);
         return ts ? { ok: true, ts } : { ok: true };
