@@ -102,6 +102,8 @@ describe('a feed whose channel Slack refuses', () => {
     expect(textOf(dm)).toContain('archived');
     expect(textOf(dm)).toContain(`/mergequeue watch ${q.target} state health stuck 30`);
     expect(await command('watch list', { channel: q.channel })).toContain('follows no queue');
+    const metrics = await (await fetch(`${h.app!.url}/metrics`)).text();
+    expect(metrics).toMatch(/^mergequeue_outbox_final_errors_total\{code="is_archived"\} 1$/m);
 
     // Paused: later changes post nothing there and tell nobody again.
     h.trunk.patchQueue(q.repo, 'main', { state: 'running' });
