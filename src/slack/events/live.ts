@@ -5,7 +5,6 @@
  * saying it is no longer live. When its time is up a message is redrawn once more the same way, with its
  * Refresh button kept. One that Slack says is gone is forgotten (deliver.ts).
  */
-import type { WebClient } from '@slack/web-api';
 import type { NotifyResult } from '../../core/notifier.ts';
 import type { QueueRef } from '../../core/target.ts';
 import type { Logger } from '../../observability/log.ts';
@@ -14,6 +13,7 @@ import { type LiveMessage, type LiveMessageRepository, queueKeyOf } from '../../
 import { renderLiveEndedUnread } from '../blocks/events.ts';
 import { renderStatus } from '../blocks/status.ts';
 import type { SlackOutbox } from '../outbox/outbox.ts';
+import type { SlackReply } from '../reply.ts';
 import type { Workspaces } from '../workspace.ts';
 
 /** Live status messages one queue may have in one channel; a newer one retires the oldest. */
@@ -78,22 +78,21 @@ export function redrawLive(
   live: 'live' | 'ended',
   reads: QueueReads,
 ): Promise<NotifyResult> {
-  return d.outbox.enqueue({
-    workspaceId: m.workspaceId,
-    channel: m.channelId,
-    kind: 'live',
-    coalesce: `live|${m.channelId}|${m.ts}`,
-    run: (client) => drawLive(d, client, m, live, reads),
-  });
+  return d.outbox.update(
+    { workspaceId: m.workspaceId, channel: m.channelId, ts: m.ts },
+    () => drawLive(d, m, live, reads),
+    'live',
+    { coalesce: `live|${m.ts}` },
+  );
 }
 
+/** The live message as it should read now. */
 async function drawLive(
   d: LiveDeps,
-  client: WebClient,
   m: LiveRef,
   live: 'live' | 'ended',
   reads: QueueReads,
-): Promise<{ ts: string }> {
+): Promise<SlackReply> {
   const trunk = await d.workspaces.backgroundTrunkFor(m.workspaceId, 'watch');
   const links = {
     ...(d.appUrl ? { appUrl: d.appUrl } : {}),
@@ -114,16 +113,9 @@ async function drawLive(
     if (live === 'live') throw err;
     d.logger.warn({ err, channel: m.channelId }, 'could not read the queue for a live message that ended');
   }
-  const reply = queue
+  return queue
     ? renderStatus({ ref: m.target, queue, renderedAt: d.now(), live, ...links })
     : renderLiveEndedUnread(m.target, d.now(), links);
-  await client.chat.update({
-    channel: m.channelId,
-    ts: m.ts,
-    text: reply.text,
-    ...(reply.blocks ? { blocks: reply.blocks } : {}),
-  });
-  return { ts: m.ts };
 }
 
 /** Redraws the messages whose live period ended as no longer live; each is taken by one replica only. */

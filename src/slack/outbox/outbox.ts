@@ -36,7 +36,7 @@ import { ChannelPacer } from './pacer.ts';
 import { classify, retryDelay } from './retry-policy.ts';
 
 /** One write: `run` calls Slack with the workspace's client and answers the message's ts when it has one. */
-export interface OutboxJob {
+interface OutboxJob {
   workspaceId: string;
   /** The channel (or user id, for a direct message) the write goes to: its lane. */
   channel: string;
@@ -89,7 +89,7 @@ export class SlackOutbox implements Notifier {
 
   /** chat.postMessage, without unfurls (a PR or Trunk link in a feed must not grow a preview). */
   post(to: PostTarget, message: OutgoingMessage, kind: MessageKind): Promise<NotifyResult> {
-    return this.enqueue({
+    return this.#enqueue({
       workspaceId: to.workspaceId,
       channel: to.channel,
       kind,
@@ -107,22 +107,28 @@ export class SlackOutbox implements Notifier {
     });
   }
 
-  /** chat.update of a message the app posted. */
+  /**
+   * chat.update of a message the app posted. `message` may be a function, called when the write's turn
+   * comes (a live redraw reads the queue then); with `coalesce`, a newer update replaces a waiting one.
+   */
   update(
     to: { workspaceId: string; channel: string; ts: string },
-    message: OutgoingMessage,
+    message: OutgoingMessage | (() => Promise<OutgoingMessage>),
     kind: MessageKind,
+    opts: { coalesce?: string } = {},
   ): Promise<NotifyResult> {
-    return this.enqueue({
+    return this.#enqueue({
       workspaceId: to.workspaceId,
       channel: to.channel,
       kind,
+      ...(opts.coalesce ? { coalesce: opts.coalesce } : {}),
       run: async (client) => {
+        const m = typeof message === 'function' ? await message() : message;
         await client.chat.update({
           channel: to.channel,
           ts: to.ts,
-          text: message.text,
-          ...(message.blocks ? { blocks: message.blocks as never } : {}),
+          text: m.text,
+          ...(m.blocks ? { blocks: m.blocks as never } : {}),
         });
         return { ts: to.ts };
       },
@@ -130,7 +136,7 @@ export class SlackOutbox implements Notifier {
   }
 
   /** Queues a write in its channel's lane; resolves with what became of it. */
-  enqueue(job: OutboxJob): Promise<NotifyResult> {
+  #enqueue(job: OutboxJob): Promise<NotifyResult> {
     if (this.#stopping) return Promise.resolve(STOPPED);
     const key = laneKey(job.workspaceId, job.channel);
     let lane = this.#lanes.get(key);
