@@ -355,9 +355,10 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   // Runs in flight get the shutdown budget; an unfinished one is taken over by another replica (its lease).
   lifecycle.onClose('freezer', () => freezer.stop(config.shutdownTimeoutMs));
   // Releases this replica's queue leases so another replica polls them at once.
-  lifecycle.onClose('queue-watcher', () => events?.stop());
-  // After the loops that fill it: drains within the shutdown budget, then drops (and logs) what is left.
-  lifecycle.onClose('slack-outbox', async () => {
+  // Then the Slack outbox, after every loop that fills it: it drains within the shutdown budget, then drops
+  // (and logs) what is left; the deliveries it answered are settled before the store closes.
+  lifecycle.onClose('queue-watcher', async () => {
+    await events?.stop();
     await outbox.stop(config.shutdownTimeoutMs);
     await events?.watch.watcher.settled();
   });
