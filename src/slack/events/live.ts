@@ -49,7 +49,9 @@ export function liveStatus(d: LiveDeps): LiveStatus {
       // Their live period ends now; the expiry redraws each once (whoever deletes the row), not awaited:
       // the person's status reply does not wait for Slack's pace in a busy channel.
       for (const r of retired) await d.repo.upsert({ ...r, liveUntil: now }, now);
-      void expireLive(d);
+      void expireLive(d).catch((err: unknown) =>
+        d.logger.warn({ err, channel: m.channelId }, 'could not retire the oldest live status message'),
+      );
     },
     async isLive(workspaceId, channelId, ts) {
       const m = await d.repo.get(workspaceId, channelId, ts);

@@ -224,8 +224,13 @@ export class SlackOutbox implements Notifier {
     try {
       client = await this.#o.slackFor(job.workspaceId);
     } catch (err) {
-      this.#o.logger.warn({ err, workspace: job.workspaceId }, 'no Slack client for a workspace');
-      return this.#final('no_installation', job);
+      if (isNoInstallation(err)) return this.#final('no_installation', job);
+      // The installation store did not answer (a database hiccup): passing trouble, retried by the caller.
+      this.#o.logger.warn(
+        { err, workspace: job.workspaceId },
+        'could not get a Slack client for a workspace',
+      );
+      return { ok: false, code: 'slack_client_unavailable', final: false };
     }
     for (let attempt = 0; ; attempt++) {
       item.sending = false;
@@ -261,6 +266,13 @@ export class SlackOutbox implements Notifier {
     );
     return refusal ? { ok: false, code, final: true, refusal } : { ok: false, code, final: false };
   }
+}
+
+/** The workspace has no installation (no bot token): slack/workspace.ts or Bolt's authorize() said so. */
+function isNoInstallation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  if ('code' in err && err.code === 'slack_bolt_authorization_error') return true;
+  return err instanceof Error && /no Slack installation/i.test(err.message);
 }
 
 /** The lane (and pacer) key of a channel or person in a workspace. */

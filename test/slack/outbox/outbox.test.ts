@@ -104,6 +104,32 @@ describe('the Slack outbox', () => {
     expect(await metric(metrics, 'mergequeue_outbox_final_errors_total{code="http_503"}')).toBe('');
   });
 
+  it('a workspace without installation is final (no_installation); an installation store that does not answer is passing trouble', async () => {
+    const { metrics } = rig(0);
+    const logger = createLogger('silent');
+    const none = new SlackOutbox({
+      slackFor: () => Promise.reject(new Error(`no Slack installation for workspace ${WS}`)),
+      logger,
+      metrics,
+    });
+    expect(await none.post({ workspaceId: WS, channel: 'C6' }, msg('x'), 'digest')).toEqual({
+      ok: false,
+      code: 'no_installation',
+      final: true,
+      refusal: 'workspace',
+    });
+    const down = new SlackOutbox({
+      slackFor: () => Promise.reject(new Error('the store is not answering')),
+      logger,
+      metrics,
+    });
+    expect(await down.post({ workspaceId: WS, channel: 'C6' }, msg('x'), 'digest')).toEqual({
+      ok: false,
+      code: 'slack_client_unavailable',
+      final: false,
+    });
+  });
+
   it('at shutdown: what drains before the deadline is posted, the rest is dropped with a log line and a metric', async () => {
     const { outbox, metrics, lines } = rig(400);
     const results = [1, 2, 3, 4].map((i) =>
