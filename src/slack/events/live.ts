@@ -84,17 +84,22 @@ export function redrawLive(
     { workspaceId: m.workspaceId, channel: m.channelId, ts: m.ts },
     () => drawLive(d, m, live, reads),
     'live',
-    { coalesce: `live|${m.ts}` },
+    // A live redraw never replaces a waiting final one (nor the other way round): both keep their turn.
+    { coalesce: `${live}|${m.ts}` },
   );
 }
 
-/** The live message as it should read now. */
+/** The live message as it should read now; undefined when it is no longer live (ended or forgotten meanwhile). */
 async function drawLive(
   d: LiveDeps,
   m: LiveRef,
   live: 'live' | 'ended',
   reads: QueueReads,
-): Promise<SlackReply> {
+): Promise<SlackReply | undefined> {
+  if (live === 'live') {
+    const still = await d.repo.get(m.workspaceId, m.channelId, m.ts);
+    if (!still || still.liveUntil <= d.now()) return undefined;
+  }
   const trunk = await d.workspaces.backgroundTrunkFor(m.workspaceId, 'watch');
   const links = {
     ...(d.appUrl ? { appUrl: d.appUrl } : {}),

@@ -109,11 +109,12 @@ export class SlackOutbox implements Notifier {
 
   /**
    * chat.update of a message the app posted. `message` may be a function, called when the write's turn
-   * comes (a live redraw reads the queue then); with `coalesce`, a newer update replaces a waiting one.
+   * comes (a live redraw reads the queue then); it answers undefined when there is nothing to write any
+   * more. With `coalesce`, a newer update replaces a waiting one of the same key.
    */
   update(
     to: { workspaceId: string; channel: string; ts: string },
-    message: OutgoingMessage | (() => Promise<OutgoingMessage>),
+    message: OutgoingMessage | (() => Promise<OutgoingMessage | undefined>),
     kind: MessageKind,
     opts: { coalesce?: string } = {},
   ): Promise<NotifyResult> {
@@ -124,6 +125,7 @@ export class SlackOutbox implements Notifier {
       ...(opts.coalesce ? { coalesce: opts.coalesce } : {}),
       run: async (client) => {
         const m = typeof message === 'function' ? await message() : message;
+        if (!m) return { ts: to.ts };
         await client.chat.update({
           channel: to.channel,
           ts: to.ts,
