@@ -212,7 +212,11 @@ export class SlackOutbox implements Notifier {
   async #drain(key: string, lane: Lane): Promise<void> {
     for (let item = lane.waiting.shift(); item; item = lane.waiting.shift()) {
       lane.current = item;
-      const result = await this.#send(key, item);
+      const result = await this.#send(key, item).catch((err: unknown): NotifyResult => {
+        // Not expected (#send answers every failure); the lane must go on whatever happens.
+        this.#o.logger.error({ err, channel: item.job.channel }, 'Slack outbox write failed unexpectedly');
+        return { ok: false, code: 'internal_error', final: false };
+      });
       lane.current = undefined;
       for (const s of item.settle) s(result);
     }
