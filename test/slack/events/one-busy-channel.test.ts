@@ -6,7 +6,7 @@
  * change, while the busy channel is still working through its redraws.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../helpers/app-harness.ts';
+import { type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
 import { textOf } from '../../helpers/block-kit-reading.ts';
 
 let h: Harness;
@@ -32,6 +32,10 @@ async function outboxDepth(): Promise<number> {
 describe('one busy channel', () => {
   it('12 live status messages in one channel: a feed in another channel still gets each change within 2 watch intervals (in about a second), and the tick does not wait', async () => {
     for (const repo of QUEUES) h.trunk.addQueue(repo, 'main', { state: 'running', concurrency: 1 });
+    // A linked author whose PR is in the busiest queue: their note has its own lane too.
+    const link = await h.sendCommand('me github busy-author', { user: USERS.member });
+    await h.reply(link.responseUrl);
+    h.trunk.enqueuePr(QUEUES[0]!, 'main', { prNumber: 77, prAuthor: 'busy-author', state: 'pending' });
     for (const repo of QUEUES)
       for (let i = 0; i < 3; i++) {
         const sent = await h.sendCommand(`status ${repo}:main`, { channel: BUSY });
@@ -48,8 +52,13 @@ describe('one busy channel', () => {
 
     const delays: number[] = [];
     const ticks: number[] = [];
+    let noteDelay = 0;
     for (let round = 2; round <= 4; round++) {
       for (const repo of QUEUES) h.trunk.patchQueue(repo, 'main', { concurrency: round });
+      if (round === 3) {
+        const pr = h.trunk.queue(QUEUES[0]!, 'main')!.enqueuedPullRequests![0]!;
+        h.trunk.patchQueue(QUEUES[0]!, 'main', { enqueuedPullRequests: [{ ...pr, state: 'testing' }] });
+      }
       clock.now += INTERVAL_MS + 1000;
       const changedAt = performance.now();
       await events.watch.watcher.tick();
@@ -59,12 +68,18 @@ describe('one busy channel', () => {
         INTERVAL_MS,
       );
       delays.push(performance.now() - changedAt);
+      if (round === 3) {
+        await h.slack.waitFor(() => h.slack.channelMessages(USERS.member)[0], INTERVAL_MS);
+        noteDelay = performance.now() - changedAt;
+      }
       // The busy channel still has redraws queued when the other channel's post is out (/metrics says so).
       if (round === 2) expect(await outboxDepth()).toBeGreaterThan(3);
     }
     console.info(
-      `change→feed delay with 12 live messages in one channel: ${delays.map((d) => `${Math.round(d)} ms`).join(', ')}; ticks: ${ticks.map((d) => `${Math.round(d)} ms`).join(', ')}`,
+      `change→feed delay with 12 live messages in one channel: ${delays.map((d) => `${Math.round(d)} ms`).join(', ')}; change→author note: ${Math.round(noteDelay)} ms; ticks: ${ticks.map((d) => `${Math.round(d)} ms`).join(', ')}`,
     );
+    expect(textOf(h.slack.channelMessages(USERS.member)[0])).toContain('#77');
+    expect(noteDelay).toBeLessThan(6_000);
     // Each change reaches the other channel well within two intervals, and in fact before the busy
     // channel's 12 redraws (12 s at Slack's pace) could have gone out.
     for (const d of delays) expect(d).toBeLessThan(2 * INTERVAL_MS);
