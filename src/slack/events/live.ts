@@ -21,8 +21,17 @@ export const MAX_LIVE_PER_QUEUE_AND_CHANNEL = 3;
 
 /** What the status command and the buttons need of live messages. */
 export interface LiveStatus {
-  /** Registers a status message just posted in a channel (and retires the oldest beyond three). */
-  register(m: { workspaceId: string; channelId: string; ts: string; target: QueueRef }): Promise<void>;
+  /**
+   * Registers a status message just posted in a channel (and retires the oldest beyond three). `queue` is what
+   * the command just read: the retired messages are drawn from it, so a retirement costs Trunk nothing.
+   */
+  register(m: {
+    workspaceId: string;
+    channelId: string;
+    ts: string;
+    target: QueueRef;
+    queue?: Queue;
+  }): Promise<void>;
   isLive(workspaceId: string, channelId: string, ts: string): Promise<boolean>;
 }
 
@@ -38,7 +47,7 @@ export interface LiveDeps {
 
 export function liveStatus(d: LiveDeps): LiveStatus {
   return {
-    async register(m) {
+    async register({ queue, ...m }) {
       const now = d.now();
       await d.repo.upsert({ ...m, liveUntil: now + d.liveHours * 3_600_000 }, now);
       const mine = (await d.repo.listQueue(m.workspaceId, queueKeyOf(m.target), now))
@@ -49,7 +58,9 @@ export function liveStatus(d: LiveDeps): LiveStatus {
       // Their live period ends now; the expiry redraws each once (whoever deletes the row), not awaited:
       // the person's status reply does not wait for Slack's pace in a busy channel.
       for (const r of retired) await d.repo.upsert({ ...r, liveUntil: now }, now);
-      void expireLive(d).catch((err: unknown) =>
+      const reads: QueueReads = new Map();
+      if (queue) reads.set(readKey(m.workspaceId, m.target), Promise.resolve(queue));
+      void expireLive(d, reads).catch((err: unknown) =>
         d.logger.warn({ err, channel: m.channelId }, 'could not retire the oldest live status message'),
       );
     },
@@ -126,9 +137,8 @@ async function drawLive(
 }
 
 /** Redraws the messages whose live period ended as no longer live; each is taken by one replica only. */
-export async function expireLive(d: LiveDeps): Promise<number> {
+export async function expireLive(d: LiveDeps, reads: QueueReads = new Map()): Promise<number> {
   const expired = await d.repo.takeExpired(d.now());
-  const reads: QueueReads = new Map();
   await Promise.all(
     expired.map(async (m) => {
       const r = await redrawLive(d, m, 'ended', reads);
