@@ -12,7 +12,8 @@
  * queues changing every 2 s with feeds and live status messages, digests falling due), against the bare
  * app again in the same rounds, with counts of the feed posts, live redraws and digest posts Slack received
  * during the measured rounds. `npm run bench -- ack --ack-roles` measures it with a web replica and a
- * worker replica on PostgreSQL instead of the one embedded process.
+ * worker replica on PostgreSQL instead of the one embedded process; `--ack-profile` writes the quiet app's
+ * CPU profile.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -52,6 +53,17 @@ function load(gen: ChildProcess, job: LoadJob | WarmJob): Promise<unknown> {
   });
 }
 
+/** CPU time (user + system, ms) the process has used so far, from /proc; NaN where there is none. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 interface Rounds {
   appLat: number[];
   bareLat: number[];
@@ -60,6 +72,9 @@ interface Rounds {
   appWindows: Array<[number, number]>;
   /** Connections the generator opened during measured rounds (warm connections: about 0). */
   connectionsOpened: number;
+  /** CPU time each process used from the first round to the end of the last pause, per command sent to it. */
+  appCpuPerCommand: number;
+  bareCpuPerCommand: number;
 }
 
 /**
@@ -69,10 +84,19 @@ interface Rounds {
 async function alternate(
   gen: ChildProcess,
   job: (url: string, secret: string, count: number) => LoadJob,
-  app: { url: string; secret: string },
-  bare: { url: string; secret: string },
+  app: { url: string; secret: string; pid: number | undefined },
+  bare: { url: string; secret: string; pid: number | undefined },
 ): Promise<Rounds> {
-  const out: Rounds = { appLat: [], bareLat: [], non200: 0, appWindows: [], connectionsOpened: 0 };
+  const out: Rounds = {
+    appLat: [],
+    bareLat: [],
+    non200: 0,
+    appWindows: [],
+    connectionsOpened: 0,
+    appCpuPerCommand: 0,
+    bareCpuPerCommand: 0,
+  };
+  const cpu0 = [cpuMs(app.pid), cpuMs(bare.pid)];
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? (['app', 'bare'] as const) : (['bare', 'app'] as const);
     for (const which of order) {
@@ -86,6 +110,8 @@ async function alternate(
     }
     await new Promise((res) => setTimeout(res, TRUNK_LATENCY_MS + 1_000));
   }
+  out.appCpuPerCommand = (cpuMs(app.pid) - cpu0[0]!) / (ROUNDS * PER_ROUND);
+  out.bareCpuPerCommand = (cpuMs(bare.pid) - cpu0[1]!) / (ROUNDS * PER_ROUND);
   out.appLat.sort((a, b) => a - b);
   out.bareLat.sort((a, b) => a - b);
   return out;
@@ -116,6 +142,21 @@ function latencyFigures(prefix: string, r: Rounds, appName: string): BenchFigure
       unit: 'x',
       target: '<= 1.5x bare',
       ok: p99 / b99 <= 1.5,
+    },
+    // Under a busy CPU an ack waits behind all the work queued on the loop: this is what that work costs.
+    {
+      id: `${prefix}.cpu_ms_per_command.${appName}`,
+      value: r.appCpuPerCommand,
+      unit: 'ms',
+      target: '',
+      ok: true,
+    },
+    {
+      id: `${prefix}.cpu_ms_per_command.bare_bolt`,
+      value: r.bareCpuPerCommand,
+      unit: 'ms',
+      target: '',
+      ok: true,
     },
     {
       id: `${prefix}.commands_measured_each`,
@@ -161,7 +202,11 @@ async function measure(): Promise<BenchFigure[]> {
     LOG_LEVEL: 'info',
     SCHEDULER_ENABLED: 'false',
   };
-  let app: Child | undefined = await startChild(env);
+  // --ack-profile: the quiet app writes a V8 CPU profile (.cpuprofile) to bench/results/ when it stops.
+  const profile = process.argv.includes('--ack-profile')
+    ? { args: ['--cpu-prof', `--cpu-prof-dir=${join(here, 'results')}`] }
+    : {};
+  let app: Child | undefined = await startChild(env, profile);
   const bare = await startChild(env, { script: join(here, 'ack-bare-app.ts') });
   const gen = fork(join(here, 'ack-load.ts'), [String(IN_FLIGHT)], {
     execPath: process.execPath,
@@ -180,8 +225,8 @@ async function measure(): Promise<BenchFigure[]> {
       responseUrls: urls(count),
     });
     const warm = (list: string[]) => load(gen, { warm: { urls: list, connections: IN_FLIGHT } });
-    const appAt = { url: (app as Child & { url: string }).url, secret: signingSecret };
-    const bareAt = { url: bare.url, secret: signingSecret };
+    const appAt = { url: (app as Child & { url: string }).url, secret: signingSecret, pid: app.child.pid };
+    const bareAt = { url: bare.url, secret: signingSecret, pid: bare.child.pid };
 
     // Warm both (JIT, auth.test, first store reads, the connections) before anything is measured.
     trunk.setLatency(0);
@@ -214,7 +259,11 @@ async function measure(): Promise<BenchFigure[]> {
 
     // The same load while the app's loops work beside it.
     background = await startBackground({ mode, slack, trunk, dir, env });
-    const bgAt = { url: background.url, secret: background.signingSecret };
+    const bgAt = {
+      url: background.url,
+      secret: background.signingSecret,
+      pid: background.answering.child.pid,
+    };
     await load(gen, job(bgAt.url, bgAt.secret, 100));
     await warm([bgAt.url, bareAt.url]);
     await background.startMeasuring();
