@@ -219,12 +219,15 @@ export async function startBackground(o: {
       else await new Promise((r) => setTimeout(r, wait));
     },
     countDuring(windows) {
+      const span: [number, number] = [windows[0]?.[0] ?? 0, windows.at(-1)?.[1] ?? 0];
       const posts = slack.callsTo('chat.postMessage').filter((c) => ok(c) && inside(c.at, windows));
       const updates = slack.callsTo('chat.update').filter((c) => ok(c) && inside(c.at, windows));
       return {
         feedPosts: posts.filter((c) => feedSet.has(channelOf(c))).length,
         liveRedraws: updates.filter((c) => liveSet.has(channelOf(c))).length,
-        digestPosts: posts.filter((c) => digestSet.has(channelOf(c))).length,
+        digestPosts: slack
+          .callsTo('chat.postMessage')
+          .filter((c) => ok(c) && digestSet.has(channelOf(c)) && inside(c.at, [span])).length,
       };
     },
     async stop() {
