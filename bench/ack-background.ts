@@ -53,11 +53,18 @@ export interface Background {
   answering: Child;
   /** Waits until a second before the digests fall due (the measurement starts then). */
   startMeasuring(): Promise<void>;
-  /** Slack writes of the background work whose time falls in one of `windows` ([from, to] epoch ms). */
+  /**
+   * Slack writes of the background work from the first window's start to the last one's end (the measured
+   * span: the app is under load throughout, its slow Trunk answers landing between its rounds), and the
+   * feed posts and live redraws inside the windows themselves ([from, to] epoch ms: the rounds sent to
+   * this app, during which the commands also have the Trunk budget first).
+   */
   countDuring(windows: Array<[number, number]>): {
     feedPosts: number;
     liveRedraws: number;
     digestPosts: number;
+    feedPostsInRounds: number;
+    liveRedrawsInRounds: number;
   };
   stop(): Promise<void>;
 }
@@ -219,15 +226,17 @@ export async function startBackground(o: {
       else await new Promise((r) => setTimeout(r, wait));
     },
     countDuring(windows) {
-      const span: [number, number] = [windows[0]?.[0] ?? 0, windows.at(-1)?.[1] ?? 0];
-      const posts = slack.callsTo('chat.postMessage').filter((c) => ok(c) && inside(c.at, windows));
-      const updates = slack.callsTo('chat.update').filter((c) => ok(c) && inside(c.at, windows));
+      const span: Array<[number, number]> = [[windows[0]?.[0] ?? 0, windows.at(-1)?.[1] ?? 0]];
+      const posts = slack.callsTo('chat.postMessage').filter((c) => ok(c) && inside(c.at, span));
+      const updates = slack.callsTo('chat.update').filter((c) => ok(c) && inside(c.at, span));
+      const feeds = posts.filter((c) => feedSet.has(channelOf(c)));
+      const lives = updates.filter((c) => liveSet.has(channelOf(c)));
       return {
-        feedPosts: posts.filter((c) => feedSet.has(channelOf(c))).length,
-        liveRedraws: updates.filter((c) => liveSet.has(channelOf(c))).length,
-        digestPosts: slack
-          .callsTo('chat.postMessage')
-          .filter((c) => ok(c) && digestSet.has(channelOf(c)) && inside(c.at, [span])).length,
+        feedPosts: feeds.length,
+        liveRedraws: lives.length,
+        digestPosts: posts.filter((c) => digestSet.has(channelOf(c))).length,
+        feedPostsInRounds: feeds.filter((c) => inside(c.at, windows)).length,
+        liveRedrawsInRounds: lives.filter((c) => inside(c.at, windows)).length,
       };
     },
     async stop() {
