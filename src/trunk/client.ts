@@ -156,7 +156,7 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       // The wait for a slot counts against the deadline: the caller wants an answer by then, whatever delays it.
-      await options.budget?.acquire(signal);
+      await options.budget?.acquire(signal, { operation, waitMs: deadlineAt - now() });
       const remaining = deadlineAt - now();
       if (remaining <= 0) throw timeoutError(operation, deadlineMs, attempt - 1);
       const started = now();

@@ -39,6 +39,8 @@ export function trunkHint(err: TrunkError): string {
       return 'Nothing was changed. Try again in a minute; if it persists, check https://status.trunk.io.';
     case 'invalid_response':
       return 'Try again later; if it persists, tell whoever runs this app (the log has details).';
+    case 'busy':
+      return 'Try again in a few seconds; if it happens often, whoever runs this app can raise `TRUNK_MAX_RPS`.';
   }
 }
 
