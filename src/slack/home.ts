@@ -47,7 +47,7 @@ export async function gatherHome(
   const [config, decision, trunk, link, listed, digests, watches, freezes] = await Promise.all([
     readConfig(ctx, undefined),
     mayOperate(deps, client, workspaceId, userId),
-    deps.workspaces.trunkFor(workspaceId),
+    deps.workspaces.readsFor(workspaceId),
     new PeopleRepository(db).get(workspaceId, userId),
     listWorkspaceQueues(db, workspaceId, now, defaultTarget),
     new SubscriptionRepository(db).list(workspaceId),
