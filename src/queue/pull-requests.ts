@@ -299,7 +299,11 @@ async function readPr(
   prNumber: number,
 ): Promise<SubmittedPullRequest | undefined> {
   try {
-    return await ctx.trunk.getSubmittedPullRequest({ ...address(ref), pr: { number: prNumber } });
+    // The state a change acts on: read in line with changes, ahead of other reads (src/trunk/budget.ts).
+    return await ctx.trunk.getSubmittedPullRequest(
+      { ...address(ref), pr: { number: prNumber } },
+      { forChange: true },
+    );
   } catch (err) {
     if (err instanceof TrunkNotFoundError) return undefined;
     throw err;

@@ -110,8 +110,9 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
       onLedgerError: (err) => opts.logger?.warn({ err }, 'Trunk budget: could not claim from the database'),
     });
   const readCache = opts.readCache ?? createTrunkReadCache();
-  // The watcher polls a followed queue once an interval: what it read stands for the queue that long.
-  const watchKeepMs = config.watch.intervalSeconds * 1_000;
+  // The watcher polls a followed queue once an interval; what it read stands for the queue for two, the
+  // delay DESIGN allows a change to reach anyone ("Timing"), so a poll running late leaves no gap.
+  const watchKeepMs = 2 * config.watch.intervalSeconds * 1_000;
   const trunkClients = new Map<string, TrunkApi>();
   const slackClients = new Map<string, WebClient>();
 
@@ -181,7 +182,7 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
   return {
     slackClientOptions,
     readCache,
-    readsFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'interactive', true),
+    readsFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'view', true),
     invalidate: (workspaceId) => void cache.delete(workspaceId),
     trunkFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'interactive'),
     backgroundTrunkFor: (workspaceId, caller) => trunkAt(workspaceId, 30_000, caller),

@@ -5,9 +5,11 @@
  * can never crowd out the organization's CI, nor a person's change to a queue. Nothing ever overdraws it.
  *
  * Who goes first, among those waiting for a slot of one organization:
- * 1. a person's change to a queue (updateQueue, submit, cancel, restart), waiting as long as it takes;
- * 2. a person's read (status, the Home, listings), waiting at most `readMaxWaitMs` (or what is left of its
- *    call's deadline): past that it is refused with TrunkBusyError, unsent, and the person is told Trunk is busy;
+ * 1. a person's change to a queue (updateQueue, submit, cancel, restart, and the read of the state it acts
+ *    on), waiting as long as it takes;
+ * 2. a command's read (status, and the read before a change), then what a person only looks at (the Home,
+ *    listings), each waiting at most `readMaxWaitMs` (or what is left of its call's deadline): past that it is
+ *    refused with TrunkBusyError, unsent, and the person is told Trunk is busy;
  * 3. background work (watch, digest, freeze), paced and leaving one slot of each window to people.
  * Every attempt takes a slot, retries included: Trunk counts requests, not calls.
  *
@@ -16,25 +18,38 @@
  *   of one second plus a small guard; a first burst of commands starts at once;
  * - several replicas (PostgreSQL): a `ledger` shared by every replica hands out start times `windowMs /
  *   maxPerSecond` apart (one row update claims up to a quarter second's worth). A start time is used at that time or
- *   within the guard after it, never earlier, else dropped; so any second holds at most `maxPerSecond`
+ *   within half the guard after it, never earlier, else dropped; so any second holds at most `maxPerSecond`
  *   starts of all replicas together (given clocks in step within the guard, as NTP keeps them).
  */
 import { PULL_REQUEST_WRITES, type TrunkOperation } from './api.ts';
 import { TrunkBusyError } from './errors.ts';
 
-export const TRUNK_CALLERS = ['interactive', 'watch', 'digest', 'freeze'] as const;
-/** Who is calling Trunk: a command or click (a person waits), a queue watcher, a digest, a freeze window. */
+export const TRUNK_CALLERS = ['interactive', 'view', 'watch', 'digest', 'freeze'] as const;
+/**
+ * Who is calling Trunk: a command or click (a person waits), what a person only looks at (the Home, listings,
+ * read through the read cache), a queue watcher, a digest, a freeze window.
+ */
 export type TrunkCaller = (typeof TRUNK_CALLERS)[number];
 
-/** A waiter's place in line: a person's change, then a person's read, then background work. */
-export type TrunkPriority = 'change' | 'read' | 'background';
+/**
+ * A waiter's place in line: a person's change, then a command's read (often the read before a change),
+ * then what a person only looks at (the Home, listings), then background work.
+ */
+export type TrunkPriority = 'change' | 'read' | 'view' | 'background';
+const PRIORITIES: readonly TrunkPriority[] = ['change', 'read', 'view', 'background'];
 
 /** Operations that change a queue: a person asking for one goes first. */
 const CHANGES: ReadonlySet<TrunkOperation> = new Set<TrunkOperation>(['updateQueue', ...PULL_REQUEST_WRITES]);
 
-export function priorityOf(caller: TrunkCaller, operation?: TrunkOperation): TrunkPriority {
-  if (caller !== 'interactive') return 'background';
-  return operation && CHANGES.has(operation) ? 'change' : 'read';
+export function priorityOf(
+  caller: TrunkCaller,
+  operation?: TrunkOperation,
+  forChange = false,
+): TrunkPriority {
+  const person = caller === 'interactive' || caller === 'view';
+  if (person && (forChange || (operation && CHANGES.has(operation)))) return 'change';
+  if (caller === 'interactive') return 'read';
+  return caller === 'view' ? 'view' : 'background';
 }
 
 /** Timers and time, injectable so tests move time by hand. */
@@ -67,9 +82,9 @@ export interface TrunkBudgetOptions {
   /** Longest a person's read waits for a slot before it is refused as busy; default 3000 ms. */
   readMaxWaitMs?: number;
   /**
-   * Added to the one-second window; default 50 ms. A request reaches Trunk a little after it leaves us, by a
-   * varying amount: without a guard, two requests a full second apart here could land less than a second
-   * apart there.
+   * Added to the one-second window; default 100 ms. A request reaches Trunk a little after it leaves us, by a
+   * varying amount (a new connection, a busy event loop on either side: 60 ms measured on a loaded machine):
+   * without a guard, two requests a full second apart here could land less than a second apart there.
    */
   guardMs?: number;
   clock?: BudgetClock;
@@ -88,6 +103,8 @@ export interface AcquireOptions {
   operation?: TrunkOperation;
   /** What is left of the call's deadline: a read waits no longer than this either. */
   waitMs?: number;
+  /** A read that is the first step of a person's change (the state it acts on): in line with changes. */
+  forChange?: boolean;
 }
 
 /** What a Trunk client calls before each HTTP attempt; bound to one organization and caller. */
@@ -107,7 +124,7 @@ export interface TrunkBudget {
 }
 
 export const DEFAULT_READ_MAX_WAIT_MS = 3_000;
-export const DEFAULT_GUARD_MS = 50;
+export const DEFAULT_GUARD_MS = 100;
 /** After a failed ledger claim, the next try. */
 const LEDGER_RETRY_MS = 200;
 
@@ -126,9 +143,8 @@ interface Bucket {
   /** Start times of requests within the current window, oldest first (in-memory mode). */
   starts: number[];
   lastBackgroundStart: number;
-  change: Waiter[];
-  read: Waiter[];
-  background: Waiter[];
+  /** Who waits, by priority, each in arrival order. */
+  lines: Record<TrunkPriority, Waiter[]>;
   /** Start times claimed from the ledger and not used yet, earliest first (ledger mode). */
   held: number[];
   claiming: boolean;
@@ -152,6 +168,9 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
   const clock = opts.clock ?? (ledger ? epochClock : monotonicClock);
   const guardMs = opts.guardMs ?? DEFAULT_GUARD_MS;
   const windowMs = 1_000 + guardMs;
+  // Ledger mode: a claimed start time is used at most this late, leaving the other half of the guard to
+  // the way to Trunk.
+  const lateMs = guardMs / 2;
   const paceMs = windowMs / max;
   // Whole milliseconds, rounded up: the ledger stores integers, and rounding down would fit one too many.
   const spacingMs = Math.ceil(paceMs);
@@ -180,9 +199,7 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
       b = {
         starts: [],
         lastBackgroundStart: -Infinity,
-        change: [],
-        read: [],
-        background: [],
+        lines: { change: [], read: [], view: [], background: [] },
         held: [],
         claiming: false,
         ledgerRetryAt: -Infinity,
@@ -194,7 +211,8 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
     return b;
   }
 
-  const waitingIn = (b: Bucket) => b.change.length + b.read.length + b.background.length;
+  const waitingIn = (b: Bucket) => PRIORITIES.reduce((n, p) => n + b.lines[p].length, 0);
+  const readers = (b: Bucket) => [...b.lines.read, ...b.lines.view];
 
   /** Forgets organizations with nothing in flight, so many organizations do not grow the map without end. */
   function sweep(): void {
@@ -212,7 +230,7 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
     if (drop > 0) b.starts.splice(0, drop);
     // A claimed start time not used within the guard is lost: using it later could crowd a second.
     drop = 0;
-    while (drop < b.held.length && (b.held[drop] as number) < t - guardMs) drop++;
+    while (drop < b.held.length && (b.held[drop] as number) < t - lateMs) drop++;
     if (drop > 0) b.held.splice(0, drop);
   }
 
@@ -232,7 +250,7 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
   function start(b: Bucket, caller: TrunkCaller, t: number): void {
     if (ledger) b.held.shift();
     else b.starts.push(t);
-    if (caller !== 'interactive') b.lastBackgroundStart = t;
+    if (priorityOf(caller) === 'background') b.lastBackgroundStart = t;
   }
 
   function grant(b: Bucket, w: Waiter, t: number): void {
@@ -243,9 +261,7 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
   }
 
   function firstWaiting(b: Bucket): [Waiter[], TrunkPriority] | undefined {
-    if (b.change.length > 0) return [b.change, 'change'];
-    if (b.read.length > 0) return [b.read, 'read'];
-    if (b.background.length > 0) return [b.background, 'background'];
+    for (const p of PRIORITIES) if (b.lines[p].length > 0) return [b.lines[p], p];
     return undefined;
   }
 
@@ -258,8 +274,9 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
       if (!first || freeAt(b, t, first[1]) > t) break;
       grant(b, first[0].shift() as Waiter, t);
     }
-    const expired = b.read.filter((w) => w.giveUpAt <= t);
-    if (expired.length > 0) b.read = b.read.filter((w) => w.giveUpAt > t);
+    const expired = readers(b).filter((w) => w.giveUpAt <= t);
+    if (expired.length > 0)
+      for (const p of ['read', 'view'] as const) b.lines[p] = b.lines[p].filter((w) => w.giveUpAt > t);
     for (const w of expired) {
       w.cleanup();
       report(() => opts.onBusy?.(w.caller));
@@ -276,7 +293,7 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
     let wakeAt = Infinity;
     const first = firstWaiting(b);
     if (first) wakeAt = freeAt(b, t, first[1]);
-    for (const w of b.read) wakeAt = Math.min(wakeAt, w.giveUpAt);
+    for (const w of readers(b)) wakeAt = Math.min(wakeAt, w.giveUpAt);
     if (ledger && waitingIn(b) > b.held.length && !b.claiming) wakeAt = Math.min(wakeAt, b.ledgerRetryAt);
     schedule(b, key, Math.max(wakeAt, t), t);
   }
@@ -292,8 +309,8 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
     const latest =
       first[1] === 'change'
         ? t + 60_000
-        : first[1] === 'read'
-          ? Math.min(...b.read.map((w) => w.giveUpAt))
+        : first[1] !== 'background'
+          ? Math.min(...readers(b).map((w) => w.giveUpAt))
           : t + windowMs - spacingMs;
     // A quarter of a second's worth at most: what one replica holds is what a person on another waits behind.
     const count = Math.min(need, claimMax);
@@ -346,13 +363,11 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
     const b = bucketOf(key);
     const t = clock.now();
     prune(b, t);
-    const priority = priorityOf(caller, ask.operation);
-    const lineOf = () => (priority === 'change' ? b.change : priority === 'read' ? b.read : b.background);
+    const priority = priorityOf(caller, ask.operation, ask.forChange);
+    const lineOf = () => b.lines[priority];
     // Nobody of the same or a higher priority waits, and the rules allow a start now: go at once.
-    const ahead =
-      b.change.length +
-      (priority === 'change' ? 0 : b.read.length) +
-      (priority === 'background' ? b.background.length : 0);
+    const rank = PRIORITIES.indexOf(priority);
+    const ahead = PRIORITIES.slice(0, rank + 1).reduce((n, p) => n + b.lines[p].length, 0);
     if (ahead === 0 && freeAt(b, t, priority) <= t) {
       start(b, caller, t);
       return Promise.resolve();
@@ -370,7 +385,9 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
         operation: ask.operation,
         since: t,
         giveUpAt:
-          priority === 'read' ? t + Math.max(0, Math.min(readMaxWaitMs, ask.waitMs ?? Infinity)) : Infinity,
+          priority === 'read' || priority === 'view'
+            ? t + Math.max(0, Math.min(readMaxWaitMs, ask.waitMs ?? Infinity))
+            : Infinity,
         resolve,
         reject,
         cleanup: () => signal?.removeEventListener('abort', onAbort),

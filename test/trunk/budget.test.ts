@@ -65,6 +65,8 @@ function rig(opts: Partial<TrunkBudgetOptions> & { maxPerSecond: number }) {
   const busy: TrunkCaller[] = [];
   const budget = createTrunkBudget({
     clock,
+    // The times below are written for a 50 ms guard: windows of 1050 ms.
+    guardMs: 50,
     onWait: (caller, ms) => waits.push([caller, ms]),
     onBusy: (caller) => busy.push(caller),
     ...opts,
