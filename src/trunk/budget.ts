@@ -6,7 +6,7 @@
  *
  * Who goes first, among those waiting for a slot of one organization:
  * 1. a person's change to a queue (updateQueue, submit, cancel, restart, and the read of the state it acts
- *    on), waiting as long as it takes;
+ *    on), and a freeze window starting or ending, waiting as long as it takes;
  * 2. a command's read (status, and the read before a change), then what a person only looks at (the Home,
  *    listings), each waiting at most `readMaxWaitMs` (or what is left of its call's deadline): past that it is
  *    refused with TrunkBusyError, unsent, and the person is told Trunk is busy;
@@ -46,6 +46,8 @@ export function priorityOf(
   operation?: TrunkOperation,
   forChange = false,
 ): TrunkPriority {
+  // A freeze window acts for the person who made it, at a time it promised (within 30 s): in line with changes.
+  if (caller === 'freeze') return 'change';
   const person = caller === 'interactive' || caller === 'view';
   if (person && (forChange || (operation && CHANGES.has(operation)))) return 'change';
   if (caller === 'interactive') return 'read';
@@ -250,7 +252,7 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
   function start(b: Bucket, caller: TrunkCaller, t: number): void {
     if (ledger) b.held.shift();
     else b.starts.push(t);
-    if (priorityOf(caller) === 'background') b.lastBackgroundStart = t;
+    if (caller !== 'interactive' && caller !== 'view') b.lastBackgroundStart = t;
   }
 
   function grant(b: Bucket, w: Waiter, t: number): void {

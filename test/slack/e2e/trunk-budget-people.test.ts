@@ -155,3 +155,52 @@ describe('the Home prefers what the watcher already read', () => {
     for (let i = 0; i < QUEUES; i++) expect(asked.some((b) => b.includes(`"q${i}"`))).toBe(false);
   });
 });
+
+describe('freeze windows keep their time while twenty people open the Home', () => {
+  const clock = { now: Date.parse('2026-06-01T10:58:00Z') };
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({
+      env: { TRUNK_MAX_RPS: '10', SCHEDULER_ENABLED: 'true' },
+      slackOptions: { users: manyUsers() },
+      app: { clock: () => clock.now, freeze: { tickMs: 40 } },
+    });
+    await peopleAndQueues(h, PEOPLE);
+  });
+  afterAll(async () => h?.close());
+
+  const said = () => h.slack.channelMessages('C0FREEZE01').map((m) => textOf(m));
+
+  it('a window starts and ends within 30 s while twenty Homes are opened at each edge', {
+    timeout: 90_000,
+  }, async () => {
+    const added = await h.sendCommand('freeze add acme/q0:main 11:00-12:00 UTC pause Release', {
+      user: USERS.admin,
+      channel: 'C0FREEZE01',
+    });
+    expect(added.status).toBe(200);
+    const id = /`(f[a-z0-9]{5})`/.exec(
+      await h.slack.waitFor(() => said().find((t) => /added freeze window/.test(t))),
+    )![1]!;
+
+    for (const [edge, iso, state] of [
+      ['started', '2026-06-01T11:00:01Z', 'paused'],
+      ['ended', '2026-06-01T12:00:01Z', 'running'],
+    ] as const) {
+      // Twenty people open the Home as the window's time comes: the queues' reads are spent at once.
+      const homes = Promise.all(PEOPLE.map((u) => h.openHome(u)));
+      const from = Date.now();
+      clock.now = Date.parse(iso);
+      const told = await h.slack.waitFor(
+        () => said().find((t) => new RegExp(`${id}.*${edge}`).test(t)),
+        30_000,
+      );
+      expect(told).toBeTruthy();
+      expect(Date.now() - from).toBeLessThan(30_000);
+      expect(h.trunk.queue('acme/q0', 'main')!.state).toBe(state);
+      await homes;
+    }
+    expect(await metric(h, 'mergequeue_trunk_budget_overdrafts_total')).toBe(0);
+  });
+});
