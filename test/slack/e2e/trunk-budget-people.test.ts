@@ -204,3 +204,40 @@ describe('freeze windows keep their time while twenty people open the Home', () 
     expect(await metric(h, 'mergequeue_trunk_budget_overdrafts_total')).toBe(0);
   });
 });
+
+describe('prs asks Trunk only for what it shows', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    h.trunk.addQueue('acme/big', 'main', { state: 'running' });
+    const now = Date.now();
+    for (let n = 1; n <= 500; n++)
+      h.trunk.enqueuePr('acme/big', 'main', {
+        prNumber: n,
+        state: n % 2 ? 'merged' : 'pending',
+        stateChangedAt: new Date(now - (n % 2 ? n * 3_600_000 : 0)).toISOString(),
+      });
+  });
+  afterAll(async () => h?.close());
+
+  it('a concluded state is asked for the last week only; a long queue is read three pages deep', async () => {
+    await h.reset();
+    const merged = await h.sendCommand('prs acme/big:main merged', { channel: 'C0PRSLIST1' });
+    const text = textOf(await h.reply(merged.responseUrl, 10_000));
+    const [first] = h.trunkCalls('listPullRequests');
+    const body = first!.body as { state?: string; since?: string };
+    expect(body.state).toBe('merged');
+    // Merged in the last week only: 84 of the 250 merged PRs, and the reply says since when.
+    expect(Date.now() - Date.parse(body.since!)).toBeGreaterThan(7 * 24 * 3_600_000 - 60_000);
+    expect(Date.now() - Date.parse(body.since!)).toBeLessThan(7 * 24 * 3_600_000 + 60_000);
+    expect(text).toMatch(/84 PRs merged since \d{4}-\d{2}-\d{2}/);
+
+    await h.reset();
+    const open = await h.sendCommand('prs acme/big:main', { channel: 'C0PRSLIST1' });
+    const openText = textOf(await h.reply(open.responseUrl, 10_000));
+    // Five hundred rows, three pages read: the rest is counted as "at least".
+    expect(h.trunkCalls('listPullRequests')).toHaveLength(3);
+    expect(openText).toMatch(/At least 150 PRs/);
+  });
+});
