@@ -3,6 +3,7 @@
  * watched queues and twenty people linked to GitHub logins, set up through signed commands (so it works
  * with the app in its own process), and the busiest second of what reached the fake Trunk.
  */
+import { READ_CACHE_TTL_MS } from '../../src/trunk/read-cache.ts';
 import { defaultUsers, type Harness, type Sent, USERS } from './app-harness.ts';
 
 export const PEOPLE = Array.from({ length: 20 }, (_, i) => `U0PEOPLE${String(i).padStart(2, '0')}`);
@@ -48,7 +49,8 @@ export async function commandDone(
 
 /**
  * Ten queues acme/q0…q9 (each with one PR by dev0), each watched by its own channel, the workspace default
- * acme/web:main, and `people` linked to dev0, dev1, … by an admin.
+ * acme/web:main, and `people` linked to dev0, dev1, … by an admin. Then waits until what the set-up's
+ * commands read has left the app's read cache (5 s), so what follows starts cold.
  */
 export async function peopleAndQueues(h: Harness, people: readonly string[] = PEOPLE): Promise<void> {
   h.trunk.addQueue('acme/web', 'main', { state: 'running' });
@@ -58,6 +60,7 @@ export async function peopleAndQueues(h: Harness, people: readonly string[] = PE
   }
   for (const [i, userId] of people.entries())
     await commandDone(h, `config people <@${userId}|person${i}> dev${i}`, 'C0SETUP001');
+  await new Promise((r) => setTimeout(r, READ_CACHE_TTL_MS + 500));
   h.trunk.clearRequests();
 }
 

@@ -37,7 +37,7 @@ describe('the Trunk budget holds whatever people do', () => {
       slackOptions: { users: manyUsers() },
     });
     await peopleAndQueues(h, PEOPLE);
-  });
+  }, 90_000);
   afterAll(async () => h?.close());
 
   it('twenty people opening the Home at once stay within TRUNK_MAX_RPS, and opening it again costs nothing', async () => {
@@ -140,7 +140,7 @@ describe('the Home prefers what the watcher already read', () => {
       slackOptions: { users: manyUsers() },
     });
     await peopleAndQueues(h, []);
-  });
+  }, 90_000);
   afterAll(async () => h?.close());
 
   it('a followed queue the watcher polled is shown without another getQueue', {
@@ -167,7 +167,7 @@ describe('freeze windows keep their time while twenty people open the Home', () 
       app: { clock: () => clock.now, freeze: { tickMs: 40 } },
     });
     await peopleAndQueues(h, PEOPLE);
-  });
+  }, 90_000);
   afterAll(async () => h?.close());
 
   const said = () => h.slack.channelMessages('C0FREEZE01').map((m) => textOf(m));
