@@ -10,16 +10,16 @@
  * 2. a command's read (status, and the read before a change), then what a person only looks at (the Home,
  *    listings), each waiting at most `readMaxWaitMs` (or what is left of its call's deadline): past that it is
  *    refused with TrunkBusyError, unsent, and the person is told Trunk is busy;
- * 3. background work (watch, digest, freeze), paced and leaving one slot of each window to people.
+ * 3. background work (watch, digest), paced and leaving one slot of each window to people.
  * Every attempt takes a slot, retries included: Trunk counts requests, not calls.
  *
  * Where the slots come from:
  * - one process (SQLite): a sliding window kept in memory, at most `maxPerSecond` starts within any window
  *   of one second plus a small guard; a first burst of commands starts at once;
  * - several replicas (PostgreSQL): a `ledger` shared by every replica hands out start times `windowMs /
- *   maxPerSecond` apart (one row update claims up to a quarter second's worth). A start time is used at that time or
- *   within a quarter of the guard after it, never earlier, else dropped; so any second holds at most `maxPerSecond`
- *   starts of all replicas together (given clocks in step within the guard, as NTP keeps them).
+ *   maxPerSecond` apart (one row update claims up to a quarter second's worth). A start time is used at that
+ *   time or within a quarter of the guard after it, never earlier, else dropped; so any second holds at most
+ *   `maxPerSecond` starts of all replicas together (given clocks in step, as NTP keeps them).
  */
 import { PULL_REQUEST_WRITES, type TrunkOperation } from './api.ts';
 import { TrunkBusyError } from './errors.ts';
@@ -300,7 +300,7 @@ export function createTrunkBudget(opts: TrunkBudgetOptions): TrunkBudget {
     schedule(b, key, Math.max(wakeAt, t), t);
   }
 
-  /** Ledger mode: claims start times for the waiters that have none, at most a second's worth at once. */
+  /** Ledger mode: claims start times for the waiters that have none, a quarter second's worth at most. */
   function claimMore(b: Bucket, key: string, t: number): void {
     if (!ledger || b.claiming || t < b.ledgerRetryAt) return;
     const need = waitingIn(b) - b.held.length;
