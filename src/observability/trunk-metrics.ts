@@ -34,12 +34,9 @@ export function recordTrunkAttempt(
   };
 }
 
-/** The budget's hooks, counting waits by caller and commands sent over budget. */
+/** The budget's hooks, counting waits by caller (nothing overdraws it any more: that counter stays 0). */
 export function recordTrunkBudget(
-  metrics: Pick<Metrics, 'trunkBudgetWaits' | 'trunkBudgetOverdrafts'>,
-): Pick<TrunkBudgetOptions, 'onWait' | 'onOverdraft'> {
-  return {
-    onWait: (caller) => metrics.trunkBudgetWaits.inc({ caller }),
-    onOverdraft: () => metrics.trunkBudgetOverdrafts.inc(),
-  };
+  metrics: Pick<Metrics, 'trunkBudgetWaits'>,
+): Pick<TrunkBudgetOptions, 'onWait'> {
+  return { onWait: (caller) => metrics.trunkBudgetWaits.inc({ caller }) };
 }

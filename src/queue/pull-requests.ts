@@ -299,7 +299,11 @@ async function readPr(
   prNumber: number,
 ): Promise<SubmittedPullRequest | undefined> {
   try {
-    return await ctx.trunk.getSubmittedPullRequest({ ...address(ref), pr: { number: prNumber } });
+    // The state a change acts on: read in line with changes, ahead of other reads (src/trunk/budget.ts).
+    return await ctx.trunk.getSubmittedPullRequest(
+      { ...address(ref), pr: { number: prNumber } },
+      { forChange: true },
+    );
   } catch (err) {
     if (err instanceof TrunkNotFoundError) return undefined;
     throw err;
@@ -352,6 +356,8 @@ export interface PrListing {
   more: number;
   /** True when counting stopped at the page limit: there are at least `more`. */
   moreAtLeast: boolean;
+  /** A concluded state is listed over a time range: PRs that concluded since then (epoch ms). */
+  concludedSince?: number;
 }
 
 export interface ListOptions {
@@ -359,21 +365,41 @@ export interface ListOptions {
   state?: PullRequestState;
   /** How many rows the caller can show. */
   show: number;
-  /** Pages read at most while counting the rest (each up to 100 rows). */
+  /** Pages read at most while counting the rest (each up to 100 rows); default 3. */
   maxPages?: number;
+  /** Now, epoch ms, for the time range of concluded PRs. */
+  now?: number;
 }
 
-/** The queue's PRs through listPullRequests, page by page: the first `show`, and how many more. */
+/** Concluded PRs (merged, failed, cancelled) are listed over this range: a queue's history is long. */
+export const CONCLUDED_RANGE_MS = 7 * 24 * 3_600_000;
+/**
+ * Pages read by default: enough to show what fits a reply and count a long queue; past that the reply
+ * says "at least", rather than read a queue's whole history from Trunk's shared budget.
+ */
+const LIST_PAGES = 3;
+
+/**
+ * The queue's PRs through listPullRequests, page by page: the first `show`, and how many more. Trunk is
+ * asked only for what is shown: the state asked for, and for a concluded state only the last week.
+ */
 export async function listQueuePullRequests(
   ctx: Pick<QueueContext, 'trunk'>,
   ref: QueueRef,
   opts: ListOptions,
 ): Promise<PrListing> {
-  const maxPages = opts.maxPages ?? 10;
+  const maxPages = opts.maxPages ?? LIST_PAGES;
   const shown: EnqueuedPullRequest[] = [];
   let more = 0;
   let pages = 0;
-  const req = { ...address(ref), ...(opts.state ? { state: opts.state } : {}) };
+  const concludedSince =
+    opts.state && CONCLUDED.has(opts.state) ? (opts.now ?? Date.now()) - CONCLUDED_RANGE_MS : undefined;
+  const req = {
+    ...address(ref),
+    ...(opts.state ? { state: opts.state } : {}),
+    ...(concludedSince !== undefined ? { since: new Date(concludedSince).toISOString() } : {}),
+  };
+  const range = concludedSince !== undefined ? { concludedSince } : {};
   // maxPages + 1 lets the iteration itself stop first; reaching our own limit means "at least".
   for await (const page of ctx.trunk.pullRequestPages(req, { pageSize: 100, maxPages: maxPages + 1 })) {
     pages += 1;
@@ -382,9 +408,9 @@ export async function listQueuePullRequests(
       if (shown.length < opts.show) shown.push(row);
       else more += 1;
     }
-    if (pages >= maxPages && page.nextCursor) return { shown, more, moreAtLeast: true };
+    if (pages >= maxPages && page.nextCursor) return { shown, more, moreAtLeast: true, ...range };
   }
-  return { shown, more, moreAtLeast: false };
+  return { shown, more, moreAtLeast: false, ...range };
 }
 
 const CONCLUDED: ReadonlySet<string> = new Set<PullRequestState>(['merged', 'failed', 'cancelled']);

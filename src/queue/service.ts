@@ -7,7 +7,7 @@
 import { formatQueueRef, type QueueRef, type RepoRef } from '../core/target.ts';
 import { type AuditLost, auditBy } from '../store/audit-retrying.ts';
 import type { Store } from '../store/types.ts';
-import type { TrunkApi } from '../trunk/api.ts';
+import type { CallOptions, TrunkApi } from '../trunk/api.ts';
 import { isTrunkError, type TrunkError, TrunkInvalidRequestError } from '../trunk/errors.ts';
 import {
   DIRECT_MERGE_MODES,
@@ -94,9 +94,16 @@ export function address(ref: QueueRef): { repo: RepoRef; targetBranch: string } 
   };
 }
 
-export async function readQueue(ctx: Pick<QueueContext, 'trunk'>, ref: QueueRef): Promise<Queue> {
-  return ctx.trunk.getQueue(address(ref));
+export async function readQueue(
+  ctx: Pick<QueueContext, 'trunk'>,
+  ref: QueueRef,
+  opts: CallOptions = {},
+): Promise<Queue> {
+  return ctx.trunk.getQueue(address(ref), opts);
 }
+
+/** The read a change starts with waits in line with changes, before other reads (src/trunk/budget.ts). */
+const FOR_CHANGE: CallOptions = { forChange: true };
 
 export async function readPullRequest(
   ctx: Pick<QueueContext, 'trunk'>,
@@ -132,7 +139,7 @@ export async function changeState(
   }
   let before: Queue;
   try {
-    before = await readQueue(ctx, ref);
+    before = await readQueue(ctx, ref, FOR_CHANGE);
   } catch (error) {
     await releaseClick(ctx, opts.clickKey);
     return failed(ctx, action, target, undefined, error, base);
@@ -193,7 +200,7 @@ export async function setConcurrency(
     return noop(ctx, 'concurrency', target, undefined, 'That click was already handled.', base);
   let before: Queue;
   try {
-    before = await readQueue(ctx, ref);
+    before = await readQueue(ctx, ref, FOR_CHANGE);
   } catch (error) {
     await releaseClick(ctx, opts.clickKey);
     return failed(ctx, 'concurrency', target, undefined, error, base);
@@ -294,7 +301,7 @@ export async function updateSettings(
   if (invalid) return failed(ctx, 'settings', target, undefined, invalid, { requested: changes });
   let before: Queue;
   try {
-    before = await readQueue(ctx, ref);
+    before = await readQueue(ctx, ref, FOR_CHANGE);
   } catch (error) {
     return failed(ctx, 'settings', target, undefined, error, { requested: changes });
   }

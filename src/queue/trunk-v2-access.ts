@@ -49,15 +49,16 @@ export interface V2AccessOptions {
 
 export function createV2Access(opts: V2AccessOptions): V2Access {
   const now = opts.now ?? Date.now;
-  // Trunk refuses a sixth PR read in a second with 429, so nobody goes ahead over this one: a person waits.
-  // Trunk counts arrivals; a wider guard than the organization's (100 ms, not 50) absorbs more network jitter,
-  // since a 429 here costs a person far more than a tenth of a second.
+  // Trunk refuses a sixth PR read in a second with 429. Trunk counts arrivals; a wider guard than the
+  // organization's default absorbs more network jitter, since a 429 here costs a person more than a tenth of
+  // a second. A person's `why` may wait a little longer for this bucket than for the organization's (a few
+  // people asking at once share 5 reads a second) before being told Trunk is busy.
   const prReads =
     opts.pullRequestReads ??
     createTrunkBudget({
       maxPerSecond: V2_PULL_REQUEST_READS_PER_SECOND,
-      interactiveMaxWaitMs: 60_000,
-      guardMs: 100,
+      readMaxWaitMs: 8_000,
+      guardMs: 150,
     });
   const keys = new Map<
     string,

@@ -2,6 +2,11 @@
  * The queue domain's `Directory` (who is an admin, who is in a user group) read from Slack with
  * users.info and usergroups.users.list, cached briefly per workspace: a burst of clicks costs one lookup,
  * and a demoted admin loses the right within the TTL. Failures are not cached (the domain fails closed).
+ *
+ * What visibility needs (who is in a channel, whether it is public) is asked for every channel a Home or
+ * listing shows, for every person who opens it, so it is cached per channel for a shorter time
+ * (CHANNEL_TTL_MS: someone who joins a channel sees its entries within it), and so is Slack's refusal to say
+ * (a channel the bot is not in, or gone): twenty people opening the Home cost one lookup per channel.
  */
 import type { WebClient } from '@slack/web-api';
 import type { PersonFacts } from '../queue/membership.ts';
@@ -9,6 +14,8 @@ import type { Directory, DirectoryUser } from '../queue/permissions.ts';
 import { slackAnswer } from './api-errors.ts';
 
 export const DIRECTORY_TTL_MS = 60_000;
+/** Channel membership and kind: short, so joining or leaving a channel shows soon. */
+export const CHANNEL_TTL_MS = 15_000;
 /** conversations.members pages read at most (1000 each): a bigger channel is checked no further. */
 const MAX_MEMBER_PAGES = 20;
 
@@ -54,18 +61,23 @@ export interface DirectoryCache {
   clear(): void;
 }
 
-export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number } = {}): DirectoryCache {
+export function createDirectoryCache(
+  opts: { ttlMs?: number; channelTtlMs?: number; now?: () => number } = {},
+): DirectoryCache {
   const ttl = opts.ttlMs ?? DIRECTORY_TTL_MS;
+  const channelTtl = opts.channelTtlMs ?? CHANNEL_TTL_MS;
   const now = opts.now ?? Date.now;
   const entries = new Map<string, Entry<unknown>>();
 
-  function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /** `keepRefusals`: Slack's own answer that it will not say (an error code) is kept like a value. */
+  function cached<T>(key: string, load: () => Promise<T>, keepMs = ttl, keepRefusals = false): Promise<T> {
     const hit = entries.get(key) as Entry<T> | undefined;
     if (hit && hit.expires > now()) return hit.value;
     const value = load();
-    entries.set(key, { value, expires: now() + ttl });
-    // Errors are not remembered: the next call asks Slack again.
-    value.catch(() => {
+    entries.set(key, { value, expires: now() + keepMs });
+    // Errors are not remembered (the next call asks Slack again), unless Slack itself answered no.
+    value.catch((err) => {
+      if (keepRefusals && slackAnswer(err) !== undefined) return;
       if (entries.get(key)?.value === value) entries.delete(key);
     });
     if (entries.size > 10_000) {
@@ -111,21 +123,26 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
         },
         async isChannelMember(channelId, userId) {
           try {
-            const members = await cached(`${workspaceId}:m:${channelId}`, async () => {
-              const all = new Set<string>();
-              let cursor = '';
-              for (let page = 0; page < MAX_MEMBER_PAGES; page++) {
-                const res = await client.conversations.members({
-                  channel: channelId,
-                  limit: 1000,
-                  ...(cursor ? { cursor } : {}),
-                });
-                for (const m of res.members ?? []) all.add(m);
-                cursor = res.response_metadata?.next_cursor ?? '';
-                if (!cursor) break;
-              }
-              return all;
-            });
+            const members = await cached(
+              `${workspaceId}:m:${channelId}`,
+              async () => {
+                const all = new Set<string>();
+                let cursor = '';
+                for (let page = 0; page < MAX_MEMBER_PAGES; page++) {
+                  const res = await client.conversations.members({
+                    channel: channelId,
+                    limit: 1000,
+                    ...(cursor ? { cursor } : {}),
+                  });
+                  for (const m of res.members ?? []) all.add(m);
+                  cursor = res.response_metadata?.next_cursor ?? '';
+                  if (!cursor) break;
+                }
+                return all;
+              },
+              channelTtl,
+              true,
+            );
             return members.has(userId);
           } catch {
             // A channel the bot cannot see (private, not invited) or Slack down: not shown, not allowed.
@@ -134,8 +151,11 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
         },
         async isPublicChannel(channelId) {
           try {
-            const info = await cached(`${workspaceId}:c:${channelId}`, () =>
-              client.conversations.info({ channel: channelId }),
+            const info = await cached(
+              `${workspaceId}:c:${channelId}`,
+              () => client.conversations.info({ channel: channelId }),
+              channelTtl,
+              true,
             );
             const c = info.channel;
             return Boolean(c && !c.is_private && !c.is_im && !c.is_mpim && !c.is_group);

@@ -1,7 +1,7 @@
 /**
  * The Home tab's data, gathered fresh each time it is built, and its publication (views.publish for one
- * person). Trunk is asked within a small budget: a few queues read in parallel through the interactive
- * client, each call with a short deadline, so a slow or failing Trunk shows "could not read" for that
+ * person). Trunk is asked within a small budget: a few queues read in parallel through the process's read
+ * cache (workspaces.readsFor: the watcher's last poll, or a read of the last seconds), each call with a short deadline, so a slow or failing Trunk shows "could not read" for that
  * queue instead of failing the whole view. A person's PRs come from listPullRequests, one listing per
  * queue, never one read per PR.
  *
@@ -47,7 +47,7 @@ export async function gatherHome(
   const [config, decision, trunk, link, listed, digests, watches, freezes] = await Promise.all([
     readConfig(ctx, undefined),
     mayOperate(deps, client, workspaceId, userId),
-    deps.workspaces.trunkFor(workspaceId),
+    deps.workspaces.readsFor(workspaceId),
     new PeopleRepository(db).get(workspaceId, userId),
     listWorkspaceQueues(db, workspaceId, now, defaultTarget),
     new SubscriptionRepository(db).list(workspaceId),

@@ -4,6 +4,7 @@
  * cached per token, so replacing a token takes effect at once; they share one undici Agent, and one Trunk
  * request budget per organization (src/trunk/budget.ts) that tells commands from background work.
  */
+import { createHash } from 'node:crypto';
 import type { Logger as SlackLogger } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Dispatcher } from 'undici';
@@ -12,12 +13,14 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { instrumentedSlackFetch } from '../observability/slack-metrics.ts';
 import { recordTrunkAttempt, recordTrunkBudget } from '../observability/trunk-metrics.ts';
+import { trunkBudgetClaims } from '../store/trunk-budget.ts';
 import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { apiTokenAuth } from '../trunk/auth.ts';
 import { createTrunkBudget, type TrunkBudget, type TrunkCaller } from '../trunk/budget.ts';
 import { createTrunkClient } from '../trunk/client.ts';
+import { createTrunkReadCache, type TrunkReadCache } from '../trunk/read-cache.ts';
 
 /** What callers get for a workspace: its Trunk client and organization slug. */
 export interface WorkspaceTrunk {
@@ -47,14 +50,25 @@ export interface WorkspacesOptions {
   interactiveDeadlineMs?: number;
   /**
    * The per-organization Trunk request budget every client of this app shares (commands, watchers,
-   * digests); default one of TRUNK_MAX_RPS made here, so one per app, which is one per process.
+   * digests); default one of TRUNK_MAX_RPS made here, shared with the other replicas through the store's
+   * ledger on PostgreSQL (one process on SQLite keeps it in memory).
    */
   budget?: TrunkBudget;
+  /** The process's one short cache of Trunk reads; default one made here. */
+  readCache?: TrunkReadCache;
 }
 
 export interface Workspaces {
   /** Trunk for a command or click (after the ack); undefined when the workspace has no credentials. */
   trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
+  /**
+   * Trunk for what a person only looks at (the Home, listings): reads answered from the process's read
+   * cache when it holds them (a few seconds old, or the watcher's last poll), joined to an identical read in
+   * flight, else asked. Changes through it forget what is cached of their queue.
+   */
+  readsFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
+  /** The process's one cache of Trunk reads, for every surface. */
+  readonly readCache: TrunkReadCache;
   /**
    * Trunk for background work (the client's default 30 s deadline): `caller` says whose, for the budget
    * (background callers wait behind commands) and the metrics.
@@ -88,7 +102,17 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
   const dispatcher = opts.dispatcher ?? sharedTrunkAgent();
   const interactiveDeadline = opts.interactiveDeadlineMs ?? INTERACTIVE_DEADLINE_MS;
   const budget =
-    opts.budget ?? createTrunkBudget({ maxPerSecond: config.trunk.maxRps, ...recordTrunkBudget(metrics) });
+    opts.budget ??
+    createTrunkBudget({
+      maxPerSecond: config.trunk.maxRps,
+      ...recordTrunkBudget(metrics),
+      ...(store.db.dialect === 'postgres' ? { ledger: trunkBudgetClaims(store.db) } : {}),
+      onLedgerError: (err) => opts.logger?.warn({ err }, 'Trunk budget: could not claim from the database'),
+    });
+  const readCache = opts.readCache ?? createTrunkReadCache();
+  // The watcher polls a followed queue once an interval; what it read stands for the queue for two, the
+  // delay DESIGN allows a change to reach anyone ("Timing"), so a poll running late leaves no gap.
+  const watchKeepMs = 2 * config.watch.intervalSeconds * 1_000;
   const trunkClients = new Map<string, TrunkApi>();
   const slackClients = new Map<string, WebClient>();
 
@@ -102,11 +126,17 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     fetch: instrumentedSlackFetch(metrics),
   };
 
-  const client = (token: string, deadline: number, orgSlug: string, caller: TrunkCaller): TrunkApi => {
-    const key = `${caller}:${deadline}:${orgSlug}:${token}`;
+  const client = (
+    token: string,
+    deadline: number,
+    orgSlug: string,
+    caller: TrunkCaller,
+    prefer = false,
+  ): TrunkApi => {
+    const key = `${caller}:${deadline}:${orgSlug}:${prefer}:${token}`;
     let c = trunkClients.get(key);
     if (!c) {
-      c = createTrunkClient({
+      const raw = createTrunkClient({
         baseUrl: config.trunk.apiUrl,
         auth: apiTokenAuth(token),
         dispatcher,
@@ -114,6 +144,9 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
         onAttempt: recordTrunkAttempt(metrics, opts.logger, caller),
         budget: budget.gate(orgSlug, caller),
       });
+      // One connection's reads answer only its own: the scope is the organization and the token's digest.
+      const scope = `${orgSlug}:${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+      c = readCache.wrap(raw, scope, { prefer, ...(caller === 'watch' ? { keepMs: watchKeepMs } : {}) });
       // Bounded: a token replaced many times must not grow the cache without end.
       if (trunkClients.size > 1_000) trunkClients.clear();
       trunkClients.set(key, c);
@@ -140,14 +173,16 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     return value;
   };
 
-  const trunkAt = async (workspaceId: string, deadline: number, caller: TrunkCaller) => {
+  const trunkAt = async (workspaceId: string, deadline: number, caller: TrunkCaller, prefer = false) => {
     const creds = await credentials(workspaceId);
     if (!creds) return undefined;
-    return { api: client(creds.token, deadline, creds.orgSlug, caller), orgSlug: creds.orgSlug };
+    return { api: client(creds.token, deadline, creds.orgSlug, caller, prefer), orgSlug: creds.orgSlug };
   };
 
   return {
     slackClientOptions,
+    readCache,
+    readsFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'view', true),
     invalidate: (workspaceId) => void cache.delete(workspaceId),
     trunkFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'interactive'),
     backgroundTrunkFor: (workspaceId, caller) => trunkAt(workspaceId, 30_000, caller),

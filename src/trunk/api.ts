@@ -25,6 +25,8 @@ export interface CallOptions {
   /** Total time budget for the call including retries, in ms. Defaults to the client's (30 s). */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /** A read that is the first step of a person's change: it waits in line with changes (budget.ts). */
+  forChange?: boolean;
 }
 
 export interface PaginateOptions extends CallOptions {
@@ -88,7 +90,7 @@ export type TrunkOperation =
   | 'listPullRequests';
 
 /** Operations that change something at Trunk and are not safe to repeat blindly. */
-export const PULL_REQUEST_WRITES: ReadonlySet<string> = new Set<TrunkOperation>([
+export const PULL_REQUEST_WRITES: ReadonlySet<TrunkOperation> = new Set<TrunkOperation>([
   'submitPullRequest',
   'cancelPullRequest',
   'restartTestsOnPullRequest',

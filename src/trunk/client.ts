@@ -156,7 +156,11 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       // The wait for a slot counts against the deadline: the caller wants an answer by then, whatever delays it.
-      await options.budget?.acquire(signal);
+      await options.budget?.acquire(signal, {
+        operation,
+        waitMs: deadlineAt - now(),
+        ...(opts.forChange ? { forChange: true } : {}),
+      });
       const remaining = deadlineAt - now();
       if (remaining <= 0) throw timeoutError(operation, deadlineMs, attempt - 1);
       const started = now();
@@ -243,7 +247,11 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
   /** Read the PR to settle a lost submit or cancel. */
   function readPr(req: PullRequestRequest, opts: CallOptions, deadlineMs: number) {
     const body = prBody(req);
-    return call('getSubmittedPullRequest', body, submittedPullRequestSchema, { ...opts, deadlineMs });
+    return call('getSubmittedPullRequest', body, submittedPullRequestSchema, {
+      ...opts,
+      deadlineMs,
+      forChange: true,
+    });
   }
 
   async function listPullRequests(req: ListPullRequestsRequest, opts?: CallOptions) {

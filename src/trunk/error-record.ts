@@ -6,6 +6,7 @@
 import type { TrunkOperation } from './api.ts';
 import {
   TrunkAuthError,
+  TrunkBusyError,
   type TrunkError,
   type TrunkErrorInit,
   type TrunkErrorKind,
@@ -71,6 +72,8 @@ export function trunkErrorFromRecord(rec: TrunkErrorRecord): TrunkError {
       });
     case 'invalid_response':
       return new TrunkInvalidResponseError(rec.message, { ...init, ...extra });
+    case 'busy':
+      return new TrunkBusyError(rec.message, init);
     default:
       return new TrunkUnavailableError(rec.message, { ...init, timedOut: rec.timedOut === true });
   }

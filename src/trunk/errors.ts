@@ -13,7 +13,8 @@ export type TrunkErrorKind =
   | 'invalid_request'
   | 'rate_limited'
   | 'unavailable'
-  | 'invalid_response';
+  | 'invalid_response'
+  | 'busy';
 
 export interface TrunkErrorInit {
   operation: TrunkOperation | TrunkV2Operation;
@@ -126,6 +127,18 @@ export class TrunkUnavailableError extends TrunkError {
   }
   get userMessage() {
     return this.timedOut ? 'Trunk did not answer in time.' : 'Trunk is not reachable right now.';
+  }
+}
+
+/**
+ * Not sent: the app's own budget for this Trunk organization (TRUNK_MAX_RPS) was spent for longer than a
+ * person's read may wait (src/trunk/budget.ts). Nothing reached Trunk.
+ */
+export class TrunkBusyError extends TrunkError {
+  readonly kind = 'busy' as const;
+  readonly retryable = true;
+  get userMessage() {
+    return "Trunk is busy with this organization's other requests right now, so this was not read.";
   }
 }
 

@@ -4,15 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startTrunkFake } from '../../dev/fakes/trunk/index.ts';
+import type { TrunkOperation } from '../../src/trunk/api.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import {
   type BudgetClock,
   createTrunkBudget,
   TRUNK_CALLERS,
+  type TrunkBudgetLedger,
   type TrunkBudgetOptions,
   type TrunkCaller,
 } from '../../src/trunk/budget.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
+import { TrunkBusyError } from '../../src/trunk/errors.ts';
 
 /** A clock whose timers fire only when advance() moves time past them, in order. */
 function manualClock(): BudgetClock & { advance(ms: number): Promise<void> } {
@@ -59,21 +62,29 @@ interface Grant {
 function rig(opts: Partial<TrunkBudgetOptions> & { maxPerSecond: number }) {
   const clock = manualClock();
   const waits: Array<[TrunkCaller, number]> = [];
-  const overdrafts: TrunkCaller[] = [];
+  const busy: TrunkCaller[] = [];
   const budget = createTrunkBudget({
     clock,
+    // The times below are written for a 50 ms guard: windows of 1050 ms.
+    guardMs: 50,
     onWait: (caller, ms) => waits.push([caller, ms]),
-    onOverdraft: (caller) => overdrafts.push(caller),
+    onBusy: (caller) => busy.push(caller),
     ...opts,
   });
   const grants: Grant[] = [];
-  const take = (caller: TrunkCaller, tag: string = caller, org = 'acme') => {
+  const refused: Array<{ tag: string; at: number; error: unknown }> = [];
+  const take = (caller: TrunkCaller, tag: string = caller, org = 'acme', operation?: TrunkOperation) => {
     const asked = clock.now();
-    return budget.acquire(org, caller).then(() => {
-      grants.push({ caller, asked, at: clock.now(), tag });
-    });
+    return budget.acquire(org, caller, undefined, operation ? { operation } : {}).then(
+      () => {
+        grants.push({ caller, asked, at: clock.now(), tag });
+      },
+      (error) => {
+        refused.push({ tag, at: clock.now(), error });
+      },
+    );
   };
-  return { clock, budget, grants, waits, overdrafts, take };
+  return { clock, budget, grants, waits, busy, refused, take };
 }
 
 /** The most request starts within any half-open window [t, t + windowMs). */
@@ -90,7 +101,7 @@ function busiestWindow(times: number[], windowMs: number): number {
 describe('Trunk request budget', () => {
   it('starts at most maxPerSecond requests in any one-second window, however many wait', async () => {
     // Commands may wait as long as it takes here, so the window alone decides.
-    const r = rig({ maxPerSecond: 5, interactiveMaxWaitMs: 60_000 });
+    const r = rig({ maxPerSecond: 5, readMaxWaitMs: 60_000 });
     for (let i = 0; i < 40; i++) void r.take(TRUNK_CALLERS[i % 3]!);
     await r.clock.advance(30_000);
     expect(r.grants).toHaveLength(40);
@@ -111,7 +122,7 @@ describe('Trunk request budget', () => {
     // as background callers leave one slot a second to commands).
     expect(r.grants.at(-1)!.at).toBeLessThan(10_000);
     expect(r.waits.length).toBeGreaterThan(30);
-    expect(r.overdrafts).toEqual([]);
+    expect(r.busy).toEqual([]);
   });
 
   it('lets a first burst of commands through at once, up to the budget', async () => {
@@ -195,20 +206,52 @@ describe('Trunk request budget', () => {
     expect(pages).toBeGreaterThan(65);
   });
 
-  it('never keeps a person waiting past the bound: commands alone over budget go ahead and are counted', async () => {
-    const r = rig({ maxPerSecond: 1, interactiveMaxWaitMs: 200 });
-    for (let i = 0; i < 3; i++) void r.take('interactive');
+  it('never overdraws: a read that waited its bound is refused as busy, unsent, and a change goes first', async () => {
+    const r = rig({ maxPerSecond: 1, readMaxWaitMs: 2_500 });
+    for (let i = 0; i < 4; i++) void r.take('interactive', `read ${i}`, 'acme', 'getQueue');
     void r.take('digest');
     await r.clock.advance(100);
-    expect(r.grants).toHaveLength(1);
-    await r.clock.advance(100);
-    expect(r.grants.filter((g) => g.caller === 'interactive').map((g) => g.at)).toEqual([0, 200, 200]);
-    expect(r.overdrafts).toEqual(['interactive', 'interactive']);
-    // Background work pays for the overdraft: it waits until the window has room again.
-    await r.clock.advance(5_000);
-    const digest = r.grants.find((g) => g.caller === 'digest')!;
-    expect(digest.at).toBeGreaterThanOrEqual(1_250);
-    expect(r.waits.map(([caller]) => caller).sort()).toEqual(['digest', 'interactive', 'interactive']);
+    void r.take('interactive', 'pause', 'acme', 'updateQueue');
+    await r.clock.advance(10_000);
+    // The change went before every waiting read; reads got the window's slots as they came, in order.
+    expect(r.grants.map((g) => [g.tag, g.at])).toEqual([
+      ['read 0', 0],
+      ['pause', 1_050],
+      ['read 1', 2_100],
+      ['digest', 3_150],
+    ]);
+    // Two reads could not get a slot within 2.5 s: refused with the busy error, never sent over budget.
+    expect(r.refused.map((x) => [x.tag, x.at])).toEqual([
+      ['read 2', 2_500],
+      ['read 3', 2_500],
+    ]);
+    for (const x of r.refused) expect(x.error).toBeInstanceOf(TrunkBusyError);
+    expect(r.busy).toEqual(['interactive', 'interactive']);
+    expect(
+      busiestWindow(
+        r.grants.map((g) => g.at),
+        1_050,
+      ),
+    ).toBe(1);
+  });
+
+  it("a read waits no longer than what is left of its call's deadline", async () => {
+    const r = rig({ maxPerSecond: 1 });
+    await r.take('interactive', 'first');
+    const refused = r.budget.acquire('acme', 'interactive', undefined, {
+      operation: 'getQueue',
+      waitMs: 300,
+    });
+    const settled = refused.catch((e) => e);
+    await r.clock.advance(300);
+    expect(await settled).toBeInstanceOf(TrunkBusyError);
+    // A change is never refused: it waits for its slot.
+    const change = r.budget.acquire('acme', 'interactive', undefined, {
+      operation: 'submitPullRequest',
+      waitMs: 10,
+    });
+    await r.clock.advance(2_000);
+    await expect(change).resolves.toBeUndefined();
   });
 
   it('keeps one budget per organization, slugs compared without case', async () => {
@@ -249,6 +292,108 @@ describe('Trunk request budget', () => {
   });
 });
 
+/** The ledger's rule in memory, as src/store/trunk-budget.ts keeps it in one row per organization. */
+function memoryLedger(): TrunkBudgetLedger & { claims: number } {
+  const next = new Map<string, number>();
+  return {
+    claims: 0,
+    async claim(org, count, spacingMs, notBefore, latest) {
+      this.claims++;
+      const first = Math.max(next.get(org) ?? -Infinity, notBefore);
+      if (next.has(org) && (next.get(org) as number) > latest) return undefined;
+      next.set(org, first + count * spacingMs);
+      return first;
+    },
+  };
+}
+
+describe('Trunk request budget shared by replicas (ledger)', () => {
+  it('three replicas together start at most maxPerSecond in any second, people first on each', async () => {
+    const clock = manualClock();
+    const ledger = memoryLedger();
+    const replicas = [0, 1, 2].map(() =>
+      createTrunkBudget({ maxPerSecond: 10, clock, ledger, readMaxWaitMs: 60_000 }),
+    );
+    const starts: Array<{ at: number; caller: TrunkCaller; asked: number }> = [];
+    const take = (replica: number, caller: TrunkCaller, operation?: TrunkOperation) => {
+      const asked = clock.now();
+      return replicas[replica]!.acquire('acme', caller, undefined, operation ? { operation } : {}).then(
+        () => {
+          starts.push({ at: clock.now(), caller, asked });
+        },
+      );
+    };
+    for (let i = 0; i < 60; i++) void take(i % 3, i % 2 ? 'digest' : 'watch');
+    for (let i = 0; i < 30; i++) void take(i % 3, 'interactive', 'getQueue');
+    await clock.advance(500);
+    void take(2, 'interactive', 'updateQueue');
+    await clock.advance(30_000);
+    expect(starts).toHaveLength(91);
+    expect(
+      busiestWindow(
+        starts.map((s) => s.at),
+        1_000,
+      ),
+    ).toBeLessThanOrEqual(10);
+    // Each claim took up to a quarter second's worth: far fewer row updates than requests.
+    expect(ledger.claims).toBeLessThan(50);
+    // The change asked at 500 ms started within about a second, ahead of the reads and the background work.
+    const change = starts.find((s) => s.asked === 500)!;
+    expect(change.at - change.asked).toBeLessThan(1_300);
+  });
+
+  it('a start time not used within the guard is dropped, never used late', async () => {
+    const clock = manualClock();
+    let first = true;
+    const ledger: TrunkBudgetLedger = {
+      async claim(_org, _count, _spacing, notBefore) {
+        // The first answer names a start time already 200 ms past, as a slow database round trip would.
+        if (first) {
+          first = false;
+          return notBefore - 200;
+        }
+        return notBefore;
+      },
+    };
+    const budget = createTrunkBudget({ maxPerSecond: 10, clock, ledger });
+    await clock.advance(1_000);
+    let at = -1;
+    void budget.acquire('acme', 'watch').then(() => {
+      at = clock.now();
+    });
+    await clock.advance(1_000);
+    expect(at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('a read refused by a full ledger is told busy; a failing ledger is tried again', async () => {
+    const clock = manualClock();
+    const errors: unknown[] = [];
+    let fail = 2;
+    const inner = memoryLedger();
+    const ledger: TrunkBudgetLedger = {
+      claim(...args) {
+        if (fail-- > 0) return Promise.reject(new Error('database down'));
+        return inner.claim(...args);
+      },
+    };
+    const budget = createTrunkBudget({
+      maxPerSecond: 10,
+      clock,
+      ledger,
+      onLedgerError: (e) => errors.push(e),
+    });
+    const read = budget.acquire('acme', 'interactive', undefined, { operation: 'getQueue' });
+    await clock.advance(1_000);
+    await expect(read).resolves.toBeUndefined();
+    expect(errors).toHaveLength(2);
+    // Another replica has taken the next 10 s.
+    await inner.claim('acme', 100, 105, clock.now(), Infinity);
+    const busy = budget.acquire('acme', 'interactive', undefined, { operation: 'getQueue' }).catch((e) => e);
+    await clock.advance(3_000);
+    expect(await busy).toBeInstanceOf(TrunkBusyError);
+  });
+});
+
 describe('Trunk client with a budget', () => {
   it('waits for a slot before every attempt, retries included, against a real server', async () => {
     const fake = await startTrunkFake();
@@ -257,11 +402,20 @@ describe('Trunk client with a budget', () => {
       fake.failNext(2, { status: 503 }, 'getQueue');
       const waits: Array<[TrunkCaller, number]> = [];
       const budget = createTrunkBudget({ maxPerSecond: 2, onWait: (c, ms) => waits.push([c, ms]) });
+      // When each attempt was let go, where the budget measures (the fake stamps arrivals, which a loaded
+      // machine delays by a varying amount).
+      const granted: number[] = [];
+      const gate = budget.gate('acme', 'interactive');
       const client = createTrunkClient({
         baseUrl: fake.url,
         auth: apiTokenAuth('test-token'),
         retry: { baseDelayMs: 1, maxDelayMs: 2 },
-        budget: budget.gate('acme', 'interactive'),
+        budget: {
+          acquire: async (signal, opts) => {
+            await gate.acquire(signal, opts);
+            granted.push(performance.now());
+          },
+        },
       });
       const queue = await client.getQueue({
         repo: { host: 'github.com', owner: 'acme', name: 'web' },
@@ -270,11 +424,10 @@ describe('Trunk client with a budget', () => {
       expect(queue.branch).toBe('main');
       const [first, , third] = fake.requestsTo('getQueue');
       expect(fake.requestsTo('getQueue').map((r) => r.status)).toEqual([503, 503, 200]);
-      // Two attempts fit in the first second; the third waited for the window. The budget's window is measured
-      // where requests leave (a second plus a 50 ms guard); the fake stamps arrivals, and on a loaded machine
-      // the first request (a new connection) can arrive tens of ms late. Without the budget all three would
-      // arrive within a few ms of each other.
-      expect(third!.at - first!.at).toBeGreaterThanOrEqual(900);
+      // Two attempts fit in the first second; the third waited for the window (a second plus the guard).
+      expect(granted).toHaveLength(3);
+      expect(granted[2]! - granted[0]!).toBeGreaterThanOrEqual(1_000);
+      expect(third!.at).toBeGreaterThan(first!.at);
       expect(waits).toHaveLength(1);
       expect(waits[0]![0]).toBe('interactive');
 

@@ -34,11 +34,14 @@ export function trunkHint(err: TrunkError): string {
       // A write that timed out or failed mid-flight may still have been applied by Trunk: never claim otherwise.
       if (err.operation === 'updateQueue')
         return 'Trunk may have applied the change anyway: check `/mergequeue status` before trying again. If it persists, see https://status.trunk.io.';
-      if (PULL_REQUEST_WRITES.has(err.operation))
+      // v2 operations are all reads: only v1's PR writes may have happened anyway.
+      if ((PULL_REQUEST_WRITES as ReadonlySet<string>).has(err.operation))
         return 'Trunk may have done it anyway: check `/mergequeue pr <number>` before trying again. If it persists, see https://status.trunk.io.';
       return 'Nothing was changed. Try again in a minute; if it persists, check https://status.trunk.io.';
     case 'invalid_response':
       return 'Try again later; if it persists, tell whoever runs this app (the log has details).';
+    case 'busy':
+      return 'Try again in a few seconds; if it happens often, whoever runs this app can raise `TRUNK_MAX_RPS`.';
   }
 }
 

@@ -22,7 +22,11 @@ export interface PrsInput {
 export function renderPrs(input: PrsInput): SlackReply {
   const { ref, listing } = input;
   const label = queueLabel(ref);
-  const which = input.state ? esc(input.state.replaceAll('_', ' ')) : 'not yet merged, failed or cancelled';
+  const which =
+    (input.state ? esc(input.state.replaceAll('_', ' ')) : 'not yet merged, failed or cancelled') +
+    (listing.concludedSince !== undefined
+      ? ` since ${new Date(listing.concludedSince).toISOString().slice(0, 10)}`
+      : '');
   const trunk = link(trunkQueueUrl(input.appUrl, input.orgSlug, ref), 'Open in Trunk');
   const moreText = (n: number) =>
     `…and ${listing.moreAtLeast ? 'at least ' : ''}${plural(n, 'more PR')} (${trunk}, or narrow it with \`/mergequeue prs ${esc(label)} <state>\`)`;

@@ -10,7 +10,7 @@ import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 const SHOWN = 40;
 
 export async function prs(req: CommandRequest, c: Extract<PrCommand, { name: 'prs' }>): Promise<Outcome> {
-  const got = await queueAndTrunk(req, c.target);
+  const got = await queueAndTrunk(req, c.target, { cached: true });
   if ('outcome' in got) return got.outcome;
   const { ref, trunk } = got;
   try {

@@ -24,11 +24,15 @@ export type { Outcome };
 export async function queueAndTrunk(
   req: CommandRequest,
   typed: TargetSpec | undefined,
+  /** A listing that only shows: reads may come from the process's read cache (slack/workspace.ts). */
+  how: { cached?: boolean } = {},
 ): Promise<{ ref: QueueRef; trunk: WorkspaceTrunk } | { outcome: Outcome }> {
   try {
     const [ref, trunk] = await Promise.all([
       resolveRef(req.deps, req.workspaceId, req.channelId, typed),
-      req.deps.workspaces.trunkFor(req.workspaceId),
+      how.cached
+        ? req.deps.workspaces.readsFor(req.workspaceId)
+        : req.deps.workspaces.trunkFor(req.workspaceId),
     ]);
     if (!ref) {
       await sendReply(req.deps, req.respond, renderNoTarget());
