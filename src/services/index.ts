@@ -1,4 +1,6 @@
 /** The application services, one per feature, built once from the app's ports (slack/services.ts). */
+
+import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
@@ -11,6 +13,7 @@ export interface Services {
   queue: QueueService;
   prs: PrService;
   workspace: WorkspaceService;
+  people: PeopleService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -19,5 +22,6 @@ export function createServices(deps: ServiceDeps): Services {
     queue,
     prs: new PrService(deps, queue),
     workspace: new WorkspaceService(deps),
+    people: new PeopleService(deps),
   };
 }
