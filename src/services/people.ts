@@ -14,9 +14,27 @@ import type { ServiceDeps } from './ports.ts';
 /** What a login typed by a person becomes in the audit: never longer than this. */
 const LOGIN_AUDIT_MAX = 60;
 
+/** What a forgotten login is replaced with in the audit. */
+export const FORGOTTEN_LOGIN = '(forgotten GitHub login)';
+
+/** How long queue events (with the PR author as Trunk names them) are kept: watch/watcher.ts KEEP_EVENTS_MS. */
+export const QUEUE_EVENT_DAYS = 7;
+
+/** What `me forget` changed, and what is still kept and for how long. */
+export interface Forgotten {
+  /** Audit entries whose login was replaced with FORGOTTEN_LOGIN. */
+  auditEntries: number;
+  /** Records of notes delivered to the person, removed. */
+  deliveries: number;
+  /** Audit entries (who did what, by Slack id, without the login) are kept this many days. */
+  auditRetentionDays: number;
+  /** Queue events Trunk reported (the PR's author as GitHub names it) are kept this many days. */
+  queueEventDays: number;
+}
+
 export type PeopleAnswer =
   | { answer: 'person'; link: PersonLink | undefined }
-  | { answer: 'forgotten'; had: boolean }
+  | { answer: 'forgotten'; had: boolean; forgotten?: Forgotten }
   | { answer: 'notify'; on: boolean; linked: boolean }
   /** `replaced`: who held the login before an operator's link moved it (they should be told). */
   | { answer: 'linked'; link: PersonLink; byOperator: boolean; replaced?: string }
@@ -44,11 +62,68 @@ export class PeopleService {
     return { answer: 'person', link: await this.#people().get(actor.workspace.id, actor.userId) };
   }
 
-  /** `me forget`: removes the person's link. */
+  /**
+   * `me forget`: removes the person's link, replaces the login in the workspace's audit entries, and
+   * removes the records of notes delivered to them. The answer says what is still kept, and how long.
+   */
   async forget(actor: Actor): Promise<PeopleAnswer> {
-    const had = await this.#people().forget(actor.workspace.id, actor.userId);
-    if (had) await actor.audit('me.forget', '', 'ok', {});
-    return { answer: 'forgotten', had };
+    const people = this.#people();
+    const workspaceId = actor.workspace.id;
+    const link = await people.get(workspaceId, actor.userId);
+    const had = await people.forget(workspaceId, actor.userId);
+    if (!had || !link) return { answer: 'forgotten', had };
+    const scrubbed = await this.#scrub(workspaceId, actor.userId, link.githubLogin);
+    // The entry saying it happened names no login either.
+    await actor.audit('me.forget', '', 'ok', scrubbed);
+    return {
+      answer: 'forgotten',
+      had,
+      forgotten: {
+        ...scrubbed,
+        auditRetentionDays: this.#deps.defaults().auditRetentionDays,
+        queueEventDays: QUEUE_EVENT_DAYS,
+      },
+    };
+  }
+
+  /** The login out of the audit (target and detail), and the person's delivery records gone. */
+  async #scrub(
+    workspaceId: string,
+    userId: string,
+    login: string,
+  ): Promise<{ auditEntries: number; deliveries: number }> {
+    const { db } = this.#deps.store;
+    return db.transaction(async (tx) => {
+      const targets = await tx.execute(
+        `UPDATE audit_log SET target = $3
+         WHERE workspace_id = $1 AND action IN ('me.github', 'config.people') AND LOWER(target) = LOWER($2)`,
+        [workspaceId, login, FORGOTTEN_LOGIN],
+      );
+      // Details that quote it: as a JSON value, or in words ("GitHub alice-gh, linked by an operator",
+      // "config people @you alice-gh`"). Only those delimited forms, so a short login never rewrites other
+      // words (or a JSON key). One statement, so each entry counts once.
+      const forms = [
+        [`:"${login}"`, `:"${FORGOTTEN_LOGIN}"`],
+        [` ${login},`, ` ${FORGOTTEN_LOGIN},`],
+        [` ${login}\``, ` ${FORGOTTEN_LOGIN}\``],
+        [` ${login})`, ` ${FORGOTTEN_LOGIN})`],
+      ];
+      let replaced = 'detail';
+      const params: string[] = [workspaceId];
+      for (const [was, now] of forms) {
+        params.push(was!, now!);
+        replaced = `REPLACE(${replaced}, $${params.length - 1}, $${params.length})`;
+      }
+      const details = await tx.execute(
+        `UPDATE audit_log SET detail = ${replaced} WHERE workspace_id = $1 AND ${replaced} <> detail`,
+        params,
+      );
+      const deliveries = await tx.execute(
+        'DELETE FROM watch_deliveries WHERE workspace_id = $1 AND destination = $2',
+        [workspaceId, `author:${userId}`],
+      );
+      return { auditEntries: targets + details, deliveries };
+    });
   }
 
   /** `me notify on|off`. */

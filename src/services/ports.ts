@@ -36,6 +36,8 @@ export interface DeploymentDefaults {
   envOrgSlug: string | undefined;
   /** An ENCRYPTION_KEY is configured, so a Trunk token can be stored. */
   canStoreSecrets: boolean;
+  /** AUDIT_RETENTION_DAYS: how long audit entries are kept. */
+  auditRetentionDays: number;
 }
 
 export interface ServiceDeps {

@@ -20,6 +20,7 @@ export function servicesOf(deps: SlackDeps): Services {
         hasEnvTrunkToken: Boolean(deps.config.trunk.token),
         envOrgSlug: deps.config.trunk.orgSlug,
         canStoreSecrets: deps.config.encryptionKeys.length > 0,
+        auditRetentionDays: deps.config.auditRetentionDays,
       }),
     });
     built.set(deps, services);

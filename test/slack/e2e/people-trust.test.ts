@@ -14,6 +14,7 @@ const OUTSIDER = { id: 'UOUTSIDE01', name: 'otis' };
 const CLAIMER = { id: 'UCLAIM0001', name: 'cleo' };
 const OWNER = { id: 'UREALOWNR1', name: 'rita' };
 const AUTHOR = { id: 'UAUTHOR002', name: 'alma', login: 'alma-gh' };
+const LEAVER = { id: 'ULEAVER001', name: 'mara', login: 'mara-gh' };
 const OPERATOR = USERS.admin;
 
 let h: Harness;
@@ -29,6 +30,7 @@ beforeAll(async () => {
         { id: CLAIMER.id, name: CLAIMER.name },
         { id: OWNER.id, name: OWNER.name },
         { id: AUTHOR.id, name: AUTHOR.name },
+        { id: LEAVER.id, name: LEAVER.name },
       ],
     },
   });
@@ -96,6 +98,44 @@ describe('linking a GitHub login to oneself', () => {
       outcome: 'ok',
       detail: { user: OWNER.id, replaced: CLAIMER.id },
     });
+  });
+});
+
+describe('me forget', () => {
+  it('removes the login from the audit and the delivery records, and says what remains and for how long', async () => {
+    await command(`me github ${LEAVER.login}`, LEAVER.id);
+    // A refusal that quotes the login in its detail, and a note delivered to the person.
+    h.trunk.addSubmittedPr(REPO, 'main', {
+      prNumber: 41,
+      prAuthor: LEAVER.login,
+      state: 'failed',
+      isCurrentlySubmittedToQueue: false,
+    });
+    await command('restart 41 acme/web:main', LEAVER.id);
+    await h.app!.store.db.execute(
+      `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until, sent_at)
+       VALUES ($1, $2, $3, 'sent', 'r1', 0, 1)`,
+      ['ev-forget-1', `author:${LEAVER.id}`, TEAM],
+    );
+    const before = JSON.stringify(await h.app!.store.listAudit(TEAM, { limit: 500 }));
+    expect(before).toContain(LEAVER.login);
+
+    const reply = await command('me forget', LEAVER.id);
+    expect(textOf(reply)).toMatch(
+      /Your GitHub link is removed.*removed from the audit log \(2 places\).*1 record of notes sent to you was deleted/s,
+    );
+    expect(textOf(reply)).toMatch(
+      /What remains: audit entries .* without the login, for up to 90 days; queue events .* for 7 days/,
+    );
+    const after = JSON.stringify(await h.app!.store.listAudit(TEAM, { limit: 500 }));
+    expect(after).not.toContain(LEAVER.login);
+    expect(after).toContain('(forgotten GitHub login)');
+    const rows = await h.app!.store.db.query('SELECT * FROM watch_deliveries WHERE destination = $1', [
+      `author:${LEAVER.id}`,
+    ]);
+    expect(rows).toEqual([]);
+    expect(await people.get(TEAM, LEAVER.id)).toBeUndefined();
+    expect(await lastAudit()).toMatchObject({ userId: LEAVER.id, action: 'me.forget', outcome: 'ok' });
   });
 });
 

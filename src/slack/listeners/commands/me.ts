@@ -4,6 +4,7 @@
  */
 import type { PeopleAnswer } from '../../../services/people.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
+import { renderForgottenRecords } from '../../blocks/people.ts';
 import {
   renderForgotten,
   renderLinked,
@@ -38,7 +39,10 @@ export function meReply(a: PeopleAnswer): { reply: SlackReply; outcome: Outcome 
     case 'person':
       return { reply: renderPerson(a.link), outcome: 'ok' };
     case 'forgotten':
-      return { reply: renderForgotten(a.had), outcome: a.had ? 'ok' : 'noop' };
+      return {
+        reply: a.forgotten ? renderForgottenRecords(a.forgotten) : renderForgotten(a.had),
+        outcome: a.had ? 'ok' : 'noop',
+      };
     case 'notify':
       return { reply: renderNotify(a.on, a.linked), outcome: a.linked ? 'ok' : 'noop' };
     case 'linked':
