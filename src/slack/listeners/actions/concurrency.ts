@@ -3,7 +3,8 @@ import type { App } from '@slack/bolt';
 import { formatQueueRef } from '../../../core/target.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { applyClickChange, clickKeyOf, registerButton } from './click.ts';
+import { registerButton } from './click.ts';
+import { applyClickChange, clickKeyOf } from './status-click.ts';
 
 const STEPS = [
   { id: ACTIONS.concurrencyDec, delta: -1 },

@@ -3,7 +3,8 @@ import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { servicesOf } from '../../services.ts';
-import { clickedQueue, redraw, registerButton } from './click.ts';
+import { registerButton } from './click.ts';
+import { clickedQueue, redraw } from './status-click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   registerButton(app, deps, ACTIONS.refresh, async (c) => {

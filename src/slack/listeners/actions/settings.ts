@@ -5,7 +5,8 @@ import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { openSettingsModal } from '../../modals.ts';
 import { mayChangeQueue } from '../queue-change.ts';
-import { clickOrigin, registerButton } from './click.ts';
+import { registerButton } from './click.ts';
+import { clickOrigin } from './status-click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   registerButton(app, deps, ACTIONS.settings, async (c) => {

@@ -14,7 +14,8 @@ import type { SlackDeps } from '../../deps.ts';
 import { errorCode, sendReply } from '../../interaction.ts';
 import type { Outcome } from '../outcome.ts';
 import { mayChangeQueue } from '../queue-change.ts';
-import { applyClickChange, type Click, clickKeyOf, clickOrigin, registerButton } from './click.ts';
+import { type Click, registerButton } from './click.ts';
+import { applyClickChange, clickKeyOf, clickOrigin } from './status-click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   registerButton(app, deps, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));

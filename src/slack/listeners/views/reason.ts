@@ -1,6 +1,6 @@
 /**
  * Submission of the Pause / Drain modal (blocks/reason-modal.ts): the click it stands for is replayed
- * through the same path as a button (listeners/actions/click.ts): operator check (refusals audited), the
+ * through the same path as a button (listeners/actions/status-click.ts): operator check (refusals audited), the
  * change against the queue's current state with the same double-click claim (two modals opened by a double
  * click change the queue once; a failed change gives the claim back), the status message redrawn, and the
  * change announced in the channel with the reason, which the audit entry keeps too.
@@ -16,7 +16,8 @@ import type { SlackDeps } from '../../deps.ts';
 import { homeSession } from '../../home.ts';
 import type { SlackReply } from '../../reply.ts';
 import { servicesOf } from '../../services.ts';
-import { applyClickChange, type Click, clickKeyOf } from '../actions/click.ts';
+import type { Click } from '../actions/click.ts';
+import { applyClickChange, clickKeyOf } from '../actions/status-click.ts';
 import { DESIRED } from '../commands/state.ts';
 import { tellPrivately } from './settings.ts';
 
