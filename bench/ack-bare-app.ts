@@ -1,6 +1,8 @@
 /**
  * The baseline for bench/ack.bench.ts: a bare Bolt app, configured like ours (HTTP receiver,
- * processBeforeResponse false, the same fake Slack), whose /mergequeue listener only acks.
+ * processBeforeResponse false, the same fake Slack), whose /mergequeue listener only acks. It verifies
+ * signatures (Bolt does) but writes nothing. GET /healthz answers like the app's, for the load generator's
+ * keep-warm pings.
  * Logs one JSON line with its URL, like src/main.ts.
  */
 import type { Server } from 'node:http';
@@ -12,6 +14,17 @@ const receiver = new HTTPReceiver({
   endpoints: '/slack/events',
   processBeforeResponse: false,
   logLevel: LogLevel.ERROR,
+  customRoutes: [
+    {
+      path: '/healthz',
+      method: ['GET', 'HEAD'],
+      handler: (_req, res) => {
+        const text = JSON.stringify({ status: 'ok' });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      },
+    },
+  ],
 });
 const app = new App({
   receiver,

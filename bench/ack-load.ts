@@ -2,6 +2,12 @@
  * Load generator for bench/ack.bench.ts, run as its own process (fork with IPC) so that sending load
  * does not share a CPU core's event loop with the app under test or the fakes. For each job it sends
  * `count` signed /mergequeue commands, `concurrency` at a time, and reports every ack's latency.
+ *
+ * Connections stay warm, as Slack's do: one keep-alive agent for every job, and between jobs a `warm`
+ * message makes it touch each open connection (GET /healthz, `connections` at once) every WARM_EVERY_MS,
+ * well inside the server's keep-alive timeout (Node's default 5 s, which Bolt's HTTPReceiver keeps; undici
+ * drops an idle connection 2 s before the server's hint, so after 3 s). Without it, every pause longer
+ * than 3 s meant each measured round opened its connections anew.
  */
 import { Agent, request } from 'undici';
 import { signedHeaders, slashCommandBody } from '../dev/fakes/slack/signing.ts';
@@ -17,18 +23,60 @@ export interface LoadJob {
   channels?: string[];
 }
 
+/** Keep `connections` connections to each of `urls` warm until the next `warm` message (empty: stop). */
+export interface WarmJob {
+  warm: { urls: string[]; connections: number };
+}
+
 export interface LoadResult {
   latenciesMs: number[];
   statuses: Record<string, number>;
   elapsedMs: number;
+  /** TCP connections the generator opened (to any server) while this job ran. */
+  connectionsOpened: number;
 }
 
-const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
+const WARM_EVERY_MS = 1_000;
+
+/**
+ * At most this many connections to one server (the fork's argument: the benchmark's commands in flight),
+ * as Slack keeps a bounded pool: a request waits a moment for a connection rather than opening one more.
+ */
+const connections = Number(process.argv[2] ?? 256);
+const agent = new Agent({ connections, keepAliveTimeout: 30_000 });
+let opened = 0;
+agent.on('connect', () => {
+  opened++;
+});
+
+/** URLs being measured now: warm-up pings leave them alone so they do not mix with the load. */
+const busy = new Set<string>();
+let warm: WarmJob['warm'] = { urls: [], connections: 0 };
+let pinging = false;
+const pinger = setInterval(() => {
+  if (pinging) return;
+  pinging = true;
+  const targets = warm.urls.filter((u) => !busy.has(u));
+  void Promise.all(
+    targets.flatMap((url) =>
+      Array.from({ length: warm.connections }, () =>
+        request(`${url}/healthz`, { method: 'GET', dispatcher: agent }).then(
+          (res) => res.body.dump(),
+          () => undefined,
+        ),
+      ),
+    ),
+  ).finally(() => {
+    pinging = false;
+  });
+}, WARM_EVERY_MS);
 
 async function run(job: LoadJob): Promise<LoadResult> {
   const latenciesMs: number[] = [];
   const statuses: Record<string, number> = {};
   let next = 0;
+  const openedBefore = opened;
+  busy.add(job.url);
   const started = performance.now();
   const worker = async () => {
     while (next < job.count) {
@@ -58,16 +106,31 @@ async function run(job: LoadJob): Promise<LoadResult> {
       }
     }
   };
-  await Promise.all(Array.from({ length: job.concurrency }, worker));
-  return { latenciesMs, statuses, elapsedMs: performance.now() - started };
+  try {
+    await Promise.all(Array.from({ length: job.concurrency }, worker));
+  } finally {
+    busy.delete(job.url);
+  }
+  return {
+    latenciesMs,
+    statuses,
+    elapsedMs: performance.now() - started,
+    connectionsOpened: opened - openedBefore,
+  };
 }
 
-process.on('message', (job: LoadJob) => {
-  run(job).then(
+process.on('message', (msg: LoadJob | WarmJob) => {
+  if ('warm' in msg) {
+    warm = msg.warm;
+    process.send?.({ ok: true });
+    return;
+  }
+  run(msg).then(
     (result) => process.send?.(result),
     (err: unknown) => process.send?.({ error: String(err) }),
   );
 });
 process.on('disconnect', () => {
+  clearInterval(pinger);
   void agent.close().finally(() => process.exit(0));
 });

@@ -26,6 +26,7 @@ import type { DigestCommands, SlackDeps } from './slack/deps.ts';
 import { createDirectoryCache } from './slack/directory.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
+import { SlackOutbox } from './slack/outbox/outbox.ts';
 import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
 import { handleEventsOnce, rejectReplays } from './slack/replay-guard.ts';
 import { guardRequestWorkspace, ownWorkspaceOf } from './slack/request-workspace.ts';
@@ -89,7 +90,7 @@ export interface AppOverrides {
         tickCron?: string;
         /** How long a claimed occurrence stays this replica's; default 60 s. */
         leaseMs?: number;
-        /** Pause between two posts to one channel; default 1.1 s. */
+        /** The Slack outbox's pause between two posts to one channel (every kind, not only digests); default 1 s. */
         paceMs?: number;
       };
   /** false: no queue watcher (no feeds, live status messages or notes to authors). */
@@ -286,6 +287,15 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     },
   });
 
+  // Everything the app says on its own initiative goes through this one outbox (src/slack/outbox/).
+  const digestPace = overrides.digest === false ? undefined : overrides.digest?.paceMs;
+  const outbox = new SlackOutbox({
+    slackFor: (id) => workspaces.slackFor(id),
+    logger: logger.child({ component: 'outbox' }),
+    metrics,
+    ...(digestPace !== undefined ? { paceMs: digestPace } : {}),
+  });
+
   // Background work (digests, freeze windows, queue events, audit retention): workers on the lifecycle,
   // started once the app listens and stopped, in this order, after the requests in flight.
   const { digests: digestService, events } = createWorkers(lifecycle, {
@@ -293,6 +303,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     store,
     workspaces,
     directory,
+    outbox,
     logger,
     metrics,
     now,

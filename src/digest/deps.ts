@@ -1,16 +1,19 @@
 /** What the digest service is built from: the app's store, Trunk and Slack access, and its settings. */
+
+import type { Notifier } from '../core/notifier.ts';
 import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { DigestSurface } from './surface.ts';
-import type { SlackPoster, WorkspaceTrunk } from './types.ts';
+import type { WorkspaceTrunk } from './types.ts';
 
 export interface DigestDeps {
   store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace' | 'appendAudit'>;
   /** undefined when the workspace has no Trunk credentials yet. */
   trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined> | WorkspaceTrunk | undefined;
-  slackFor(workspaceId: string): Promise<SlackPoster> | SlackPoster;
+  /** Where messages go: the Slack outbox (paced per channel with everything else the app posts). */
+  notifier: Notifier;
   /** Renders messages and reads Slack's errors; from the Slack side (src/slack/digest-surface.ts). */
   surface: DigestSurface;
   logger: Logger;
@@ -32,7 +35,4 @@ export interface DigestDeps {
   manualRunCooldownMs?: number;
   /** node-cron expression of the ticker, default every minute (UTC). */
   tickCron?: string;
-  /** Pause between two messages in one channel, default 1100 ms (Slack: about one per second). */
-  channelPaceMs?: number;
-  sleep?: (ms: number) => Promise<void>;
 }

@@ -7,12 +7,11 @@ export { DEFAULT_DAYS, DEFAULT_TIME, DEFAULT_TOP, MAX_PER_CHANNEL, MAX_TOP } fro
 export { SubscriptionRepository } from './repository.ts';
 export type { DigestCommandContext, DigestService } from './service.ts';
 export { createDigestService } from './service.ts';
-export type { DigestProblem, DigestSurface, PostFailure, RenderContext } from './surface.ts';
+export type { DigestProblem, DigestSurface, RenderContext } from './surface.ts';
 export type {
   DigestMessage,
   DigestRequest,
   RunOutcome,
-  SlackPoster,
   Subscription,
   WorkspaceTrunk,
 } from './types.ts';

@@ -22,7 +22,7 @@ import {
   trunkQuarantinedPages,
 } from './collect.ts';
 import type { DigestDeps } from './deps.ts';
-import { type ChannelPacer, postPaced, SlackPostError } from './post.ts';
+import { postMessage, SlackPostError } from './post.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import {
   CollectionAbandoned,
@@ -33,8 +33,8 @@ import {
   slimFailing,
   slimQuarantined,
 } from './shared-collection.ts';
-import { isFinalSlackError, MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
-import type { RunOutcome, SlackPoster, Subscription, WorkspaceTrunk } from './types.ts';
+import { MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
+import type { RunOutcome, Subscription, WorkspaceTrunk } from './types.ts';
 
 export interface RunnerContext {
   deps: DigestDeps;
@@ -42,7 +42,6 @@ export interface RunnerContext {
   claims: ClaimRepository;
   /** Pages shared by the digests of one repository, kind and minute (shared-collection.ts). */
   collections: CollectionRepository;
-  pacer: ChannelPacer;
   logger: Logger;
   metrics: Metrics;
   now: () => number;
@@ -65,7 +64,6 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
     attempt: rec.attempts,
   });
   let lost = false;
-  let slack: SlackPoster | undefined;
   let beat: Promise<unknown> = Promise.resolve();
   const heartbeat = setInterval(
     () => {
@@ -109,11 +107,6 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       log.info('digest had nothing to report; not posted');
       return { outcome: 'skipped_empty' };
     }
-    slack = await Promise.resolve()
-      .then(() => ctx.deps.slackFor(sub.workspaceId))
-      .catch(() => {
-        throw new SlackPostError('no_installation');
-      });
     let headerTs = rec.headerTs;
     for (let i = rec.postedCount; i < payload.messages.length; i++) {
       if (ctx.stopping() || lost) throw new LostClaim();
@@ -122,13 +115,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
         channel: sub.channelId,
       };
       if (i > 0 && headerTs) target.threadTs = headerTs;
-      const ts = await postPaced(
-        slack,
-        ctx.pacer,
-        target,
-        payload.messages[i]!,
-        ctx.deps.surface.postFailure,
-      );
+      const ts = await postMessage(ctx.deps.notifier, target, payload.messages[i]!);
       if (i === 0) headerTs = ts;
       check(await ctx.claims.recordPosted(key, me, headerTs ?? ts, i + 1, ctx.now() + ctx.leaseMs));
     }
@@ -166,9 +153,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       const now = ctx.now();
       const retryAt = now + retryDelayMs(rec.attempts);
       const mayRetry =
-        !isFinalSlackError(err.code) &&
-        rec.attempts < MAX_DIGEST_ATTEMPTS &&
-        retryAt - rec.scheduledAt <= ctx.graceMs;
+        !err.final && rec.attempts < MAX_DIGEST_ATTEMPTS && retryAt - rec.scheduledAt <= ctx.graceMs;
       if (mayRetry) {
         // Slack failing in passing: leave the claim (and what was posted) to be resumed after a backoff;
         // no late heartbeat may move the lease back.
@@ -190,7 +175,13 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       ctx.metrics.digests.inc({ outcome: 'failed' });
       const why = ctx.deps.surface.describePostFailure(err.code);
       log.warn({ slackError: err.code }, `digest not posted: ${why}`);
-      await tellCreator(slack, sub, err.code, ctx.deps.surface.renderCreatorNotice(sub, err.code), log);
+      await tellCreator(
+        ctx.deps.notifier,
+        sub,
+        err.code,
+        ctx.deps.surface.renderCreatorNotice(sub, err.code),
+        log,
+      );
       return { outcome: 'failed', detail: why };
     }
     // Database or unexpected trouble: leave the claim to expire so this or another replica retries.

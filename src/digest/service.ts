@@ -4,7 +4,6 @@ import { ClaimRepository } from './claims.ts';
 import { MANUAL_RUN_COOLDOWN_MS, ManualRunCooldown } from './cooldown.ts';
 import type { DigestDeps } from './deps.ts';
 import { createDigestManager, type DigestCommandContext, type DigestManager } from './manage.ts';
-import { ChannelPacer } from './post.ts';
 import { SubscriptionRepository } from './repository.ts';
 import type { RunnerContext } from './runner.ts';
 import { Scheduler } from './scheduler.ts';
@@ -37,7 +36,6 @@ export function createDigestService(input: DigestDeps): DigestService {
     replicaId: `${input.replicaId}-${randomBytes(3).toString('hex')}`,
   };
   const now = deps.clock ?? Date.now;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const subs = new SubscriptionRepository(deps.store.db);
   const claims = new ClaimRepository(deps.store.db);
   const logger = deps.logger.child({ component: 'digest', replica: deps.replicaId });
@@ -47,7 +45,6 @@ export function createDigestService(input: DigestDeps): DigestService {
     subs,
     claims,
     collections: new CollectionRepository(deps.store.db),
-    pacer: new ChannelPacer(deps.channelPaceMs ?? 1100, sleep),
     logger,
     metrics: deps.metrics,
     now,

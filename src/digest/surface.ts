@@ -20,20 +20,11 @@ export interface RenderContext {
 /** Why a digest could not be made; the channel is told in one message instead. */
 export type DigestProblem = { kind: 'no_trunk_token' } | { kind: 'trunk'; error: TrunkError };
 
-/** A rejected post, classified: Slack's error code, and when Slack said to wait (429), for how long. */
-export interface PostFailure {
-  code: string;
-  /** Set only when rate limited: the post may be tried again after this many seconds. */
-  retryAfterSeconds?: number;
-}
-
 export interface DigestSurface {
   /** The header message, then the thread replies. */
   renderDigest(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[];
   /** One clear message in the channel when a digest cannot be made. */
   renderFailure(sub: Subscription, problem: DigestProblem, scheduledAt: number): DigestMessage;
-  /** Classifies what chat.postMessage threw. */
-  postFailure(err: unknown): PostFailure;
   /** Why a post failed (Slack's error code), in a few words for the log and the run's outcome. */
   describePostFailure(code: string): string;
   /** The direct message to a digest's creator when Slack refused its digest for good. */

@@ -48,20 +48,6 @@ export interface DigestMessage {
   blocks: MessageBlock[];
 }
 
-/** The part of a Slack WebClient a digest needs (WebClient satisfies it). */
-export interface SlackPoster {
-  chat: {
-    postMessage(args: {
-      channel: string;
-      text: string;
-      blocks?: MessageBlock[];
-      thread_ts?: string;
-      unfurl_links?: boolean;
-      unfurl_media?: boolean;
-    }): Promise<{ ok?: boolean; ts?: string; error?: string }>;
-  };
-}
-
 /** A workspace's Trunk access: the client for its token and its organization slug. */
 export interface WorkspaceTrunk {
   api: TrunkApi;

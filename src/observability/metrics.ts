@@ -37,12 +37,35 @@ export interface Metrics {
   readonly watchPolls: Counter<'outcome'>;
   /** Queue events delivered, by event kind and destination kind (channel, live, author). */
   readonly watchEvents: Counter<'kind' | 'destination'>;
+  /** Slack outbox: writes refused for good, by Slack's error code (src/slack/outbox/final-errors.ts). */
+  readonly outboxFinalErrors: Counter<'code'>;
+  /** Slack outbox: writes still queued at shutdown and dropped, by kind (feed, live, digest…). */
+  readonly outboxDropped: Counter<'kind'>;
+  /** Tells the registry how to read the outbox's depth and oldest item at each scrape. */
+  observeOutbox(probe: () => { depth: number; oldestAgeMs: number }): void;
 }
 
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'mergequeue_' });
   const registers = [registry];
+  let outbox: (() => { depth: number; oldestAgeMs: number }) | undefined;
+  new Gauge({
+    name: 'mergequeue_outbox_depth',
+    help: 'Slack writes the outbox holds (queued or being sent)',
+    registers,
+    collect() {
+      this.set(outbox?.().depth ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'mergequeue_outbox_oldest_age_seconds',
+    help: 'Age of the oldest Slack write the outbox holds (0 when empty)',
+    registers,
+    collect() {
+      this.set((outbox?.().oldestAgeMs ?? 0) / 1000);
+    },
+  });
   return {
     registry,
     commands: new Counter({
@@ -138,5 +161,20 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       labelNames: ['kind', 'destination'] as const,
       registers,
     }),
+    outboxFinalErrors: new Counter({
+      name: 'mergequeue_outbox_final_errors_total',
+      help: 'Slack writes refused for good, by error code',
+      labelNames: ['code'] as const,
+      registers,
+    }),
+    outboxDropped: new Counter({
+      name: 'mergequeue_outbox_dropped_total',
+      help: 'Slack writes still queued at shutdown and dropped, by kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    observeOutbox(probe) {
+      outbox = probe;
+    },
   };
 }

@@ -3,13 +3,11 @@
  * domain collects, schedules and claims; this decides how its messages look and what Slack's errors mean.
  */
 import type { DigestSurface } from '../digest/surface.ts';
-import { classifyPostFailure } from './api-errors.ts';
 import { describePostFailure, renderCreatorNotice, renderDigest, renderFailure } from './blocks/digest.ts';
 
 export const digestSurface: DigestSurface = {
   renderDigest,
   renderFailure,
-  postFailure: classifyPostFailure,
   describePostFailure,
   renderCreatorNotice,
 };

@@ -13,6 +13,7 @@ import type { AuditLost } from '../store/audit-retrying.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { isSlackApiError, slackAnswer } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
+import { refusalOf } from './outbox/final-errors.ts';
 import type { SlackReply } from './reply.ts';
 
 export interface Who {
@@ -111,8 +112,6 @@ export async function sendReply(
   }
 }
 
-const NOT_POSTABLE = new Set(['not_in_channel', 'channel_not_found', 'is_archived', 'restricted_action']);
-
 /**
  * Posts to the channel as the bot (so the message has a ts that chat.update can edit). If the bot
  * cannot post there (not invited to a private channel, a DM), answers in_channel through respond instead,
@@ -142,7 +141,8 @@ export async function postToChannel(
     return res.ts ? { ts: res.ts, via: 'api' } : { via: 'api' };
   } catch (err) {
     const code = errorCode(err);
-    if (respond && NOT_POSTABLE.has(code)) {
+    // The channel is closed to the bot (the one list's `channel` refusals): answer in the channel through respond.
+    if (respond && refusalOf(code) === 'channel') {
       const ok = await sendReply(deps, respond, { ...viaResponseUrl, response_type: 'in_channel' });
       return { via: ok ? 'response_url' : 'none' };
     }

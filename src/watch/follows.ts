@@ -202,6 +202,14 @@ export class LiveMessageRepository {
     return rows.map(toLive);
   }
 
+  /** Forgets a message (Slack says it is gone): it is neither redrawn nor ended. */
+  async forget(workspaceId: string, channelId: string, ts: string): Promise<void> {
+    await this.#db.execute(
+      'DELETE FROM watch_live_messages WHERE workspace_id = $1 AND channel_id = $2 AND message_ts = $3',
+      [workspaceId, channelId, ts],
+    );
+  }
+
   /** Messages whose live period ended before `now` (the Slack side redraws them as no longer live), then forgets them. */
   async takeExpired(now: number, limit = 100): Promise<LiveMessage[]> {
     const rows = await this.#db.query(

@@ -29,7 +29,7 @@ export interface WatchService {
    * takeover).
    */
   stop(opts?: { deadline?: number; timeoutMs?: number; releaseLeases?: boolean }): Promise<void>;
-  /** One pass now (tests drive the clock and call this). */
+  /** One pass now, and the deliveries it started (tests drive the clock and call this). */
   tick(): Promise<void>;
 }
 
@@ -67,6 +67,9 @@ export function createWatchService(deps: WatchServiceDeps): WatchService {
       await passes.stop(opts.deadline ?? Date.now() + (opts.timeoutMs ?? 10_000));
       if (opts.releaseLeases ?? true) await watcher.releaseAll();
     },
-    tick: () => watcher.tick(),
+    async tick() {
+      await watcher.tick();
+      await watcher.settled();
+    },
   };
 }

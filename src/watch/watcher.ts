@@ -3,7 +3,8 @@
  * at a time; a dead replica's lease expires and another takes over); when the queue is due, poll getQueue
  * once — however many channels, live messages and authors follow it — diff against the stored snapshot,
  * resolve departed PRs, evaluate health, and write snapshot + events in one transaction fenced by the
- * lease. Then hand the queue's undelivered events to `deliver`, claiming each (event, destination) first.
+ * lease. Then hand the queue's undelivered events to `deliver`, claiming each (event, destination) first,
+ * without waiting for them: each claim is settled when Slack answered (`settled()` waits for them all).
  * A queue nobody follows any more has its lease released and its snapshot forgotten.
  */
 
@@ -99,6 +100,10 @@ export class Watcher {
   readonly people: PeopleRepository;
   /** Queues whose lease this replica holds: `workspace|queueKey` → the queue. */
   readonly #owned = new Map<string, FollowedQueue>();
+  /** Deliveries handed to the Slack side and not yet settled (the tick does not wait for them). */
+  readonly #inFlight = new Set<Promise<void>>();
+  /** `eventId|destination` of those deliveries. */
+  readonly #sending = new Set<string>();
   /** Last poll attempt per queue, so a failing poll waits an interval too. */
   readonly #attempted = new Map<string, number>();
   #prunedAt = 0;
@@ -209,7 +214,9 @@ export class Watcher {
       workspaceId: q.workspaceId,
       queueKey: key,
       target: q.target,
-      seq: (stored?.seq ?? 0) + 1,
+      // A fresh baseline (a queue followed again) continues after the events kept from before: their ids
+      // carry the seq, and an id seen before would be taken for an event already delivered.
+      seq: (stored?.seq ?? (await this.#lastEventSeq(q.workspaceId, key))) + 1,
       at: now,
       ourChanges: stored ? await this.#ourChanges(q, stored.takenAt) : [],
     };
@@ -277,6 +284,14 @@ export class Watcher {
       log.warn({ reason: err.message }, 'lost the queue lease; another replica polls it now');
       return undefined;
     }
+  }
+
+  async #lastEventSeq(workspaceId: string, queueKey: string): Promise<number> {
+    const rows = await this.#o.db.query(
+      'SELECT MAX(seq) AS seq FROM watch_events WHERE workspace_id = $1 AND queue_key = $2',
+      [workspaceId, queueKey],
+    );
+    return Number(rows[0]?.['seq'] ?? 0);
   }
 
   /** Changes made through this app since one interval before the previous poll (so none slips between). */
@@ -349,21 +364,52 @@ export class Watcher {
       const claimed: Destination[] = [];
       for (const d of dests)
         if (
-          await this.outbox.claim(
+          // Still being sent by this replica (a busy channel's lane): not claimed again, however long it takes.
+          !this.#sending.has(`${event.id}|${d.key}`) &&
+          (await this.outbox.claim(
             event.id,
             d.key,
             q.workspaceId,
             this.#o.replicaId,
             now,
             this.#o.deliveryLeaseMs ?? 60_000,
-          )
+          ))
         )
           claimed.push(d);
       batch.push({ event, dests, claimed });
     }
     const toSend = batch.filter((b) => b.claimed.length > 0);
-    const results = await this.#sendAll(toSend, context, log);
-    for (const [i, b] of toSend.entries()) await this.#settle(b.event, b.claimed, results[i] ?? [], now, log);
+    await this.#finishSettled(
+      batch.filter((b) => b.claimed.length === 0),
+      now,
+    );
+    if (toSend.length === 0) return;
+    // The tick does not wait for Slack: the writes queue in the outbox (one lane per channel) and each
+    // claim is settled when its write is answered. One busy channel so delays no other queue or workspace.
+    const keys = toSend.flatMap((b) => b.claimed.map((d) => `${b.event.id}|${d.key}`));
+    for (const k of keys) this.#sending.add(k);
+    const sending: Promise<void> = this.#sendAll(toSend, context, log)
+      .then(async (results) => {
+        const at = this.#now();
+        for (const [i, b] of toSend.entries())
+          await this.#settle(b.event, b.claimed, results[i] ?? [], at, log);
+        await this.#finishSettled(toSend, at);
+      })
+      .catch((err: unknown) =>
+        log.error({ err }, 'settling queue-event deliveries failed; retried after the claim lease'),
+      )
+      .finally(() => {
+        for (const k of keys) this.#sending.delete(k);
+        this.#inFlight.delete(sending);
+      });
+    this.#inFlight.add(sending);
+  }
+
+  /** Marks done the events whose every destination was sent or failed for good. */
+  async #finishSettled(
+    batch: Array<{ event: WatchEvent; dests: Destination[] }>,
+    now: number,
+  ): Promise<void> {
     for (const { event, dests } of batch) {
       const rows = await this.outbox.deliveries(event.id);
       const settled = dests.every((d) =>
@@ -371,6 +417,11 @@ export class Watcher {
       );
       if (settled) await this.outbox.finish(event.id, now, false);
     }
+  }
+
+  /** Resolves when every delivery this replica started has been answered and settled. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
   /** One result list per item; a throw counts as no result (retried next tick). */

@@ -1,7 +1,9 @@
 /**
  * The freezer as the app runs it: the freeze domain's Freezer, changing queues through the queue domain's
  * audited change flow with the workspace's background Trunk client, and announcing each FreezeEvent in the
- * window's channel as the bot (a failed post is thrown back to the freezer, which logs it). A worker:
+ * window's channel as the bot, through the Slack outbox (paced with every other message to that channel).
+ * A refused post is thrown back to the freezer, which logs it; a post still waiting behind a busy channel
+ * after ANNOUNCE_WAIT_MS is left to the outbox, so the freezer's tick never waits longer for Slack. A worker:
  * ticking every few seconds from start() until stop(deadline).
  */
 import {
@@ -17,6 +19,7 @@ import { checkOperator } from '../queue/permissions.ts';
 import { describeTrunkFailure } from '../slack/blocks/errors.ts';
 import { renderFreezeEvent } from '../slack/blocks/freeze.ts';
 import type { DirectoryCache } from '../slack/directory.ts';
+import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import type { BotStanding } from './bot-standing.ts';
@@ -24,6 +27,7 @@ import type { BotStanding } from './bot-standing.ts';
 export interface FreezerWorkerOptions {
   store: Store;
   workspaces: Pick<Workspaces, 'backgroundTrunkFor' | 'slackFor'>;
+  outbox: Pick<SlackOutbox, 'post'>;
   /** Who is an operator now (users.info, user groups), checked at each window's start. */
   directory: DirectoryCache;
   /** Windows act only while the workspace's bot token stands (not after tokens_revoked, until a re-install). */
@@ -36,6 +40,9 @@ export interface FreezerWorkerOptions {
   /** Default 30 s (the freezer's own). */
   leaseMs?: number;
 }
+
+/** Longest a freeze start or end waits for its announcement to be posted. */
+const ANNOUNCE_WAIT_MS = 5_000;
 
 export interface FreezerWorker extends Worker {
   readonly freezer: Freezer;
@@ -69,16 +76,21 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
   };
   const announce = async (event: FreezeEvent) => {
     const reply = renderFreezeEvent(event);
-    const client = await o.workspaces.slackFor(event.workspaceId);
-    const post = (channel: string, text = reply.text) =>
-      client.chat.postMessage({
-        channel,
-        text,
-        ...(reply.blocks ? { blocks: reply.blocks } : {}),
-        unfurl_links: false,
-        unfurl_media: false,
+    const post = (channel: string) =>
+      o.outbox.post({ workspaceId: event.workspaceId, channel }, reply, 'freeze').then((r) => {
+        if (!r.ok) throw new Error(`Slack refused the announcement: ${r.code}`);
       });
-    await post(event.channelId);
+    const posting = post(event.channelId);
+    let t: NodeJS.Timeout | undefined;
+    const waited = new Promise<'late'>((r) => (t = setTimeout(() => r('late'), ANNOUNCE_WAIT_MS)));
+    try {
+      if ((await Promise.race([posting, waited])) === 'late')
+        posting.catch((err: unknown) =>
+          o.logger.warn({ err, window: event.window.id }, 'freeze announcement failed'),
+        );
+    } finally {
+      clearTimeout(t);
+    }
     if (event.kind === 'creator_not_operator') await tellOperators(event, (user) => post(user));
   };
   /** A direct message to each listed operator and the installer (admins see it in the channel). */

@@ -11,6 +11,7 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { digestSurface } from '../slack/digest-surface.ts';
 import type { DirectoryCache } from '../slack/directory.ts';
+import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import { createAuditRetention } from '../store/audit-retention.ts';
 import type { Store } from '../store/types.ts';
@@ -26,6 +27,8 @@ export interface WorkersOptions {
   workspaces: Workspaces;
   /** The app's cache of who is who (users.info, user groups). */
   directory: DirectoryCache;
+  /** Everything the workers post goes through it; it is stopped with the queue watcher, after every loop. */
+  outbox: SlackOutbox;
   logger: Logger;
   metrics: Metrics;
   /** The app's clock (epoch ms): digests, freeze windows, live messages and retention follow it. */
@@ -69,7 +72,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     ? createDigestService({
         store: o.store,
         trunkFor: (id) => o.workspaces.backgroundTrunkFor(id, 'digest'),
-        slackFor: (id) => o.workspaces.slackFor(id),
+        notifier: o.outbox,
         surface: digestSurface,
         logger: o.logger.child({ component: 'digest' }),
         metrics: o.metrics,
@@ -78,7 +81,6 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
         clock: o.now,
         ...(digest.tickCron ? { tickCron: digest.tickCron } : {}),
         ...(digest.leaseMs ? { leaseMs: digest.leaseMs } : {}),
-        ...(digest.paceMs !== undefined ? { channelPaceMs: digest.paceMs } : {}),
         trunkAppUrl: config.trunk.appUrl,
         ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
       })
@@ -95,6 +97,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   const freezer = createFreezerWorker({
     store: o.store,
     workspaces: o.workspaces,
+    outbox: o.outbox,
     directory: o.directory,
     botStanding: standing,
     logger: o.logger.child({ component: 'freeze' }),
@@ -112,6 +115,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           config,
           store: o.store,
           workspaces: o.workspaces,
+          outbox: o.outbox,
           logger: o.logger,
           metrics: o.metrics,
           now: o.now,
@@ -119,9 +123,20 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           botStanding: standing,
           ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
-  // Stopping releases this replica's queue leases so another replica polls them at once.
+  // Stopping releases this replica's queue leases so another replica polls them at once. Then the Slack
+  // outbox, after every loop that fills it (it is the last worker): it drains until the deadline, then drops
+  // (and logs) what is left; the deliveries it answered are settled before the store closes.
+  const watcher = events ?? { name: 'queue-watcher', start: () => undefined, stop: async () => undefined };
   lifecycle.addWorker(
-    events ?? { name: 'queue-watcher', start: () => undefined, stop: async () => undefined },
+    {
+      name: 'queue-watcher',
+      start: () => watcher.start(),
+      stop: async (deadline) => {
+        await watcher.stop(deadline);
+        await o.outbox.stop(Math.max(0, deadline - Date.now()));
+        await events?.watch.watcher.settled();
+      },
+    },
     scheduler,
   );
 

@@ -11,6 +11,7 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { LiveStatus } from '../slack/events/live.ts';
 import { createQueueEventDelivery } from '../slack/events/service.ts';
+import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import { createWatchService, type WatchService } from '../watch/index.ts';
@@ -20,6 +21,8 @@ export interface QueueWatcherOptions {
   config: Config;
   store: Store;
   workspaces: Workspaces;
+  /** Every write goes through it (the app's one outbox). */
+  outbox: SlackOutbox;
   logger: Logger;
   metrics: Metrics;
   now: () => number;

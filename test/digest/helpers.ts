@@ -20,6 +20,7 @@ import { createMetrics, type Metrics } from '../../src/observability/metrics.ts'
 import { instrumentedSlackFetch } from '../../src/observability/slack-metrics.ts';
 import { digestSurface } from '../../src/slack/digest-surface.ts';
 import { answerDigest } from '../../src/slack/listeners/commands/digest/index.ts';
+import { SlackOutbox } from '../../src/slack/outbox/outbox.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
@@ -37,7 +38,8 @@ export interface Rig {
   metrics: Metrics;
   /** Trunk tokens per workspace (change one to simulate a revoked token). */
   tokens: Map<string, string>;
-  service(overrides?: Partial<DigestDeps>): DigestService;
+  /** `channelPaceMs`: the outbox's pace between two messages to one channel (default 0). */
+  service(overrides?: Partial<DigestDeps> & { channelPaceMs?: number }): DigestService;
   close(): Promise<void>;
 }
 
@@ -98,11 +100,12 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
     clock,
     metrics,
     tokens,
-    service(overrides = {}) {
+    service({ channelPaceMs = 0, ...overrides } = {}) {
       const s = createDigestService({
         store,
         trunkFor,
-        slackFor,
+        // As the app wires it (app.ts): every message through the Slack outbox.
+        notifier: new SlackOutbox({ slackFor, logger: silentLogger(), metrics, paceMs: channelPaceMs }),
         surface: digestSurface,
         logger: silentLogger(),
         metrics,
@@ -110,7 +113,6 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
         graceHours: 6,
         replicaId: `test-${++n}`,
         trunkAppUrl: 'https://app.trunk.example',
-        channelPaceMs: 0,
         ...overrides,
       });
       services.push(s);

@@ -2,10 +2,16 @@
  * The Slack side of queue events (the watcher's deliverBatch): every claimed event of one queue arrives
  * at once, so a channel gets one message for a burst (health alerts on their own, as they carry buttons),
  * each live status message is redrawn once from one Trunk read, and each linked author gets a note per
- * PR event. Writes to a channel are paced (pacer.ts). The watcher holds the claims meanwhile and records
- * the outcome: Slack errors that retrying cannot fix are final, the rest are retried next tick.
+ * PR event. Every write goes through the outbox (one lane per channel, paced; channels side by side);
+ * the watcher does not wait for them, it settles each claim when its write is answered.
+ *
+ * What a final refusal means here (src/slack/outbox/final-errors.ts): a feed whose channel is closed to the
+ * app is paused and its creator told once; a live message that is gone, or whose channel is closed, is
+ * forgotten at once; a note to a person who cannot be written to is dropped. Other failures are retried
+ * on the next tick.
  */
-import type { WebClient } from '@slack/web-api';
+import type { NotifyResult } from '../../core/notifier.ts';
+import { formatQueueRef } from '../../core/target.ts';
 import type { Logger } from '../../observability/log.ts';
 import type {
   DeliveryContext,
@@ -13,48 +19,33 @@ import type {
   DeliveryResult,
   Destination,
   WatchEvent,
+  WatchRepository,
 } from '../../watch/index.ts';
 import { type EventLinks, renderAuthorNote, renderFeed, renderHealth } from '../blocks/events.ts';
-import { errorCode } from '../interaction.ts';
+import { renderFeedPaused } from '../blocks/feed-paused.ts';
 import type { SlackReply } from '../reply.ts';
-import { drawLive, type LiveDeps, type QueueReads, readKey } from './live.ts';
-
-/** Slack answers after which the destination is gone or closed to us: retrying cannot help. */
-const FINAL = new Set([
-  'channel_not_found',
-  'not_in_channel',
-  'is_archived',
-  'message_not_found',
-  'cant_update_message',
-  'user_not_found',
-  'user_disabled',
-  'account_inactive',
-  'cannot_dm_bot',
-  'restricted_action',
-]);
+import { type LiveDeps, type QueueReads, readKey, redrawLive } from './live.ts';
 
 type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
 type FeedEvent = Exclude<WatchEvent, HealthEvent>;
 type AuthorEvent = Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' }>;
+type ChannelDest = Extract<Destination, { kind: 'channel' }>;
+type LiveDest = Extract<Destination, { kind: 'live' }>;
 
 /** One Slack write and the (item, destination) pairs its outcome settles. */
 interface Job {
-  channelKey: string;
   settles: Array<{ item: number; key: string }>;
-  run(client: WebClient): Promise<void>;
+  send(): Promise<NotifyResult>;
+  /** What a final refusal of this write means for its destination. */
+  refused?(r: Extract<NotifyResult, { ok: false }>): Promise<void>;
 }
 
-export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
-  const post = async (client: WebClient, channel: string, reply: SlackReply) => {
-    await client.chat.postMessage({
-      channel,
-      text: reply.text,
-      ...(reply.blocks ? { blocks: reply.blocks } : {}),
-      unfurl_links: false,
-      unfurl_media: false,
-    });
-  };
+export interface DeliverDeps extends LiveDeps {
+  watches: WatchRepository;
+  logger: Logger;
+}
 
+export function createSlackDeliver(d: DeliverDeps) {
   return async function deliverBatch(
     items: DeliveryItem[],
     context: DeliveryContext = {},
@@ -69,31 +60,28 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
       ...(d.appUrl ? { appUrl: d.appUrl } : {}),
       ...(trunk?.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
     };
-    const client = await d.workspaces.slackFor(workspaceId);
     const reads: QueueReads = new Map();
     // The poll of this tick already read the queue: live messages are drawn from that read, not another.
     if (context.queue) reads.set(readKey(workspaceId, first.event.target), Promise.resolve(context.queue));
+    const post = (channel: string, reply: SlackReply, kind: 'feed' | 'alert' | 'note') =>
+      d.outbox.post({ workspaceId, channel }, reply, kind);
 
-    const feeds = new Map<string, { channelId: string; events: FeedEvent[]; settles: Job['settles'] }>();
-    const lives = new Map<
-      string,
-      { dest: Extract<Destination, { kind: 'live' }>; settles: Job['settles'] }
-    >();
+    const feeds = new Map<string, { dest: ChannelDest; events: FeedEvent[]; settles: Job['settles'] }>();
+    const lives = new Map<string, { dest: LiveDest; settles: Job['settles'] }>();
     const jobs: Job[] = [];
     for (const [i, { event, destinations }] of items.entries()) {
       for (const dest of destinations) {
         const settle = { item: i, key: dest.key };
         if (dest.kind === 'channel') {
-          const channelKey = `${workspaceId}|${dest.channelId}`;
           if (event.kind === 'health') {
             jobs.push({
-              channelKey,
               settles: [settle],
-              run: (c) => post(c, dest.channelId, renderHealth(event, links)),
+              send: () => post(dest.channelId, renderHealth(event, links), 'alert'),
+              refused: (r) => pauseFeed(d, dest, r),
             });
             continue;
           }
-          const feed = feeds.get(dest.key) ?? { channelId: dest.channelId, events: [], settles: [] };
+          const feed = feeds.get(dest.key) ?? { dest, events: [], settles: [] };
           feed.events.push(event);
           feed.settles.push(settle);
           feeds.set(dest.key, feed);
@@ -103,10 +91,9 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
           lives.set(dest.key, live);
         } else if (isAuthorEvent(event)) {
           jobs.push({
-            channelKey: `${workspaceId}|${dest.userId}`,
             settles: [settle],
             // chat.postMessage to a user id opens the app's DM with them: chat:write is enough.
-            run: (c) => post(c, dest.userId, renderAuthorNote(event, dest, links)),
+            send: () => post(dest.userId, renderAuthorNote(event, dest, links), 'note'),
           });
         } else {
           results[i]!.push({
@@ -118,52 +105,81 @@ export function createSlackDeliver(d: LiveDeps & { logger: Logger }) {
         }
       }
     }
-    for (const feed of feeds.values())
+    for (const { dest, events, settles } of feeds.values())
       jobs.push({
-        channelKey: `${workspaceId}|${feed.channelId}`,
-        settles: feed.settles,
-        run: (c) => post(c, feed.channelId, renderFeed(feed.events, links)),
+        settles,
+        send: () => post(dest.channelId, renderFeed(events, links), 'feed'),
+        refused: (r) => pauseFeed(d, dest, r),
       });
     for (const { dest, settles } of lives.values())
       jobs.push({
-        channelKey: `${workspaceId}|${dest.channelId}`,
         settles,
-        run: (c) =>
-          drawLive(
+        send: () =>
+          redrawLive(
             d,
-            c,
             { workspaceId, channelId: dest.channelId, ts: dest.ts, target: first.event.target },
             'live',
             reads,
           ),
+        refused: (r) => forgetLive(d, dest, r),
       });
 
-    // One channel's writes in order, paced; channels side by side.
-    const byChannel = new Map<string, Job[]>();
-    for (const j of jobs) byChannel.set(j.channelKey, [...(byChannel.get(j.channelKey) ?? []), j]);
     await Promise.all(
-      [...byChannel.values()].map(async (list) => {
-        for (const job of list) {
-          let r: { ok: true } | { ok: false; error: string; final?: boolean };
-          try {
-            await d.pacer.turn(job.channelKey);
-            await job.run(client);
-            r = { ok: true };
-          } catch (err) {
-            const code = errorCode(err);
-            r = {
-              ok: false,
-              error: code === 'unknown' ? String((err as Error)?.message ?? err).slice(0, 200) : code,
-              final: FINAL.has(code),
-            };
-            d.logger.warn({ err, channel: job.channelKey }, 'could not deliver a queue event to Slack');
-          }
-          for (const s of job.settles) results[s.item]!.push({ key: s.key, ...r });
-        }
+      jobs.map(async (job) => {
+        const r = await job.send();
+        if (!r.ok && r.final)
+          await job
+            .refused?.(r)
+            .catch((err: unknown) =>
+              d.logger.warn({ err }, 'could not act on a refused queue-event message'),
+            );
+        for (const s of job.settles)
+          results[s.item]!.push(
+            r.ok ? { key: s.key, ok: true } : { key: s.key, ok: false, error: r.code, final: r.final },
+          );
       }),
     );
     return results;
   };
+}
+
+/**
+ * The feed's channel is closed to the app (archived, app removed, gone): the feed stops, and its creator
+ * is told once (whoever removes the row tells), with the exact `watch` command that starts it again.
+ */
+async function pauseFeed(d: DeliverDeps, dest: ChannelDest, r: Extract<NotifyResult, { ok: false }>) {
+  if (r.refusal !== 'channel') return;
+  const watch = await d.watches.get(dest.workspaceId, dest.watchId);
+  if (!watch || !(await d.watches.remove(watch.workspaceId, watch.channelId, watch.target))) return;
+  d.logger.warn(
+    {
+      workspace: watch.workspaceId,
+      channel: watch.channelId,
+      queue: formatQueueRef(watch.target),
+      slackError: r.code,
+    },
+    'feed paused: Slack refuses its channel; its creator is told',
+  );
+  const told = await d.outbox.post(
+    { workspaceId: watch.workspaceId, channel: watch.createdBy },
+    renderFeedPaused(watch, r.code),
+    'notice',
+  );
+  if (!told.ok)
+    d.logger.warn(
+      { slackError: told.code, watch: watch.id },
+      'could not tell a feed creator their feed is paused',
+    );
+}
+
+/** A live message Slack says is gone (or whose channel is closed) is forgotten at once. */
+async function forgetLive(d: DeliverDeps, dest: LiveDest, r: Extract<NotifyResult, { ok: false }>) {
+  if (r.refusal !== 'message' && r.refusal !== 'channel') return;
+  await d.repo.forget(dest.workspaceId, dest.channelId, dest.ts);
+  d.logger.info(
+    { channel: dest.channelId, ts: dest.ts, slackError: r.code },
+    'live status message gone; forgotten',
+  );
 }
 
 function isAuthorEvent(e: WatchEvent): e is AuthorEvent {

@@ -1,40 +1,68 @@
 /**
  * Live status messages: a `/mergequeue status` post in a channel is registered to keep itself current for
- * LIVE_STATUS_HOURS; the watcher's events redraw it in place (deliver.ts). When its time is up it is
- * redrawn once more, saying it is no longer live, with its Refresh button kept.
+ * LIVE_STATUS_HOURS; the watcher's events redraw it in place (deliver.ts), through the outbox. At most
+ * three per queue and channel are live: registering a fourth retires the oldest, which is redrawn at once
+ * saying it is no longer live. When its time is up a message is redrawn once more the same way, with its
+ * Refresh button kept. One that Slack says is gone is forgotten (deliver.ts).
  */
-import type { WebClient } from '@slack/web-api';
+import type { NotifyResult } from '../../core/notifier.ts';
 import type { QueueRef } from '../../core/target.ts';
 import type { Logger } from '../../observability/log.ts';
 import type { Queue } from '../../trunk/types.ts';
 import { type LiveMessage, type LiveMessageRepository, queueKeyOf } from '../../watch/index.ts';
 import { renderLiveEndedUnread } from '../blocks/events.ts';
 import { renderStatus } from '../blocks/status.ts';
+import type { SlackOutbox } from '../outbox/outbox.ts';
+import type { SlackReply } from '../reply.ts';
 import type { Workspaces } from '../workspace.ts';
-import type { ChannelPacer } from './pacer.ts';
+
+/** Live status messages one queue may have in one channel; a newer one retires the oldest. */
+export const MAX_LIVE_PER_QUEUE_AND_CHANNEL = 3;
 
 /** What the status command and the buttons need of live messages. */
 export interface LiveStatus {
-  /** Registers a status message just posted in a channel. */
-  register(m: { workspaceId: string; channelId: string; ts: string; target: QueueRef }): Promise<void>;
+  /**
+   * Registers a status message just posted in a channel (and retires the oldest beyond three). `queue` is what
+   * the command just read: the retired messages are drawn from it, so a retirement costs Trunk nothing.
+   */
+  register(m: {
+    workspaceId: string;
+    channelId: string;
+    ts: string;
+    target: QueueRef;
+    queue?: Queue;
+  }): Promise<void>;
   isLive(workspaceId: string, channelId: string, ts: string): Promise<boolean>;
 }
 
 export interface LiveDeps {
   repo: LiveMessageRepository;
-  workspaces: Workspaces;
-  pacer: ChannelPacer;
+  workspaces: Pick<Workspaces, 'backgroundTrunkFor'>;
+  outbox: SlackOutbox;
   logger: Logger;
   now: () => number;
   appUrl: string | undefined;
   liveHours: number;
 }
 
-export function liveStatus(d: Pick<LiveDeps, 'repo' | 'now' | 'liveHours'>): LiveStatus {
+export function liveStatus(d: LiveDeps): LiveStatus {
   return {
-    async register(m) {
+    async register({ queue, ...m }) {
       const now = d.now();
       await d.repo.upsert({ ...m, liveUntil: now + d.liveHours * 3_600_000 }, now);
+      const mine = (await d.repo.listQueue(m.workspaceId, queueKeyOf(m.target), now))
+        .filter((x) => x.channelId === m.channelId)
+        .sort((a, b) => Number(b.ts) - Number(a.ts));
+      const retired = mine.slice(MAX_LIVE_PER_QUEUE_AND_CHANNEL);
+      if (retired.length === 0) return;
+      // Their live period ends now; the expiry redraws each once (whoever deletes the row), not awaited:
+      // the person's status reply does not wait for Slack's pace in a busy channel.
+      for (const r of retired) await d.repo.upsert({ ...r, liveUntil: now }, now);
+      const reads: QueueReads = new Map();
+      if (queue) reads.set(readKey(m.workspaceId, m.target), Promise.resolve(queue));
+      void expireLive(d, reads).catch((err: unknown) =>
+        d.logger.warn({ err, channel: m.channelId }, 'could not retire the oldest live status message'),
+      );
     },
     async isLive(workspaceId, channelId, ts) {
       const m = await d.repo.get(workspaceId, channelId, ts);
@@ -51,13 +79,38 @@ export function readKey(workspaceId: string, target: QueueRef): string {
   return `${workspaceId}|${queueKeyOf(target)}`;
 }
 
-export async function drawLive(
+type LiveRef = Pick<LiveMessage, 'workspaceId' | 'channelId' | 'ts' | 'target'>;
+
+/**
+ * Queues a redraw of a live message in its channel's lane. A redraw still waiting is replaced by a newer
+ * one (the latest state is drawn once); the queue is read (or taken from `reads`) when its turn comes.
+ */
+export function redrawLive(
   d: LiveDeps,
-  client: WebClient,
-  m: Pick<LiveMessage, 'workspaceId' | 'channelId' | 'ts' | 'target'>,
+  m: LiveRef,
   live: 'live' | 'ended',
   reads: QueueReads,
-): Promise<void> {
+): Promise<NotifyResult> {
+  return d.outbox.update(
+    { workspaceId: m.workspaceId, channel: m.channelId, ts: m.ts },
+    () => drawLive(d, m, live, reads),
+    'live',
+    // A live redraw never replaces a waiting final one (nor the other way round): both keep their turn.
+    { coalesce: `${live}|${m.ts}` },
+  );
+}
+
+/** The live message as it should read now; undefined when it is no longer live (ended or forgotten meanwhile). */
+async function drawLive(
+  d: LiveDeps,
+  m: LiveRef,
+  live: 'live' | 'ended',
+  reads: QueueReads,
+): Promise<SlackReply | undefined> {
+  if (live === 'live') {
+    const still = await d.repo.get(m.workspaceId, m.channelId, m.ts);
+    if (!still || still.liveUntil <= d.now()) return undefined;
+  }
   const trunk = await d.workspaces.backgroundTrunkFor(m.workspaceId, 'watch');
   const links = {
     ...(d.appUrl ? { appUrl: d.appUrl } : {}),
@@ -66,9 +119,9 @@ export async function drawLive(
   const key = readKey(m.workspaceId, m.target);
   let queue: Queue | undefined;
   try {
-    if (!trunk) throw new Error('the workspace is not connected to Trunk');
     let read = reads.get(key);
     if (!read) {
+      if (!trunk) throw new Error('the workspace is not connected to Trunk');
       read = trunk.api.getQueue({ repo: m.target.repo, targetBranch: m.target.branch });
       reads.set(key, read);
     }
@@ -78,28 +131,23 @@ export async function drawLive(
     if (live === 'live') throw err;
     d.logger.warn({ err, channel: m.channelId }, 'could not read the queue for a live message that ended');
   }
-  const reply = queue
+  return queue
     ? renderStatus({ ref: m.target, queue, renderedAt: d.now(), live, ...links })
     : renderLiveEndedUnread(m.target, d.now(), links);
-  await d.pacer.turn(`${m.workspaceId}|${m.channelId}`);
-  await client.chat.update({
-    channel: m.channelId,
-    ts: m.ts,
-    text: reply.text,
-    ...(reply.blocks ? { blocks: reply.blocks } : {}),
-  });
 }
 
 /** Redraws the messages whose live period ended as no longer live; each is taken by one replica only. */
-export async function expireLive(d: LiveDeps): Promise<number> {
+export async function expireLive(d: LiveDeps, reads: QueueReads = new Map()): Promise<number> {
   const expired = await d.repo.takeExpired(d.now());
-  const reads: QueueReads = new Map();
-  for (const m of expired) {
-    try {
-      await drawLive(d, await d.workspaces.slackFor(m.workspaceId), m, 'ended', reads);
-    } catch (err) {
-      d.logger.warn({ err, channel: m.channelId }, 'could not mark a status message as no longer live');
-    }
-  }
+  await Promise.all(
+    expired.map(async (m) => {
+      const r = await redrawLive(d, m, 'ended', reads);
+      if (!r.ok)
+        d.logger.warn(
+          { slackError: r.code, channel: m.channelId },
+          'could not mark a status message as no longer live',
+        );
+    }),
+  );
   return expired.length;
 }

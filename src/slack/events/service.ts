@@ -1,22 +1,24 @@
 /**
  * Queue events in Slack: how the watcher's events reach channels, live status messages and authors
- * (deliver.ts, one pacer per channel), the live status messages people ask for, and their expiry. The
- * watcher that produces the events, and the loop that expires live messages, run as a worker
+ * (deliver.ts, through the app's one Slack outbox), the live status messages people ask for, and their
+ * expiry. The watcher that produces the events, and the loop that expires live messages, run as a worker
  * (src/workers/queue-watcher.ts).
  */
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../observability/log.ts';
 import type { Store } from '../../store/types.ts';
-import { type DeliverBatch, LiveMessageRepository } from '../../watch/index.ts';
+import { type DeliverBatch, LiveMessageRepository, WatchRepository } from '../../watch/index.ts';
+import type { SlackOutbox } from '../outbox/outbox.ts';
 import type { Workspaces } from '../workspace.ts';
-import { createSlackDeliver } from './deliver.ts';
-import { expireLive, type LiveDeps, type LiveStatus, liveStatus } from './live.ts';
-import { ChannelPacer } from './pacer.ts';
+import { createSlackDeliver, type DeliverDeps } from './deliver.ts';
+import { expireLive, type LiveStatus, liveStatus } from './live.ts';
 
 export interface QueueEventDeliveryOptions {
   config: Config;
   store: Store;
   workspaces: Workspaces;
+  /** Every write goes through it (the app's one outbox). */
+  outbox: SlackOutbox;
   logger: Logger;
   now: () => number;
 }
@@ -29,10 +31,11 @@ export interface QueueEventDelivery {
 }
 
 export function createQueueEventDelivery(o: QueueEventDeliveryOptions): QueueEventDelivery {
-  const liveDeps: LiveDeps = {
+  const liveDeps: DeliverDeps = {
     repo: new LiveMessageRepository(o.store.db),
+    watches: new WatchRepository(o.store.db),
     workspaces: o.workspaces,
-    pacer: new ChannelPacer(),
+    outbox: o.outbox,
     logger: o.logger,
     now: o.now,
     appUrl: o.config.trunk.appUrl,

@@ -48,7 +48,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   if (liveStatus && posted.via === 'api' && posted.ts) {
     const { ts } = posted;
     await liveStatus
-      .register({ workspaceId: req.workspaceId, channelId: req.channelId, ts, target: ref })
+      .register({ workspaceId: req.workspaceId, channelId: req.channelId, ts, target: ref, queue })
       .catch(async (err: unknown) => {
         req.deps.logger.warn({ err }, 'could not register a live status message');
         await req.client.chat
