@@ -1,22 +1,21 @@
 /**
- * What every status-button click shares: read the click (untrusted), re-check it against this
- * workspace's configuration and the clicker's permission, and redraw the message in place.
+ * What every button click shares: ack at once, read the click (untrusted) and who made it (the request's
+ * Actor), check the workspace is still connected to Trunk, run the handler after the ack, answer any failure
+ * in words, count the outcome. A click on the Home tab answers on the Home. What a status-message click
+ * does to its queue is status-click.ts's.
  */
 import type { App, BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { formatQueueRef } from '../../../core/target.ts';
-import type { ChangeResult, QueueContext } from '../../../queue/service.ts';
-import type { Queue } from '../../../trunk/types.ts';
+import type { Actor } from '../../../services/actor.ts';
+import { interactionActor } from '../../actor.ts';
 import { renderError, renderInvalidButton, renderNotConnected } from '../../blocks/errors.ts';
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
-import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { statusFreeze } from '../../freeze-status.ts';
 import { homeSession, isHomeClick } from '../../home.ts';
-import { afterAck, queueContext, sendReply, updateMessage, workspaceIdOf } from '../../interaction.ts';
+import { afterAck, sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
 import type { Outcome } from '../outcome.ts';
-import { applyQueueChange, type ChangeOrigin } from '../queue-change.ts';
 
 /** A click on a button whose value parses as V. */
 export interface ClickOf<V> {
@@ -34,7 +33,8 @@ export interface ClickOf<V> {
   actionId: string;
   value: V;
   trunk: WorkspaceTrunk;
-  ctx: QueueContext;
+  /** Who clicked, built once for this click (slack/actor.ts). */
+  actor: Actor;
   triggerId: string;
   /** Kept for a step that answers later, like a modal's submission. */
   responseUrl?: string;
@@ -71,7 +71,8 @@ export async function readClickOf<V>(
   }
   const where = await clickWorkspace(deps, args);
   if (!where) return undefined;
-  const { workspaceId, trunk } = where;
+  const { actor, trunk } = where;
+  const workspaceId = actor.workspace.id;
   const userId = body.user.id;
   return {
     deps,
@@ -86,110 +87,39 @@ export async function readClickOf<V>(
     actionId: action.action_id,
     value,
     trunk,
-    ctx: queueContext(deps, trunk.api, workspaceId, userId),
+    actor,
     triggerId: body.trigger_id,
     ...(body.response_url ? { responseUrl: body.response_url } : {}),
     ...(isHomeClick(body) ? { home: true } : {}),
   };
 }
 
-/** The workspace a click belongs to (the enterprise, for an org-wide install). */
-export function clickWorkspaceId(args: Pick<ClickArgs, 'body' | 'context'>): string {
-  const { body, context } = args;
-  return workspaceIdOf({
-    teamId: context.teamId ?? body.team?.id,
-    enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-    isEnterpriseInstall: context.isEnterpriseInstall,
-  });
+/** Who clicked, where: the Actor of a click (the workspace is the enterprise, for an org-wide install). */
+export function clickActor(deps: SlackDeps, args: Pick<ClickArgs, 'body' | 'context' | 'client'>): Actor {
+  return interactionActor(deps, args.client, args.context, args.body);
 }
 
-/** The clicked workspace and its Trunk access; answers and returns undefined when it is not connected. */
+/** The workspace a click belongs to (the enterprise, for an org-wide install). */
+export function clickWorkspaceId(
+  deps: SlackDeps,
+  args: Pick<ClickArgs, 'body' | 'context' | 'client'>,
+): string {
+  return clickActor(deps, args).workspace.id;
+}
+
+/** The clicker and the workspace's Trunk access; answers and returns undefined when it is not connected. */
 export async function clickWorkspace(
   deps: SlackDeps,
-  args: Pick<ClickArgs, 'body' | 'respond' | 'context'>,
-): Promise<{ workspaceId: string; trunk: WorkspaceTrunk } | undefined> {
-  const { respond } = args;
-  const workspaceId = clickWorkspaceId(args);
+  args: Pick<ClickArgs, 'body' | 'respond' | 'context' | 'client'>,
+): Promise<{ actor: Actor; trunk: WorkspaceTrunk } | undefined> {
+  const actor = clickActor(deps, args);
   // The button names a queue; this workspace must still be connected to Trunk to act on it.
-  const trunk = await deps.workspaces.trunkFor(workspaceId);
+  const trunk = await servicesOf(deps).queue.trunk(actor);
   if (!trunk) {
-    await sendReply(deps, respond, renderNotConnected(), { replace_original: false });
+    await sendReply(deps, args.respond, renderNotConnected(), { replace_original: false });
     return undefined;
   }
-  return { workspaceId, trunk };
-}
-
-/** Double clicks of one rendered button (same message, action and shown value) count once. */
-export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): string {
-  return `${c.messageTs ?? 'nots'}:${c.actionId}:${formatQueueRef(c.value.ref)}:${c.value.state}:${c.value.concurrency}:${c.value.renderedAt}`;
-}
-
-/** Redraws the status message the click came from, with the queue as it is now. */
-export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
-  const window = await statusFreeze(c.deps, c.workspaceId, c.value.ref);
-  // A live status message stays marked live when a click redraws it.
-  const live =
-    c.channelId && c.messageTs && !c.ephemeral
-      ? await c.deps.liveStatus?.isLive(c.workspaceId, c.channelId, c.messageTs).catch(() => false)
-      : false;
-  const reply = renderStatus({
-    ...(window ? { freeze: window } : {}),
-    ...(live ? { live: 'live' as const } : {}),
-    ref: c.value.ref,
-    queue,
-    renderedAt: c.deps.now(),
-    appUrl: c.deps.config.trunk.appUrl,
-    ...(c.trunk.orgSlug ? { orgSlug: c.trunk.orgSlug } : {}),
-    ...(lastAction ? { lastAction } : {}),
-  });
-  // An ephemeral message has no channel copy chat.update could edit (Slack answers message_not_found).
-  const editable = c.ephemeral ? undefined : c.messageTs;
-  await updateMessage(c.deps, c.client, c.channelId, editable, reply, c.respond);
-}
-
-export interface ClickChange {
-  /** Audit action name for a refusal, e.g. `pause` or `concurrency`. */
-  auditAction: string;
-  /** What was refused, in words: "pause acme/web:main". */
-  refusedWhat: string;
-  /** Past-tense phrase for the message's last-action line: "paused", "set concurrency to 3 on". */
-  verb: string;
-  /** Why, as the person gave it (the Pause and Drain modals): announced and shown on the message. */
-  reason?: string;
-  run: (c: Click) => Promise<ChangeResult>;
-}
-
-/** A clicked queue change: the one change flow, answering beside the message and redrawing it in place. */
-/** Where a clicked change came from: it answers beside the message, never in its place. */
-export function clickOrigin(c: Click, redrawn?: ChangeOrigin['redraw']): ChangeOrigin {
-  return {
-    deps: c.deps,
-    client: c.client,
-    respond: c.respond,
-    workspaceId: c.workspaceId,
-    userId: c.userId,
-    userTeamId: c.userTeamId,
-    channelId: c.channelId ?? '',
-    ctx: c.ctx,
-    ref: c.value.ref,
-    replyOptions: { replace_original: false },
-    ...(redrawn ? { redraw: redrawn } : {}),
-  };
-}
-
-export function applyClickChange(c: Click, change: ClickChange): Promise<Outcome> {
-  const why = change.reason ? { reason: change.reason } : {};
-  return applyQueueChange(
-    clickOrigin(c, (queue, at) =>
-      redraw(c, queue, at === undefined ? undefined : { userId: c.userId, verb: change.verb, at, ...why }),
-    ),
-    {
-      auditAction: change.auditAction,
-      refusedWhat: change.refusedWhat,
-      ...why,
-      run: () => change.run(c),
-    },
-  );
+  return { actor, trunk };
 }
 
 /**
@@ -220,7 +150,7 @@ export function registerButtonOf<C>(
     await ack();
     await afterAck();
     const home = isHomeClick(body)
-      ? homeSession(deps, client, clickWorkspaceId({ body, context }), body.user.id)
+      ? homeSession(deps, client, clickWorkspaceId(deps, { body, context, client }), body.user.id)
       : undefined;
     const answer = home?.respond ?? respond;
     // PR buttons (pr-buttons.ts) still count their own outcome words; queue buttons return an Outcome.

@@ -7,7 +7,6 @@
  */
 import type { App } from '@slack/bolt';
 import { formatQueueRef } from '../../../core/target.ts';
-import { changeState } from '../../../queue/service.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import { section } from '../../blocks/kit.ts';
 import { buildReasonModal, type ReasonAction } from '../../blocks/reason-modal.ts';
@@ -15,18 +14,17 @@ import type { SlackDeps } from '../../deps.ts';
 import { errorCode, sendReply } from '../../interaction.ts';
 import type { Outcome } from '../outcome.ts';
 import { mayChangeQueue } from '../queue-change.ts';
-import { applyClickChange, type Click, clickKeyOf, clickOrigin, registerButton } from './click.ts';
+import { type Click, registerButton } from './click.ts';
+import { applyClickChange, clickKeyOf, clickOrigin } from './status-click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   registerButton(app, deps, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));
   registerButton(app, deps, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
   registerButton(app, deps, ACTIONS.resume, (c) =>
     applyClickChange(c, {
-      auditAction: 'resume',
       refusedWhat: `resume ${formatQueueRef(c.value.ref)}`,
       verb: 'resumed',
-      run: (c) =>
-        changeState(c.ctx, c.value.ref, 'running', { expected: c.value.state, clickKey: clickKeyOf(c) }),
+      request: { kind: 'state', desired: 'running', expected: c.value.state, clickKey: clickKeyOf(c) },
     }),
   );
 }
@@ -37,8 +35,8 @@ export function register(app: App, deps: SlackDeps): void {
  */
 async function openReasonModal(c: Click, action: ReasonAction): Promise<Outcome> {
   const { deps } = c;
-  const refusedWhat = `${action} ${formatQueueRef(c.value.ref)}`;
-  if (!(await mayChangeQueue(clickOrigin(c), { auditAction: action, refusedWhat }))) return 'refused';
+  const target = formatQueueRef(c.value.ref);
+  if (!(await mayChangeQueue(clickOrigin(c), action, target, `${action} ${target}`))) return 'refused';
   const view = buildReasonModal({
     action,
     value: c.value,
