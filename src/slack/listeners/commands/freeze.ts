@@ -6,15 +6,7 @@
  */
 
 import { formatQueueRef } from '../../../core/target.ts';
-import {
-  addWindow,
-  FREEZE_USAGE,
-  type FreezeAdd,
-  listWindows,
-  parseFreezeCommand,
-  removeWindow,
-  skipNext,
-} from '../../../freeze/index.ts';
+import { addWindow, type FreezeAdd, listWindows, removeWindow, skipNext } from '../../../freeze/index.ts';
 import { recordRefusal } from '../../../queue/service.ts';
 import { renderNoTarget, renderRefusal, renderUsageError } from '../../blocks/errors.ts';
 import {
@@ -25,6 +17,7 @@ import {
   renderWindowNotFound,
   renderWindowRemoved,
 } from '../../blocks/freeze.ts';
+import { FREEZE_USAGE, parseFreezeCommand } from '../../commands/freeze.ts';
 import { slackTextToPlain } from '../../commands/grammar.ts';
 import { mayOperate, postToChannel, resolveRef, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';

@@ -10,10 +10,16 @@ import {
   localParts,
   parseLocalTime,
   shiftDate,
-} from '../core/local-time.ts';
-import { type ParseResult, parseTarget, type TargetSpec } from '../core/target.ts';
-import { type FreezeRule, formatDate, occurrenceOn, parseDate, type RepeatDays } from './schedule.ts';
-import type { FreezeAction, FreezeAdd } from './types.ts';
+} from '../../core/local-time.ts';
+import { type ParseResult, parseTarget, type TargetSpec } from '../../core/target.ts';
+import {
+  type FreezeRule,
+  formatDate,
+  occurrenceOn,
+  parseDate,
+  type RepeatDays,
+} from '../../freeze/schedule.ts';
+import type { FreezeAction, FreezeAdd } from '../../freeze/types.ts';
 
 export type { FreezeAdd };
 
