@@ -1,0 +1,109 @@
+/**
+ * The watch service: a channel's feeds of queue events (`watch`, `watch list`, `unwatch`) as
+ * `(actor, request) → WatchAnswer`. The queue is resolved like every command's (typed, channel default,
+ * workspace default, DEFAULT_REPO) and checked with Trunk before a feed starts, so a typo gets an answer
+ * instead of a feed that never posts. Changes are audited here; the Slack side renders the answer.
+ */
+import { formatQueueRef, type QueueRef, type TargetSpec } from '../core/target.ts';
+import { readQueue } from '../queue/service.ts';
+import type { Store } from '../store/types.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import { type Topic, type Watch, WatchRepository } from '../watch/index.ts';
+import type { Actor } from './actor.ts';
+import { type QueueTargetEnv, resolveQueue } from './queue-target.ts';
+
+/** What the service needs of the app (the Slack side's deps have this shape). */
+export interface WatchEnv extends QueueTargetEnv {
+  store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace'>;
+  workspaces: {
+    /** The workspace's Trunk client for a person's request; undefined when it is not connected. */
+    trunkFor(workspaceId: string): Promise<{ api: TrunkApi } | undefined>;
+  };
+}
+
+export type WatchRequest =
+  | { kind: 'list'; channelId: string }
+  | { kind: 'add'; channelId: string; target?: TargetSpec; topics: Topic[]; stuckMinutes?: number }
+  | { kind: 'remove'; channelId: string; target?: TargetSpec };
+
+export type WatchAnswer =
+  | { answer: 'listed'; watches: Watch[] }
+  | { answer: 'no_target' }
+  | { answer: 'not_connected' }
+  /** Trunk could not read the queue (unknown, or Trunk failing): nothing was started. */
+  | { answer: 'queue_unreadable'; error: unknown }
+  /** `before` is the channel's feed of that queue this replaced, if any. */
+  | { answer: 'watching'; watch: Watch; before?: Watch }
+  /** `watches` are the channel's feeds before the request. */
+  | { answer: 'unwatched'; target: QueueRef; removed: boolean; watches: Watch[]; ended?: Watch };
+
+export interface WatchService {
+  handle(actor: Actor, request: WatchRequest): Promise<WatchAnswer>;
+}
+
+export function createWatchService(env: WatchEnv): WatchService {
+  const repo = new WatchRepository(env.store.db);
+
+  async function add(actor: Actor, r: Extract<WatchRequest, { kind: 'add' }>): Promise<WatchAnswer> {
+    const workspaceId = actor.workspace.id;
+    const [ref, trunk] = await Promise.all([
+      resolveQueue(env, workspaceId, r.channelId, r.target),
+      env.workspaces.trunkFor(workspaceId),
+    ]);
+    if (!ref) return { answer: 'no_target' };
+    if (!trunk) return { answer: 'not_connected' };
+    try {
+      await readQueue({ trunk: trunk.api }, ref);
+    } catch (error) {
+      return { answer: 'queue_unreadable', error };
+    }
+    const target = formatQueueRef(ref);
+    const before = (await repo.listChannel(workspaceId, r.channelId)).find(
+      (w) => formatQueueRef(w.target) === target,
+    );
+    const watch = await repo.upsert({
+      workspaceId,
+      channelId: r.channelId,
+      target: ref,
+      topics: r.topics,
+      ...(r.stuckMinutes !== undefined ? { stuckMinutes: r.stuckMinutes } : {}),
+      createdBy: actor.userId,
+      createdAt: actor.now(),
+    });
+    await actor.audit('watch', target, 'ok', { channel: r.channelId, topics: watch.topics });
+    return before ? { answer: 'watching', watch, before } : { answer: 'watching', watch };
+  }
+
+  async function remove(actor: Actor, r: Extract<WatchRequest, { kind: 'remove' }>): Promise<WatchAnswer> {
+    const workspaceId = actor.workspace.id;
+    const watches = await repo.listChannel(workspaceId, r.channelId);
+    // With nothing typed and one feed here, that feed is the one meant (even if it is not the default queue).
+    const only = !r.target && watches.length === 1 ? watches[0]!.target : undefined;
+    const ref = only ?? (await resolveQueue(env, workspaceId, r.channelId, r.target));
+    if (!ref) return { answer: 'no_target' };
+    const target = formatQueueRef(ref);
+    const ended = watches.find((w) => formatQueueRef(w.target) === target);
+    const removed = await repo.remove(workspaceId, r.channelId, ref);
+    if (removed) await actor.audit('unwatch', target, 'ok', { channel: r.channelId });
+    return {
+      answer: 'unwatched',
+      target: ref,
+      removed,
+      watches,
+      ...(removed && ended ? { ended } : {}),
+    };
+  }
+
+  return {
+    async handle(actor, request) {
+      switch (request.kind) {
+        case 'list':
+          return { answer: 'listed', watches: await repo.listChannel(actor.workspace.id, request.channelId) };
+        case 'add':
+          return add(actor, request);
+        case 'remove':
+          return remove(actor, request);
+      }
+    },
+  };
+}
