@@ -16,6 +16,7 @@ import {
 import type { Store } from '../store/types.ts';
 import type { Actor } from './actor.ts';
 import { type QueueTargetEnv, resolveQueue } from './queue-target.ts';
+import { visibleTo } from './visibility.ts';
 
 export interface FreezeEnv extends QueueTargetEnv {
   store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace'>;
@@ -118,7 +119,13 @@ export function createFreezeService(env: FreezeEnv): FreezeService {
       switch (request.kind) {
         case 'list': {
           const now = actor.now();
-          return { answer: 'listed', views: await listWindows(db, actor.workspace.id, now), now };
+          // Only the windows of channels the person can see, by the rule `digest list` uses.
+          const views = await visibleTo(
+            actor,
+            await listWindows(db, actor.workspace.id, now),
+            (v) => v.window.channelId,
+          );
+          return { answer: 'listed', views, now };
         }
         case 'add':
           return add(actor, request);

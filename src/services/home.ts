@@ -14,8 +14,15 @@ import { listWindows, type WindowView } from '../freeze/index.ts';
 import type { Operator, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
-import { listWorkspaceQueues, PeopleRepository, type Watch, WatchRepository } from '../watch/index.ts';
+import {
+  listWorkspaceQueues,
+  PeopleRepository,
+  type Watch,
+  WatchRepository,
+  type WorkspaceQueue,
+} from '../watch/index.ts';
 import type { Actor } from './actor.ts';
+import { visibleTo } from './visibility.ts';
 
 /** Deadline of each Trunk call made for the Home (the person is looking at a loading tab). */
 export const HOME_TRUNK_DEADLINE_MS = 2_000;
@@ -95,22 +102,25 @@ export function createHomeService(env: HomeEnv): HomeService {
       const now = actor.now();
       const db = env.store.db;
       const defaultTarget = env.config.defaultTarget ? { defaultTarget: env.config.defaultTarget } : {};
-      const [ws, operators, decision, trunk, link, listed, digests, watches, freezes] = await Promise.all([
-        env.store.getWorkspace(workspaceId),
-        env.store.listOperators(workspaceId),
-        actor.operator(),
-        env.workspaces.trunkFor(workspaceId),
-        new PeopleRepository(db).get(workspaceId, actor.userId),
-        listWorkspaceQueues(db, workspaceId, now, defaultTarget),
-        new SubscriptionRepository(db).list(workspaceId),
-        new WatchRepository(db).listWorkspace(workspaceId),
-        listWindows(db, workspaceId, now),
+      const [ws, operators, decision, trunk, link, allQueues, allDigests, allWatches, allFreezes] =
+        await Promise.all([
+          env.store.getWorkspace(workspaceId),
+          env.store.listOperators(workspaceId),
+          actor.operator(),
+          env.workspaces.trunkFor(workspaceId),
+          new PeopleRepository(db).get(workspaceId, actor.userId),
+          listWorkspaceQueues(db, workspaceId, now, defaultTarget),
+          new SubscriptionRepository(db).list(workspaceId),
+          new WatchRepository(db).listWorkspace(workspaceId),
+          listWindows(db, workspaceId, now),
+        ]);
+      // Only what belongs to channels the person can see, by the rule `digest list` uses (a guest: their own).
+      const [digests, watches, freezes, queues] = await Promise.all([
+        visibleTo(actor, allDigests, (d) => d.channelId),
+        visibleTo(actor, allWatches, (w) => w.channelId),
+        visibleTo(actor, allFreezes, (v) => v.window.channelId),
+        visibleQueues(actor, allQueues),
       ]);
-      const queues: HomeQueueData[] = listed.map((q) => ({
-        ref: q.target,
-        sources: [...q.sources],
-        channels: q.channels,
-      }));
       // A digest's repository is a queue of this workspace too; its branch is the one a default names, else main.
       for (const d of digests) {
         const known = queues.find((q) => sameRepo(q.ref.repo, d.repo));
@@ -159,6 +169,27 @@ export function createHomeService(env: HomeEnv): HomeService {
       };
     },
   };
+}
+
+/**
+ * The workspace's queues with only the reasons the actor may see: a channel's default, watch or live
+ * message counts only if they can see the channel; a queue left with no reason is not listed.
+ */
+async function visibleQueues(actor: Actor, queues: WorkspaceQueue[]): Promise<HomeQueueData[]> {
+  const out: HomeQueueData[] = [];
+  for (const q of queues) {
+    const seen = await Promise.all(q.via.map((v) => (v.channel ? actor.canSee(v.channel) : true)));
+    const via = q.via.filter((_, i) => seen[i]);
+    if (via.length === 0) continue;
+    const sources: string[] = [];
+    const channels: string[] = [];
+    for (const v of via) {
+      if (!sources.includes(v.source)) sources.push(v.source);
+      if (v.channel && !channels.includes(v.channel)) channels.push(v.channel);
+    }
+    out.push({ ref: q.target, sources, channels });
+  }
+  return out;
 }
 
 interface QueueRead {

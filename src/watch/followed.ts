@@ -67,6 +67,8 @@ export interface WorkspaceQueue {
   sources: QueueSource[];
   /** Channels whose default, watch or live status message names it. */
   channels: string[];
+  /** Each reason with its channel (none for the workspace default), so a reader can keep only what they may see. */
+  via: Array<{ source: QueueSource; channel?: string }>;
 }
 
 /**
@@ -83,7 +85,9 @@ export async function listWorkspaceQueues(
   const add = (target: QueueTarget | undefined, source: QueueSource, channel?: string) => {
     if (!target) return;
     const key = queueKeyOf(target);
-    const q = out.get(key) ?? { target, sources: [], channels: [] };
+    const q = out.get(key) ?? { target, sources: [], channels: [], via: [] };
+    if (!q.via.some((v) => v.source === source && v.channel === channel))
+      q.via.push(channel ? { source, channel } : { source });
     if (!q.sources.includes(source)) q.sources.push(source);
     if (channel && !q.channels.includes(channel)) q.channels.push(channel);
     out.set(key, q);
