@@ -15,11 +15,21 @@ import { type QueueTargetEnv, resolveQueue } from './queue-target.ts';
 /** What the service needs of the app (the Slack side's deps have this shape). */
 export interface WatchEnv extends QueueTargetEnv {
   store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace'>;
+  /** Which channels are shared with another organization (the Slack side asks conversations.info). */
+  channels?: SharedChannels;
   workspaces: {
     /** The workspace's Trunk client for a person's request; undefined when it is not connected. */
     trunkFor(workspaceId: string): Promise<{ api: TrunkApi } | undefined>;
   };
 }
+
+/** Whether a channel is shared with another organization (Slack Connect); undefined when Slack would not say. */
+export interface SharedChannels {
+  isShared(channelId: string): Promise<boolean | undefined>;
+}
+
+/** A stuck threshold below this many minutes alerts so often that only an operator may set it. */
+export const OPERATOR_STUCK_BELOW_MINUTES = 10;
 
 export type WatchRequest =
   | { kind: 'list'; channelId: string }
@@ -30,6 +40,8 @@ export type WatchAnswer =
   | { answer: 'listed'; watches: Watch[] }
   | { answer: 'no_target' }
   | { answer: 'not_connected' }
+  /** Not allowed to manage this channel's feeds: `what` they tried, `because` in plain words, audited. */
+  | { answer: 'refused'; what: string; because: string; operatorsMay: boolean }
   /** Trunk could not read the queue (unknown, or Trunk failing): nothing was started. */
   | { answer: 'queue_unreadable'; error: unknown }
   /** `before` is the channel's feed of that queue this replaced, if any. */
@@ -41,8 +53,62 @@ export interface WatchService {
   handle(actor: Actor, request: WatchRequest): Promise<WatchAnswer>;
 }
 
+/**
+ * Who may start, change or end a channel's feed (DESIGN: guests and people of other organizations do not
+ * manage feeds): one of the workspace's own people; in a channel shared with another organization, an
+ * operator; a stuck threshold under OPERATOR_STUCK_BELOW_MINUTES, an operator. Undefined when allowed.
+ */
+async function whyNotFeedManager(
+  actor: Actor,
+  channels: SharedChannels | undefined,
+  channelId: string,
+  stuckMinutes: number | undefined,
+): Promise<{ because: string; operatorsMay: boolean } | undefined> {
+  const standing = await actor.standing();
+  if (!standing.own) {
+    const because = standing.unreadable
+      ? 'Slack could not say who you are right now, so it could not be checked'
+      : standing.guest
+        ? 'guests do not manage channel feeds'
+        : "only the workspace's own people manage channel feeds";
+    return { because, operatorsMay: false };
+  }
+  const needsOperator =
+    stuckMinutes !== undefined && stuckMinutes < OPERATOR_STUCK_BELOW_MINUTES
+      ? `a stuck threshold under ${OPERATOR_STUCK_BELOW_MINUTES} minutes is for operators`
+      : undefined;
+  const shared = channels ? await channels.isShared(channelId) : false;
+  const sharedWhy =
+    shared === undefined
+      ? 'Slack could not say whether this channel is shared with another organization, and in a shared channel only operators manage feeds'
+      : shared
+        ? 'this channel is shared with another organization, so only operators manage its feeds'
+        : undefined;
+  const because = sharedWhy ?? needsOperator;
+  if (!because || (await actor.isOperator())) return undefined;
+  return { because, operatorsMay: true };
+}
+
 export function createWatchService(env: WatchEnv): WatchService {
   const repo = new WatchRepository(env.store.db);
+
+  async function refuseUnlessFeedManager(
+    actor: Actor,
+    action: 'watch' | 'unwatch',
+    channelId: string,
+    ref: QueueRef,
+    stuckMinutes?: number,
+  ): Promise<WatchAnswer | undefined> {
+    const why = await whyNotFeedManager(actor, env.channels, channelId, stuckMinutes);
+    if (!why) return undefined;
+    const target = formatQueueRef(ref);
+    await actor.audit(action, target, 'refused', { channel: channelId, because: why.because });
+    const what =
+      action === 'watch'
+        ? `start or change this channel's feed of ${target}`
+        : `end this channel's feed of ${target}`;
+    return { answer: 'refused', what, because: why.because, operatorsMay: why.operatorsMay };
+  }
 
   async function add(actor: Actor, r: Extract<WatchRequest, { kind: 'add' }>): Promise<WatchAnswer> {
     const workspaceId = actor.workspace.id;
@@ -51,6 +117,8 @@ export function createWatchService(env: WatchEnv): WatchService {
       env.workspaces.trunkFor(workspaceId),
     ]);
     if (!ref) return { answer: 'no_target' };
+    const refused = await refuseUnlessFeedManager(actor, 'watch', r.channelId, ref, r.stuckMinutes);
+    if (refused) return refused;
     if (!trunk) return { answer: 'not_connected' };
     try {
       await readQueue({ trunk: trunk.api }, ref);
@@ -82,6 +150,11 @@ export function createWatchService(env: WatchEnv): WatchService {
     const ref = only ?? (await resolveQueue(env, workspaceId, r.channelId, r.target));
     if (!ref) return { answer: 'no_target' };
     const target = formatQueueRef(ref);
+    // Refusing only matters when there is a feed to end: otherwise the answer is "nothing to end".
+    if (watches.some((w) => formatQueueRef(w.target) === target)) {
+      const refused = await refuseUnlessFeedManager(actor, 'unwatch', r.channelId, ref);
+      if (refused) return refused;
+    }
     const ended = watches.find((w) => formatQueueRef(w.target) === target);
     const removed = await repo.remove(workspaceId, r.channelId, ref);
     if (removed) await actor.audit('unwatch', target, 'ok', { channel: r.channelId });

@@ -1,15 +1,23 @@
 /**
  * `/mergequeue watch …`, `watch list` and `unwatch [target]`: this channel's feeds of queue events. Parse
- * (done by the grammar) → actor → watch service → render → reply.
+ * (done by the grammar) → actor → watch service → render → reply; a feed that started, changed or ended is
+ * also announced in the channel (who, and what changed).
  */
 import type { TargetSpec } from '../../../core/target.ts';
 import { createWatchService, type WatchAnswer, type WatchRequest } from '../../../services/watch.ts';
 import { actorIn } from '../../actor.ts';
-import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
-import { renderUnwatched, renderWatching, renderWatchList } from '../../blocks/watch.ts';
+import { renderError, renderNoTarget, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';
+import {
+  type FeedChange,
+  renderFeedAnnouncement,
+  renderUnwatched,
+  renderWatching,
+  renderWatchList,
+} from '../../blocks/watch.ts';
 import type { WatchCommand } from '../../commands/watch.ts';
-import { sendReply } from '../../interaction.ts';
+import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export function watch(req: CommandRequest, c: WatchCommand): Promise<Outcome> {
@@ -26,7 +34,10 @@ async function answer(req: CommandRequest, request: WatchRequest): Promise<Outco
   const actor = actorIn(req.deps, req.client, req.workspaceId, req.userId);
   let a: WatchAnswer;
   try {
-    a = await createWatchService(req.deps).handle(actor, request);
+    a = await createWatchService({ ...req.deps, channels: sharedChannels(req.client) }).handle(
+      actor,
+      request,
+    );
   } catch (err) {
     req.deps.logger.error({ err }, 'could not read or change the feeds');
     await sendReply(req.deps, req.respond, renderError(err));
@@ -34,7 +45,29 @@ async function answer(req: CommandRequest, request: WatchRequest): Promise<Outco
   }
   const [reply, outcome] = render(a);
   await sendReply(req.deps, req.respond, reply);
+  const change = feedChange(a);
+  if (change) await announceFeedChange(req, renderFeedAnnouncement(change, req.userId));
   return outcome;
+}
+
+/**
+ * The one place a feed change is told to its channel. Today a plain channel post (the bot's, or in_channel
+ * through response_url where the bot is not in the channel); the Slack outbox takes it over from here.
+ */
+async function announceFeedChange(req: CommandRequest, announcement: SlackReply): Promise<void> {
+  await postToChannel(req.deps, req.client, req.channelId, announcement, req.respond);
+}
+
+function feedChange(a: WatchAnswer): FeedChange | undefined {
+  if (a.answer === 'watching') {
+    const b = a.before;
+    // The same settings asked for again change nothing, so there is nothing to tell.
+    if (b && b.topics.join() === a.watch.topics.join() && b.stuckMinutes === a.watch.stuckMinutes)
+      return undefined;
+    return b ? { kind: 'changed', watch: a.watch, before: b } : { kind: 'started', watch: a.watch };
+  }
+  if (a.answer === 'unwatched' && a.ended) return { kind: 'ended', watch: a.ended };
+  return undefined;
 }
 
 function render(a: WatchAnswer): [SlackReply, Outcome] {
@@ -45,6 +78,17 @@ function render(a: WatchAnswer): [SlackReply, Outcome] {
       return [renderNoTarget(), 'invalid'];
     case 'not_connected':
       return [renderNotConnected(), 'failed'];
+    case 'refused':
+      return [
+        renderRefusal(
+          a.what,
+          a.because,
+          a.operatorsMay
+            ? 'Ask an operator (workspace admins and owners are operators). Nothing was changed.'
+            : 'Nothing was changed.',
+        ),
+        'refused',
+      ];
     case 'queue_unreadable':
       return [renderError(a.error), 'failed'];
     case 'watching':
