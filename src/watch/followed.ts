@@ -19,8 +19,10 @@ function spec(text: unknown): TargetSpec | undefined {
 }
 
 /**
- * Every followed queue, once each. `defaultTarget` (DEFAULT_REPO) counts as the default queue of each
- * workspace that has settings stored.
+ * Every followed queue, once each. `defaultTarget` (DEFAULT_REPO) counts as the default queue of every
+ * workspace the app knows: one with settings stored, an installation, or one where someone linked their
+ * GitHub login (in single-workspace mode with DEFAULT_REPO alone, nothing else names the workspace, and its
+ * linked authors must still hear that their PR failed).
  */
 export async function listFollowedQueues(
   db: Db,
@@ -50,6 +52,15 @@ export async function listFollowedQueues(
     const ws = String(r['workspace_id']);
     workspaceDefaults.set(ws, spec(r['default_target']));
     add(ws, resolveTarget(spec(r['default_target']), opts.defaultTarget));
+  }
+  if (opts.defaultTarget) {
+    const known = await db.query(
+      'SELECT workspace_id FROM watch_people UNION SELECT workspace_id FROM slack_installations',
+    );
+    for (const r of known) {
+      const ws = String(r['workspace_id']);
+      if (!workspaceDefaults.has(ws)) add(ws, resolveTarget(undefined, opts.defaultTarget));
+    }
   }
   for (const r of await db.query('SELECT workspace_id, target FROM channel_defaults')) {
     const ws = String(r['workspace_id']);
