@@ -7,7 +7,7 @@
  * The budget is per process, so one process is measured.
  */
 
-import { WatchRepository } from '../src/watch/follows.ts';
+import { WatchRepository } from '../src/watch/feeds.ts';
 import { startHarness, TEAM } from '../test/helpers/app-harness.ts';
 import { addDueDigests, nextMinute } from './due-digests.ts';
 import type { BenchFigure, Benchmark } from './types.ts';

@@ -7,7 +7,7 @@ export {
   type QueueSource,
   type WorkspaceQueue,
 } from './followed.ts';
-export { LiveMessageRepository, WatchRepository } from './follows.ts';
+export { LiveMessageRepository, WatchRepository } from './feeds.ts';
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';

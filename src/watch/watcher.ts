@@ -23,7 +23,7 @@ import {
   toSnapshot,
 } from './diff.ts';
 import type { FollowedQueue } from './followed.ts';
-import { LiveMessageRepository, WatchRepository } from './follows.ts';
+import { LiveMessageRepository, WatchRepository } from './feeds.ts';
 import { evaluateHealth, type HealthRecord } from './health.ts';
 import { OutboxRepository } from './outbox.ts';
 import { PeopleRepository } from './people.ts';

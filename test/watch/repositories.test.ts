@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { listFollowedQueues, listWorkspaceQueues } from '../../src/watch/followed.ts';
-import { LiveMessageRepository, WatchRepository } from '../../src/watch/follows.ts';
+import { LiveMessageRepository, WatchRepository } from '../../src/watch/feeds.ts';
 import { PeopleRepository } from '../../src/watch/people.ts';
 import { LeaseRepository } from '../../src/watch/queue-state.ts';
 import { queueKeyOf } from '../../src/watch/types.ts';
