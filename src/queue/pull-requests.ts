@@ -105,6 +105,16 @@ export function isUrgent(priority: PriorityName | number | undefined): boolean {
   return priority === 'urgent' || priority === PRIORITIES.urgent;
 }
 
+/**
+ * Whether a priority goes ahead of every `high` PR: `urgent`, or a number below high's (0–9). Only
+ * operators may submit with one; an author may use high, medium, low, none or 10–255.
+ */
+export function isAheadOfHigh(priority: PriorityName | number | undefined): boolean {
+  if (priority === undefined) return false;
+  const value = typeof priority === 'number' ? priority : PRIORITIES[priority];
+  return value < PRIORITIES.high;
+}
+
 export interface RightsFacts {
   action: PrAction;
   userId: string;
@@ -114,6 +124,7 @@ export interface RightsFacts {
   prAuthor: string | undefined;
   /** Who holds that login here, if anyone. */
   link: AuthorLink | undefined;
+  /** A submit ahead of every `high` PR (`urgent`, or 0–9): operators only. */
   urgent: boolean;
 }
 
@@ -127,7 +138,7 @@ export function decidePrRights(f: RightsFacts): RightsDecision {
     return {
       allowed: false,
       because:
-        'only operators may submit with `urgent` priority, since it skips the line; use high, medium, low or none',
+        'only operators may submit with `urgent` priority or a number below 10, since it goes ahead of every `high` PR; use high, medium, low, none or 10–255',
     };
   if (!f.prAuthor)
     return {
@@ -256,7 +267,7 @@ class Step {
         operator,
         prAuthor,
         link,
-        urgent: action === 'submit' && isUrgent(req.priority),
+        urgent: action === 'submit' && isAheadOfHigh(req.priority),
       });
     } catch (err) {
       return this.fail(err);

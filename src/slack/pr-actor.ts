@@ -1,31 +1,9 @@
 /**
- * Who is acting on a PR, as the PR domain asks it: whether they are an operator (Slack and the store), and
- * who holds a GitHub login here (the people links of watch/, read only). Also the response_url sender a
- * modal submission needs to update the message its button was on.
+ * The response_url sender a modal submission needs to update the message its button was on. (Who is
+ * acting on a PR is the PR service's question now: services/prs.ts, from the request's Actor.)
  */
 import type { RespondArguments, RespondFn } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import type { PrActor } from '../queue/pull-requests.ts';
-import { PeopleRepository } from '../watch/index.ts';
 import type { SlackDeps } from './deps.ts';
-import { mayOperate } from './interaction.ts';
-
-export function prActor(
-  deps: SlackDeps,
-  client: WebClient,
-  workspaceId: string,
-  userId: string,
-  payloadTeamId?: string,
-): PrActor {
-  const people = new PeopleRepository(deps.store.db);
-  return {
-    operator: () => mayOperate(deps, client, workspaceId, userId, payloadTeamId),
-    authorOf: async (login) => {
-      const link = await people.byLogin(workspaceId, login);
-      return link ? { userId: link.userId, verified: link.verified } : undefined;
-    },
-  };
-}
 
 /**
  * A respond() for a response_url carried through a modal's private_metadata. Only Slack's own hosts (or

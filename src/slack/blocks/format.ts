@@ -15,12 +15,21 @@ export const LIMITS = {
   fallbackText: 3000,
 } as const;
 
-/** Escapes the three characters Slack's mrkdwn treats as control characters. */
+/** A word joiner: invisible, and enough to keep `@here` typed as plain text from ever reading as one. */
+const WORD_JOINER = '\u2060';
+
+/**
+ * Escapes the three characters Slack's mrkdwn treats as control characters, so people's words (reasons,
+ * logins, team names) never become a mention: `<!here>`, `<!channel>`, `<!everyone>`, `<!subteam^…>` and
+ * `<@U…>` show as the text that was typed. Plain `@here`, `@channel` and `@everyone` get an invisible word
+ * joiner after the `@`, so no client or setting (`link_names`) ever turns them into a broadcast.
+ */
 export function esc(text: unknown): string {
   return String(text ?? '')
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;');
+    .replaceAll('>', '&gt;')
+    .replace(/@(here|channel|everyone)\b/gi, `@${WORD_JOINER}$1`);
 }
 
 /** Cuts to at most `max` characters (by code point), ending with "…" when cut. */

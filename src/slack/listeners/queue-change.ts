@@ -1,19 +1,20 @@
 /**
  * The one flow every queue change runs through, typed (`/mergequeue pause`) or clicked (a status
- * button): the person must be an operator (checked every time, refusals audited and answered privately),
- * then the change runs against the queue's current state and is announced in the channel, or the person
- * is told why nothing changed. What differs between the two is said by the origin: how to answer
+ * button): the queue service checks the person (an operator, every time; refusals audited) and runs the
+ * change against the queue's current state; here it is announced in the channel, or the person is told
+ * privately why nothing changed. What differs between the two is said by the origin: how to answer
  * privately, and whether there is a message to redraw.
  */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { formatQueueRef, type QueueRef } from '../../core/target.ts';
-import { type ChangeResult, type QueueContext, recordRefusal } from '../../queue/service.ts';
+import type { Actor } from '../../services/actor.ts';
+import type { QueueAt, QueueChangeAnswer } from '../../services/queue.ts';
 import type { Queue } from '../../trunk/types.ts';
 import { renderAnnouncement, renderNoop } from '../blocks/announcement.ts';
 import { renderError, renderRefusal } from '../blocks/errors.ts';
 import type { SlackDeps } from '../deps.ts';
-import { mayOperate, postToChannel, sendReply } from '../interaction.ts';
+import { postToChannel, sendReply } from '../interaction.ts';
+import { servicesOf } from '../services.ts';
 import type { Outcome } from './outcome.ts';
 
 /** Where a change came from, and how to answer there. */
@@ -21,14 +22,10 @@ export interface ChangeOrigin {
   deps: SlackDeps;
   client: WebClient;
   respond: RespondFn;
-  workspaceId: string;
-  userId: string;
-  /** The clicker's team as the payload says (a Slack Connect stranger's is another org's); none when typed. */
-  userTeamId?: string | undefined;
+  actor: Actor;
   /** Where the change is announced ('' when a click's payload named no channel). */
   channelId: string;
-  ctx: QueueContext;
-  ref: QueueRef;
+  at: QueueAt;
   /** A click answers beside the message it came from, never in its place. */
   replyOptions?: { replace_original: false };
   /**
@@ -39,48 +36,45 @@ export interface ChangeOrigin {
 }
 
 export interface QueueChange {
-  /** Audit action name for a refusal, e.g. `pause` or `concurrency`. */
-  auditAction: string;
-  /** What was refused, in words: "pause acme/web:main". */
+  /** What would be refused, in words: "pause acme/web:main". */
   refusedWhat: string;
   /** The person's reason, shown in the announcement. */
   reason?: string;
-  run: () => Promise<ChangeResult>;
+  /** Calls the queue service (which checks the person first). */
+  run: () => Promise<QueueChangeAnswer>;
 }
 
 /**
- * Whether the person may change the queue: an operator, checked every time. Anyone else is told privately
- * and the refusal audited; the caller then stops (a form that opens first, such as the Pause reason
- * modal, asks here before opening, and the change asks again when it is submitted).
+ * Asks the queue service whether the person may change the queue, before a form opens (the Pause reason,
+ * settings); anyone else is told privately (the refusal is audited) and the caller stops.
  */
 export async function mayChangeQueue(
-  o: ChangeOrigin,
-  change: Pick<QueueChange, 'auditAction' | 'refusedWhat'>,
+  o: Pick<ChangeOrigin, 'deps' | 'respond' | 'actor' | 'replyOptions'>,
+  action: string,
+  target: string,
+  refusedWhat: string,
 ): Promise<boolean> {
-  const decision = await mayOperate(o.deps, o.client, o.workspaceId, o.userId, o.userTeamId);
-  if (decision.allowed) return true;
-  await recordRefusal(o.ctx, change.auditAction, formatQueueRef(o.ref), decision.because);
-  await sendReply(
-    o.deps,
-    o.respond,
-    renderRefusal(change.refusedWhat, decision.because),
-    o.replyOptions ?? {},
-  );
+  const decision = await servicesOf(o.deps).queue.authorize(o.actor, action, target);
+  if (decision.answer === 'allowed') return true;
+  await sendReply(o.deps, o.respond, renderRefusal(refusedWhat, decision.because), o.replyOptions ?? {});
   return false;
 }
 
 export async function applyQueueChange(o: ChangeOrigin, change: QueueChange): Promise<Outcome> {
   const { deps } = o;
   const replyOptions = o.replyOptions ?? {};
-  if (!(await mayChangeQueue(o, change))) return 'refused';
   const result = await change.run();
+  if (result.outcome === 'refused') {
+    await sendReply(deps, o.respond, renderRefusal(change.refusedWhat, result.because), replyOptions);
+    return 'refused';
+  }
   if (result.outcome === 'ok') {
     const at = deps.now();
     await o.redraw?.(result.view, at);
     const announcement = renderAnnouncement({
       action: result.action,
-      ref: o.ref,
-      userId: o.userId,
+      ref: o.at.ref,
+      userId: o.actor.userId,
       at,
       ...(change.reason ? { reason: change.reason } : {}),
       before: result.before,

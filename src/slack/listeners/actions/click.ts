@@ -5,15 +5,18 @@
 import type { App, BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { formatQueueRef } from '../../../core/target.ts';
-import type { ChangeResult, QueueContext } from '../../../queue/service.ts';
+import type { Actor } from '../../../services/actor.ts';
+import type { QueueAt, QueueChangeRequest } from '../../../services/queue.ts';
 import type { Queue } from '../../../trunk/types.ts';
+import { interactionActor } from '../../actor.ts';
 import { renderError, renderInvalidButton, renderNotConnected } from '../../blocks/errors.ts';
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { statusFreeze } from '../../freeze-status.ts';
 import { homeSession, isHomeClick } from '../../home.ts';
-import { afterAck, queueContext, sendReply, updateMessage, workspaceIdOf } from '../../interaction.ts';
+import { afterAck, sendReply, updateMessage } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
 import type { Outcome } from '../outcome.ts';
 import { applyQueueChange, type ChangeOrigin } from '../queue-change.ts';
@@ -34,7 +37,8 @@ export interface ClickOf<V> {
   actionId: string;
   value: V;
   trunk: WorkspaceTrunk;
-  ctx: QueueContext;
+  /** Who clicked, built once for this click (slack/actor.ts). */
+  actor: Actor;
   triggerId: string;
   /** Kept for a step that answers later, like a modal's submission. */
   responseUrl?: string;
@@ -71,7 +75,8 @@ export async function readClickOf<V>(
   }
   const where = await clickWorkspace(deps, args);
   if (!where) return undefined;
-  const { workspaceId, trunk } = where;
+  const { actor, trunk } = where;
+  const workspaceId = actor.workspace.id;
   const userId = body.user.id;
   return {
     deps,
@@ -86,37 +91,39 @@ export async function readClickOf<V>(
     actionId: action.action_id,
     value,
     trunk,
-    ctx: queueContext(deps, trunk.api, workspaceId, userId),
+    actor,
     triggerId: body.trigger_id,
     ...(body.response_url ? { responseUrl: body.response_url } : {}),
     ...(isHomeClick(body) ? { home: true } : {}),
   };
 }
 
-/** The workspace a click belongs to (the enterprise, for an org-wide install). */
-export function clickWorkspaceId(args: Pick<ClickArgs, 'body' | 'context'>): string {
-  const { body, context } = args;
-  return workspaceIdOf({
-    teamId: context.teamId ?? body.team?.id,
-    enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-    isEnterpriseInstall: context.isEnterpriseInstall,
-  });
+/** Who clicked, where: the Actor of a click (the workspace is the enterprise, for an org-wide install). */
+export function clickActor(deps: SlackDeps, args: Pick<ClickArgs, 'body' | 'context' | 'client'>): Actor {
+  return interactionActor(deps, args.client, args.context, args.body);
 }
 
-/** The clicked workspace and its Trunk access; answers and returns undefined when it is not connected. */
+/** The workspace a click belongs to (the enterprise, for an org-wide install). */
+export function clickWorkspaceId(
+  deps: SlackDeps,
+  args: Pick<ClickArgs, 'body' | 'context' | 'client'>,
+): string {
+  return clickActor(deps, args).workspace.id;
+}
+
+/** The clicker and the workspace's Trunk access; answers and returns undefined when it is not connected. */
 export async function clickWorkspace(
   deps: SlackDeps,
-  args: Pick<ClickArgs, 'body' | 'respond' | 'context'>,
-): Promise<{ workspaceId: string; trunk: WorkspaceTrunk } | undefined> {
-  const { respond } = args;
-  const workspaceId = clickWorkspaceId(args);
+  args: Pick<ClickArgs, 'body' | 'respond' | 'context' | 'client'>,
+): Promise<{ actor: Actor; trunk: WorkspaceTrunk } | undefined> {
+  const actor = clickActor(deps, args);
   // The button names a queue; this workspace must still be connected to Trunk to act on it.
-  const trunk = await deps.workspaces.trunkFor(workspaceId);
+  const trunk = await servicesOf(deps).queue.trunk(actor);
   if (!trunk) {
-    await sendReply(deps, respond, renderNotConnected(), { replace_original: false });
+    await sendReply(deps, args.respond, renderNotConnected(), { replace_original: false });
     return undefined;
   }
-  return { workspaceId, trunk };
+  return { actor, trunk };
 }
 
 /** Double clicks of one rendered button (same message, action and shown value) count once. */
@@ -148,35 +155,35 @@ export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): P
 }
 
 export interface ClickChange {
-  /** Audit action name for a refusal, e.g. `pause` or `concurrency`. */
-  auditAction: string;
-  /** What was refused, in words: "pause acme/web:main". */
+  /** What would be refused, in words: "pause acme/web:main". */
   refusedWhat: string;
   /** Past-tense phrase for the message's last-action line: "paused", "set concurrency to 3 on". */
   verb: string;
   /** Why, as the person gave it (the Pause and Drain modals): announced and shown on the message. */
   reason?: string;
-  run: (c: Click) => Promise<ChangeResult>;
+  request: QueueChangeRequest;
 }
 
-/** A clicked queue change: the one change flow, answering beside the message and redrawing it in place. */
+/** The queue a click acts on. */
+export function clickedQueue(c: Click): QueueAt {
+  return { ref: c.value.ref, trunk: c.trunk };
+}
+
 /** Where a clicked change came from: it answers beside the message, never in its place. */
 export function clickOrigin(c: Click, redrawn?: ChangeOrigin['redraw']): ChangeOrigin {
   return {
     deps: c.deps,
     client: c.client,
     respond: c.respond,
-    workspaceId: c.workspaceId,
-    userId: c.userId,
-    userTeamId: c.userTeamId,
+    actor: c.actor,
     channelId: c.channelId ?? '',
-    ctx: c.ctx,
-    ref: c.value.ref,
+    at: clickedQueue(c),
     replyOptions: { replace_original: false },
     ...(redrawn ? { redraw: redrawn } : {}),
   };
 }
 
+/** A clicked queue change: the one change flow, answering beside the message and redrawing it in place. */
 export function applyClickChange(c: Click, change: ClickChange): Promise<Outcome> {
   const why = change.reason ? { reason: change.reason } : {};
   return applyQueueChange(
@@ -184,10 +191,9 @@ export function applyClickChange(c: Click, change: ClickChange): Promise<Outcome
       redraw(c, queue, at === undefined ? undefined : { userId: c.userId, verb: change.verb, at, ...why }),
     ),
     {
-      auditAction: change.auditAction,
       refusedWhat: change.refusedWhat,
       ...why,
-      run: () => change.run(c),
+      run: () => servicesOf(c.deps).queue.change(c.actor, clickedQueue(c), change.request),
     },
   );
 }
@@ -220,7 +226,7 @@ export function registerButtonOf<C>(
     await ack();
     await afterAck();
     const home = isHomeClick(body)
-      ? homeSession(deps, client, clickWorkspaceId({ body, context }), body.user.id)
+      ? homeSession(deps, client, clickWorkspaceId(deps, { body, context, client }), body.user.id)
       : undefined;
     const answer = home?.respond ?? respond;
     // PR buttons (pr-buttons.ts) still count their own outcome words; queue buttons return an Outcome.

@@ -1,7 +1,6 @@
 /** − / + concurrency buttons: one step from the value the message showed, if that is still current. */
 import type { App } from '@slack/bolt';
 import { formatQueueRef } from '../../../core/target.ts';
-import { setConcurrency } from '../../../queue/service.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { applyClickChange, clickKeyOf, registerButton } from './click.ts';
@@ -16,14 +15,14 @@ export function register(app: App, deps: SlackDeps): void {
     registerButton(app, deps, s.id, (c) => {
       const n = c.value.concurrency + s.delta;
       return applyClickChange(c, {
-        auditAction: 'concurrency',
         refusedWhat: `change the concurrency of ${formatQueueRef(c.value.ref)}`,
         verb: `set concurrency to ${n} on`,
-        run: (c) =>
-          setConcurrency(c.ctx, c.value.ref, n, {
-            expectedCurrent: c.value.concurrency,
-            clickKey: clickKeyOf(c),
-          }),
+        request: {
+          kind: 'concurrency',
+          value: n,
+          expectedCurrent: c.value.concurrency,
+          clickKey: clickKeyOf(c),
+        },
       });
     });
   }

@@ -7,13 +7,9 @@
 import type { App, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { formatQueueRef } from '../../../core/target.ts';
-import {
-  changePullRequest,
-  type PrAction,
-  type PrChangeResult,
-  previewPullRequestChange,
-} from '../../../queue/pull-requests.ts';
-import type { QueueContext } from '../../../queue/service.ts';
+import type { PrAction, PrChangeResult } from '../../../queue/pull-requests.ts';
+import type { Actor } from '../../../services/actor.ts';
+import type { QueueAt } from '../../../services/queue.ts';
 import type { SubmittedPullRequest } from '../../../trunk/types.ts';
 import { renderNoop } from '../../blocks/announcement.ts';
 import { renderError, renderInvalidButton } from '../../blocks/errors.ts';
@@ -31,8 +27,8 @@ import {
 import type { SlackDeps } from '../../deps.ts';
 import { postToChannel, sendReply, updateMessage } from '../../interaction.ts';
 import { messageModal } from '../../modals.ts';
-import { prActor } from '../../pr-actor.ts';
 import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
 import type { WorkspaceTrunk } from '../../workspace.ts';
 import { type ClickArgs, readClickOf, registerButtonOf } from './click.ts';
 
@@ -53,7 +49,8 @@ export interface PrClick {
   ephemeral: boolean;
   value: PrButtonValue;
   trunk: WorkspaceTrunk;
-  ctx: QueueContext;
+  /** Who clicked (or confirmed), built once for the request. */
+  actor: Actor;
 }
 
 const DONE_NOTE: Record<PrAction, string> = {
@@ -165,23 +162,19 @@ async function readPrClick(deps: SlackDeps, args: ClickArgs): Promise<PrClick | 
   return { ...c, channelId: c.channelId };
 }
 
-export function actorOf(c: PrClick) {
-  return prActor(c.deps, c.client, c.workspaceId, c.userId, c.userTeamId);
+/** The queue the clicked PR is in. */
+export function prQueue(c: PrClick): QueueAt {
+  return { ref: c.value.ref, trunk: c.trunk };
 }
 
 /** Restart tests and Re-submit act at once. */
 async function actNow(c: PrClick, action: PrAction): Promise<string> {
-  const result = await changePullRequest(
-    c.ctx,
-    {
-      action,
-      ref: c.value.ref,
-      prNumber: c.value.prNumber,
-      expected: c.value.state,
-      clickKey: prClickKey(c, action),
-    },
-    actorOf(c),
-  );
+  const result = await servicesOf(c.deps).prs.change(c.actor, prQueue(c), {
+    action,
+    prNumber: c.value.prNumber,
+    expected: c.value.state,
+    clickKey: prClickKey(c, action),
+  });
   return answerPrClick(c, result);
 }
 
@@ -201,11 +194,11 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
   } catch (err) {
     c.deps.logger.warn({ err }, 'could not open the cancel modal');
   }
-  const preview = await previewPullRequestChange(
-    c.ctx,
-    { action: 'cancel', ref: c.value.ref, prNumber: n, expected: c.value.state },
-    actorOf(c),
-  );
+  const preview = await servicesOf(c.deps).prs.preview(c.actor, prQueue(c), {
+    action: 'cancel',
+    prNumber: n,
+    expected: c.value.state,
+  });
   if (preview.outcome !== 'ready') {
     if (viewId) {
       const why =

@@ -7,7 +7,6 @@
  */
 import type { App } from '@slack/bolt';
 import { formatQueueRef } from '../../../core/target.ts';
-import { changeState } from '../../../queue/service.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import { section } from '../../blocks/kit.ts';
 import { buildReasonModal, type ReasonAction } from '../../blocks/reason-modal.ts';
@@ -22,11 +21,9 @@ export function register(app: App, deps: SlackDeps): void {
   registerButton(app, deps, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
   registerButton(app, deps, ACTIONS.resume, (c) =>
     applyClickChange(c, {
-      auditAction: 'resume',
       refusedWhat: `resume ${formatQueueRef(c.value.ref)}`,
       verb: 'resumed',
-      run: (c) =>
-        changeState(c.ctx, c.value.ref, 'running', { expected: c.value.state, clickKey: clickKeyOf(c) }),
+      request: { kind: 'state', desired: 'running', expected: c.value.state, clickKey: clickKeyOf(c) },
     }),
   );
 }
@@ -37,8 +34,8 @@ export function register(app: App, deps: SlackDeps): void {
  */
 async function openReasonModal(c: Click, action: ReasonAction): Promise<Outcome> {
   const { deps } = c;
-  const refusedWhat = `${action} ${formatQueueRef(c.value.ref)}`;
-  if (!(await mayChangeQueue(clickOrigin(c), { auditAction: action, refusedWhat }))) return 'refused';
+  const target = formatQueueRef(c.value.ref);
+  if (!(await mayChangeQueue(clickOrigin(c), action, target, `${action} ${target}`))) return 'refused';
   const view = buildReasonModal({
     action,
     value: c.value,

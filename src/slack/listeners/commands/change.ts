@@ -1,21 +1,19 @@
 /**
- * A typed queue change (`/mergequeue pause|drain|resume|concurrency`): resolve the queue and the
- * workspace's Trunk access, then run the one change flow shared with the status buttons.
+ * A typed queue change (`/mergequeue pause|drain|resume|concurrency`): resolve the queue, then run the one
+ * change flow shared with the status buttons, through the queue service.
  */
 
-import { formatQueueRef, type QueueRef, type TargetSpec } from '../../../core/target.ts';
-import type { ChangeResult, QueueContext } from '../../../queue/service.ts';
-import { queueContext } from '../../interaction.ts';
+import { formatQueueRef, type TargetSpec } from '../../../core/target.ts';
+import type { QueueChangeRequest } from '../../../services/queue.ts';
+import { servicesOf } from '../../services.ts';
 import { applyQueueChange } from '../queue-change.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export interface CommandChange {
-  /** Audit action name for a refusal, e.g. `pause` or `concurrency`. */
-  auditAction: string;
-  /** What was refused, in words, given the resolved queue. */
+  /** What would be refused, in words, given the resolved queue. */
   refusedWhat: (target: string) => string;
   reason?: string;
-  run: (ctx: QueueContext, ref: QueueRef) => Promise<ChangeResult>;
+  request: QueueChangeRequest;
 }
 
 export async function applyCommandChange(
@@ -23,17 +21,21 @@ export async function applyCommandChange(
   target: TargetSpec | undefined,
   change: CommandChange,
 ): Promise<Outcome> {
-  const got = await queueAndTrunk(req, target);
-  if ('outcome' in got) return got.outcome;
-  const { ref, trunk } = got;
-  const ctx = queueContext(req.deps, trunk.api, req.workspaceId, req.userId);
+  const at = await queueAndTrunk(req, target);
+  if ('outcome' in at) return at.outcome;
   return applyQueueChange(
-    { ...req, ctx, ref },
     {
-      auditAction: change.auditAction,
-      refusedWhat: change.refusedWhat(formatQueueRef(ref)),
+      deps: req.deps,
+      client: req.client,
+      respond: req.respond,
+      actor: req.actor,
+      channelId: req.channelId,
+      at,
+    },
+    {
+      refusedWhat: change.refusedWhat(formatQueueRef(at.ref)),
       ...(change.reason ? { reason: change.reason } : {}),
-      run: () => change.run(ctx, ref),
+      run: () => servicesOf(req.deps).queue.change(req.actor, at, change.request),
     },
   );
 }

@@ -1,7 +1,6 @@
 /** `/mergequeue concurrency <n> [target]`: operators only; announced in the channel. */
 
 import type { TargetSpec } from '../../../core/target.ts';
-import { setConcurrency } from '../../../queue/service.ts';
 import { applyCommandChange } from './change.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -11,8 +10,7 @@ export function concurrency(
   target: TargetSpec | undefined,
 ): Promise<Outcome> {
   return applyCommandChange(req, target, {
-    auditAction: 'concurrency',
     refusedWhat: (t) => `change the concurrency of ${t}`,
-    run: (ctx, ref) => setConcurrency(ctx, ref, value),
+    request: { kind: 'concurrency', value },
   });
 }

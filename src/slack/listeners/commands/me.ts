@@ -1,8 +1,10 @@
 /**
- * `/mergequeue me …`: a person's own GitHub login, for notes about their PRs. A self-made link is a claim
- * nobody checked: it brings notes and nothing more, and a login someone else holds is refused (audited).
+ * `/mergequeue me …`: a person's own GitHub login, for notes about their PRs (the people service decides
+ * and stores; this file renders).
  */
-import { PeopleRepository } from '../../../watch/index.ts';
+import type { PeopleAnswer } from '../../../services/people.ts';
+import { renderRefusal } from '../../blocks/errors.ts';
+import { renderForgottenRecords } from '../../blocks/people.ts';
 import {
   renderForgotten,
   renderLinked,
@@ -13,53 +15,52 @@ import {
 } from '../../blocks/watch.ts';
 import type { MeCommand } from '../../commands/watch.ts';
 import { sendReply } from '../../interaction.ts';
-import { auditCommand } from './audit.ts';
+import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function me(req: CommandRequest, c: MeCommand): Promise<Outcome> {
-  const people = new PeopleRepository(req.deps.store.db);
-  const { deps, workspaceId, userId } = req;
-  switch (c.kind) {
-    case 'show':
-      await sendReply(deps, req.respond, renderPerson(await people.get(workspaceId, userId)));
-      return 'ok';
-    case 'forget': {
-      const had = await people.forget(workspaceId, userId);
-      if (had) await auditCommand(req, 'me.forget', '', 'ok');
-      await sendReply(deps, req.respond, renderForgotten(had));
-      return had ? 'ok' : 'noop';
-    }
-    case 'notify': {
-      const linked = await people.setNotify(workspaceId, userId, c.on);
-      await sendReply(deps, req.respond, renderNotify(c.on, linked));
-      return linked ? 'ok' : 'noop';
-    }
-    case 'github': {
-      const current = await people.get(workspaceId, userId);
-      // Re-claiming one's own operator-confirmed login keeps it confirmed.
-      const same = current?.githubLogin.toLowerCase() === c.login.replace(/^@/, '').toLowerCase();
-      const r = await people.link({
-        workspaceId,
-        userId,
-        githubLogin: c.login,
-        linkedBy: userId,
-        verified: same && current?.verified === true,
-        now: deps.now(),
-      });
-      if (!r.ok && r.reason === 'invalid') {
-        await sendReply(deps, req.respond, renderLinkInvalid(r.message));
-        return 'invalid';
-      }
-      if (!r.ok) {
-        await auditCommand(req, 'me.github', c.login.slice(0, 60), 'refused', {
-          because: 'the login is linked to someone else',
-        });
-        await sendReply(deps, req.respond, renderLoginTaken(c.login));
-        return 'refused';
-      }
-      await auditCommand(req, 'me.github', r.link.githubLogin, 'ok');
-      await sendReply(deps, req.respond, renderLinked(r.link, false));
-      return 'ok';
-    }
+  const { people } = servicesOf(req.deps);
+  const answer =
+    c.kind === 'show'
+      ? await people.show(req.actor)
+      : c.kind === 'forget'
+        ? await people.forget(req.actor)
+        : c.kind === 'notify'
+          ? await people.notify(req.actor, c.on)
+          : await people.linkSelf(req.actor, c.login);
+  const { reply, outcome } = meReply(answer);
+  await sendReply(req.deps, req.respond, reply);
+  return outcome;
+}
+
+export function meReply(a: PeopleAnswer): { reply: SlackReply; outcome: Outcome } {
+  switch (a.answer) {
+    case 'person':
+      return { reply: renderPerson(a.link), outcome: 'ok' };
+    case 'forgotten':
+      return {
+        reply: a.forgotten ? renderForgottenRecords(a.forgotten) : renderForgotten(a.had),
+        outcome: a.had ? 'ok' : 'noop',
+      };
+    case 'notify':
+      return { reply: renderNotify(a.on, a.linked), outcome: a.linked ? 'ok' : 'noop' };
+    case 'linked':
+      return { reply: renderLinked(a.link, a.byOperator, a.replaced), outcome: 'ok' };
+    case 'invalid':
+      return { reply: renderLinkInvalid(a.message), outcome: 'invalid' };
+    case 'taken':
+      return { reply: renderLoginTaken(a.login), outcome: 'refused' };
+    case 'not_operator':
+      return { reply: renderRefusal('link people to GitHub logins', a.because), outcome: 'refused' };
+    case 'not_own_person':
+      return {
+        reply: renderRefusal(
+          'link a GitHub login to yourself',
+          a.because,
+          'An operator can link people with `/mergequeue config people @person <login>`. Nothing was changed.',
+        ),
+        outcome: 'refused',
+      };
   }
 }

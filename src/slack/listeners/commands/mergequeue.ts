@@ -3,10 +3,11 @@
  * command to its handler; every answer goes through respond() or a channel post.
  */
 import type { App } from '@slack/bolt';
+import { commandActor } from '../../actor.ts';
 import { renderError, renderUsageError } from '../../blocks/errors.ts';
 import { parseCommand } from '../../commands/grammar.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { afterAck, sendReply, workspaceIdOf } from '../../interaction.ts';
+import { afterAck, sendReply } from '../../interaction.ts';
 import { cancel } from './cancel.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
@@ -36,15 +37,14 @@ export function register(app: App, deps: SlackDeps): void {
     await afterAck();
     const parsed = parseCommand(command.text);
     const name = parsed.ok ? parsed.command.name : 'invalid';
+    // Who is asking, once for the whole command: every service asks it, nothing reads Slack until one does.
+    const actor = commandActor(deps, client, context, command);
     const req: CommandRequest = {
       deps,
       client,
       respond,
-      workspaceId: workspaceIdOf({
-        teamId: context.teamId ?? command.team_id,
-        enterpriseId: context.enterpriseId ?? command.enterprise_id,
-        isEnterpriseInstall: context.isEnterpriseInstall,
-      }),
+      actor,
+      workspaceId: actor.workspace.id,
       channelId: command.channel_id,
       userId: command.user_id,
       triggerId: command.trigger_id,

@@ -1,50 +1,33 @@
 /**
  * `/mergequeue config people <@user> <login>`: an operator links someone to a GitHub login. The link is
- * verified, and it settles a dispute: the login moves from whoever claimed it. Refusals are audited.
+ * verified, and it settles a dispute: the login moves from whoever claimed it, and they are told.
  */
-import { recordRefusal } from '../../../queue/service.ts';
-import { PeopleRepository } from '../../../watch/index.ts';
-import { renderRefusal } from '../../blocks/errors.ts';
-import { renderLinked, renderLinkInvalid } from '../../blocks/watch.ts';
-import { mayOperate, sendReply } from '../../interaction.ts';
-import { auditCommand } from './audit.ts';
+import { mention } from '../../blocks/format.ts';
+import { sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
+import { meReply } from './me.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function linkPerson(req: CommandRequest, userId: string, login: string): Promise<Outcome> {
-  const { deps } = req;
-  const decision = await mayOperate(deps, req.client, req.workspaceId, req.userId);
-  if (!decision.allowed) {
-    await recordRefusal(
-      { store: deps.store, workspaceId: req.workspaceId, userId: req.userId, now: deps.now },
-      'config.people',
-      login.slice(0, 60),
-      decision.because,
-    );
-    await sendReply(deps, req.respond, renderRefusal('link people to GitHub logins', decision.because));
-    return 'refused';
+  const answer = await servicesOf(req.deps).people.linkByOperator(req.actor, userId, login);
+  const { reply, outcome } = meReply(answer);
+  await sendReply(req.deps, req.respond, reply);
+  if (answer.answer === 'linked' && answer.replaced && answer.replaced !== userId)
+    await tellEarlierHolder(req, answer.replaced, answer.link.githubLogin, userId);
+  return outcome;
+}
+
+/** The person the login was taken from hears it from the app (a DM), so the change is never silent. */
+async function tellEarlierHolder(
+  req: CommandRequest,
+  earlier: string,
+  login: string,
+  newHolder: string,
+): Promise<void> {
+  const text = `:link: GitHub login \`${login}\` is no longer linked to you: ${mention(req.userId)} linked it to ${mention(newHolder)}, an operator's confirmed link. You will get no more notes about that login's PRs. If it is yours, ask an operator; \`/mergequeue me github <login>\` links your own.`;
+  try {
+    await req.client.chat.postMessage({ channel: earlier, text, unfurl_links: false, unfurl_media: false });
+  } catch (err) {
+    req.deps.logger.warn({ err }, 'could not tell a person their GitHub login was moved');
   }
-  const r = await new PeopleRepository(deps.store.db).link({
-    workspaceId: req.workspaceId,
-    userId,
-    githubLogin: login,
-    linkedBy: req.userId,
-    verified: true,
-    reassign: true,
-    now: deps.now(),
-  });
-  if (!r.ok) {
-    // reassign: true never answers `taken`; only an invalid login is left.
-    await sendReply(
-      deps,
-      req.respond,
-      renderLinkInvalid(r.reason === 'invalid' ? r.message : 'That login could not be linked.'),
-    );
-    return 'invalid';
-  }
-  await auditCommand(req, 'config.people', r.link.githubLogin, 'ok', {
-    user: userId,
-    ...(r.replaced ? { replaced: r.replaced } : {}),
-  });
-  await sendReply(deps, req.respond, renderLinked(r.link, true, r.replaced));
-  return 'ok';
 }

@@ -4,12 +4,12 @@
  * change in the channel. Refusals and no-ops are ephemeral; all of it is audited by the domain.
  */
 import type { TargetSpec } from '../../../core/target.ts';
-import { changePullRequest, type PrChangeRequest } from '../../../queue/pull-requests.ts';
+import type { PrChangeRequest } from '../../../queue/pull-requests.ts';
 import { renderNoop } from '../../blocks/announcement.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrAnnouncement, renderPrRefusal, renderReadBack } from '../../blocks/pr-actions.ts';
-import { postToChannel, queueContext, sendReply } from '../../interaction.ts';
-import { prActor } from '../../pr-actor.ts';
+import { postToChannel, sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function applyPrCommand(
@@ -17,12 +17,10 @@ export async function applyPrCommand(
   target: TargetSpec | undefined,
   change: Omit<PrChangeRequest, 'ref' | 'expected' | 'clickKey'>,
 ): Promise<Outcome> {
-  const got = await queueAndTrunk(req, target);
-  if ('outcome' in got) return got.outcome;
-  const { ref, trunk } = got;
-  const ctx = queueContext(req.deps, trunk.api, req.workspaceId, req.userId);
-  const actor = prActor(req.deps, req.client, req.workspaceId, req.userId);
-  const result = await changePullRequest(ctx, { ...change, ref }, actor);
+  const at = await queueAndTrunk(req, target);
+  if ('outcome' in at) return at.outcome;
+  const { ref } = at;
+  const result = await servicesOf(req.deps).prs.change(req.actor, at, change);
   switch (result.outcome) {
     case 'ok': {
       const announcement = renderPrAnnouncement({

@@ -1,10 +1,10 @@
 /** `/mergequeue pr <number> [target]`: one submitted PR and why it is or is not testing. */
 
 import type { TargetSpec } from '../../../core/target.ts';
-import { readPullRequest } from '../../../queue/service.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function pr(
@@ -12,25 +12,23 @@ export async function pr(
   prNumber: number,
   target: TargetSpec | undefined,
 ): Promise<Outcome> {
-  const got = await queueAndTrunk(req, target);
-  if ('outcome' in got) return got.outcome;
-  const { ref, trunk } = got;
-  try {
-    const found = await readPullRequest({ trunk: trunk.api }, ref, prNumber);
-    await sendReply(
-      req.deps,
-      req.respond,
-      renderPr({
-        ref,
-        pr: found,
-        appUrl: req.deps.config.trunk.appUrl,
-        renderedAt: req.deps.now(),
-        ...(trunk.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
-      }),
-    );
-    return 'ok';
-  } catch (err) {
-    await sendReply(req.deps, req.respond, renderError(err));
+  const at = await queueAndTrunk(req, target);
+  if ('outcome' in at) return at.outcome;
+  const found = await servicesOf(req.deps).queue.pullRequest(req.actor, at, prNumber);
+  if (found.answer === 'read_failed') {
+    await sendReply(req.deps, req.respond, renderError(found.error));
     return 'failed';
   }
+  await sendReply(
+    req.deps,
+    req.respond,
+    renderPr({
+      ref: at.ref,
+      pr: found.value,
+      appUrl: req.deps.config.trunk.appUrl,
+      renderedAt: req.deps.now(),
+      ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
+    }),
+  );
+  return 'ok';
 }

@@ -1,10 +1,10 @@
 /** `/mergequeue run <testRunId> [target]`: one test run's status, checks and tested PRs. */
 
 import type { TargetSpec } from '../../../core/target.ts';
-import { readTestRun } from '../../../queue/service.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderRun } from '../../blocks/run.ts';
 import { sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function run(
@@ -12,15 +12,13 @@ export async function run(
   testRunId: string,
   target: TargetSpec | undefined,
 ): Promise<Outcome> {
-  const got = await queueAndTrunk(req, target);
-  if ('outcome' in got) return got.outcome;
-  const { ref, trunk } = got;
-  try {
-    const found = await readTestRun({ trunk: trunk.api }, ref, testRunId);
-    await sendReply(req.deps, req.respond, renderRun({ ref, testRunId, run: found }));
-    return 'ok';
-  } catch (err) {
-    await sendReply(req.deps, req.respond, renderError(err));
+  const at = await queueAndTrunk(req, target);
+  if ('outcome' in at) return at.outcome;
+  const found = await servicesOf(req.deps).queue.testRun(req.actor, at, testRunId);
+  if (found.answer === 'read_failed') {
+    await sendReply(req.deps, req.respond, renderError(found.error));
     return 'failed';
   }
+  await sendReply(req.deps, req.respond, renderRun({ ref: at.ref, testRunId, run: found.value }));
+  return 'ok';
 }

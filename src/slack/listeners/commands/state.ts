@@ -1,7 +1,6 @@
 /** `/mergequeue pause|drain|resume [target] [reason…]`: operators only; announced in the channel. */
 
 import type { TargetSpec } from '../../../core/target.ts';
-import { changeState } from '../../../queue/service.ts';
 import type { SettableQueueState } from '../../../trunk/types.ts';
 import type { StateCommandName } from '../../commands/grammar.ts';
 import { applyCommandChange } from './change.ts';
@@ -20,9 +19,8 @@ export function changeQueueState(
   reason: string | undefined,
 ): Promise<Outcome> {
   return applyCommandChange(req, target, {
-    auditAction: name,
     refusedWhat: (t) => `${name} ${t}`,
     ...(reason ? { reason } : {}),
-    run: (ctx, ref) => changeState(ctx, ref, DESIRED[name], reason ? { reason } : {}),
+    request: { kind: 'state', desired: DESIRED[name], ...(reason ? { reason } : {}) },
   });
 }

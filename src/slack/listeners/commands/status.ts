@@ -5,26 +5,24 @@
  */
 
 import type { TargetSpec } from '../../../core/target.ts';
-import { readQueue } from '../../../queue/service.ts';
-import type { Queue } from '../../../trunk/types.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
 import { statusFreeze } from '../../freeze-status.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function status(req: CommandRequest, target: TargetSpec | undefined): Promise<Outcome> {
-  const got = await queueAndTrunk(req, target);
-  if ('outcome' in got) return got.outcome;
-  const { ref, trunk } = got;
-  let queue: Queue;
+  const at = await queueAndTrunk(req, target);
+  if ('outcome' in at) return at.outcome;
+  const { ref, trunk } = at;
   const freeze = statusFreeze(req.deps, req.workspaceId, ref);
-  try {
-    queue = await readQueue({ trunk: trunk.api }, ref);
-  } catch (err) {
-    await sendReply(req.deps, req.respond, renderError(err));
+  const read = await servicesOf(req.deps).queue.queue(req.actor, at);
+  if (read.answer === 'read_failed') {
+    await sendReply(req.deps, req.respond, renderError(read.error));
     return 'failed';
   }
+  const queue = read.value;
   const window = await freeze;
   const { liveStatus } = req.deps;
   const input = {

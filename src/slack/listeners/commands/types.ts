@@ -1,17 +1,21 @@
 /** What a `/mergequeue` subcommand handler receives, after the ack. */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { QueueRef, TargetSpec } from '../../../core/target.ts';
+import type { TargetSpec } from '../../../core/target.ts';
+import type { Actor } from '../../../services/actor.ts';
+import type { QueueAt } from '../../../services/queue.ts';
 import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { resolveRef, sendReply } from '../../interaction.ts';
-import type { WorkspaceTrunk } from '../../workspace.ts';
+import { sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
 import type { Outcome } from '../outcome.ts';
 
 export interface CommandRequest {
   deps: SlackDeps;
   client: WebClient;
   respond: RespondFn;
+  /** Who is asking, built once for this command (slack/actor.ts). */
+  actor: Actor;
   workspaceId: string;
   channelId: string;
   userId: string;
@@ -20,25 +24,22 @@ export interface CommandRequest {
 
 export type { Outcome };
 
-/** The queue a command means and the workspace's Trunk access; answers and returns undefined if either is missing. */
+/** The queue a command means and the workspace's Trunk access; answers and returns the outcome if either is missing. */
 export async function queueAndTrunk(
   req: CommandRequest,
   typed: TargetSpec | undefined,
-): Promise<{ ref: QueueRef; trunk: WorkspaceTrunk } | { outcome: Outcome }> {
+): Promise<QueueAt | { outcome: Outcome }> {
   try {
-    const [ref, trunk] = await Promise.all([
-      resolveRef(req.deps, req.workspaceId, req.channelId, typed),
-      req.deps.workspaces.trunkFor(req.workspaceId),
-    ]);
-    if (!ref) {
+    const located = await servicesOf(req.deps).queue.locate(req.actor, req.channelId, typed);
+    if (located.answer === 'no_target') {
       await sendReply(req.deps, req.respond, renderNoTarget());
       return { outcome: 'invalid' };
     }
-    if (!trunk) {
+    if (located.answer === 'not_connected') {
       await sendReply(req.deps, req.respond, renderNotConnected());
       return { outcome: 'failed' };
     }
-    return { ref, trunk };
+    return { ref: located.ref, trunk: located.trunk };
   } catch (err) {
     req.deps.logger.error({ err }, 'could not read workspace configuration');
     await sendReply(req.deps, req.respond, renderError(err));

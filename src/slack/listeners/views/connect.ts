@@ -8,10 +8,7 @@
  * says so and nothing is saved; the token is stored only while there is still time to say it was.
  */
 import type { App } from '@slack/bolt';
-import { DEFAULT_HOST, type QueueRef, resolveTarget } from '../../../core/target.ts';
-import type { TrunkApi } from '../../../trunk/api.ts';
-import { isTrunkError } from '../../../trunk/errors.ts';
-import { connectTrunk } from '../../../workspace/config.ts';
+import { interactionActor } from '../../actor.ts';
 import { answerBudget, OutOfTime } from '../../answer-budget.ts';
 import { renderConnected } from '../../blocks/config.ts';
 import { CONNECT_BLOCKS, parseConnectSubmission } from '../../blocks/connect.ts';
@@ -19,12 +16,10 @@ import { CALLBACKS } from '../../blocks/ids.ts';
 import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
-import { auditLostSink, mayOperate, workspaceIdOf } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
+import { servicesOf } from '../../services.ts';
 import { tellPrivately } from './settings.ts';
 
-/** The check must finish well inside the 3 s Slack gives a view submission. */
-const VERIFY_DEADLINE_MS = 2_000;
 /** Kept back from the answer budget for storing the token and answering. */
 const SAVE_RESERVE_MS = 400;
 
@@ -33,32 +28,6 @@ export const TOO_SLOW =
 
 export const NO_ENCRYPTION_KEY =
   'This app cannot store a Trunk token yet: whoever runs it must set ENCRYPTION_KEY (openssl rand -base64 32) and restart, or set TRUNK_API_TOKEN and TRUNK_ORG_SLUG in its environment.';
-
-/**
- * One read call with the new token: getQueue on the default queue when there is one, otherwise the
- * quarantined-tests list of a repository named after the organization (any answer but 401/403 proves
- * the token, since Trunk authenticates before it looks anything up).
- */
-async function verifyToken(
-  api: TrunkApi,
-  ref: QueueRef | undefined,
-  orgSlug: string,
-  deadlineMs: number,
-): Promise<void> {
-  const opts = { deadlineMs: Math.max(1, Math.min(VERIFY_DEADLINE_MS, deadlineMs)) };
-  if (ref) {
-    await api.getQueue({ repo: ref.repo, targetBranch: ref.branch }, opts);
-    return;
-  }
-  await api.listQuarantinedTests(
-    {
-      repo: { host: DEFAULT_HOST, owner: orgSlug, name: 'mergequeue-token-check' },
-      org_url_slug: orgSlug,
-      page_query: { page_size: 1, page_token: '' },
-    },
-    opts,
-  );
-}
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.connect, async ({ ack, body, view, client, context }) => {
@@ -71,51 +40,39 @@ export function register(app: App, deps: SlackDeps): void {
     };
     if (!parsed.ok) return fail(parsed.errors, 'invalid');
 
-    const workspaceId = workspaceIdOf({
-      teamId: context.teamId ?? body.team?.id,
-      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-      isEnterpriseInstall: context.isEnterpriseInstall,
-    });
-    const userId = body.user.id;
-    const ctx = { store: deps.store, workspaceId, userId, now: deps.now, auditLost: auditLostSink(deps) };
+    // The form's operator check does not read the payload's own team (as before this layer).
+    const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
+    const token = CONNECT_BLOCKS.token;
     try {
-      const decision = await budget.within(mayOperate(deps, client, workspaceId, userId), SAVE_RESERVE_MS);
-      if (!decision.allowed)
-        return fail({ [CONNECT_BLOCKS.token]: `You can't connect Trunk: ${decision.because}.` }, 'refused');
-
-      if (deps.config.encryptionKeys.length === 0)
-        return fail({ [CONNECT_BLOCKS.token]: NO_ENCRYPTION_KEY }, 'failed');
-
-      const ws = await budget.within(deps.store.getWorkspace(workspaceId), SAVE_RESERVE_MS);
-      const ref = resolveTarget(parsed.input.defaultTarget, ws?.defaultTarget, deps.config.defaultTarget);
-      try {
-        const api = deps.workspaces.trunkWithToken(parsed.input.token, parsed.input.orgSlug);
-        await budget.within(
-          verifyToken(api, ref, parsed.input.orgSlug, budget.left(SAVE_RESERVE_MS)),
-          SAVE_RESERVE_MS,
-        );
-      } catch (err) {
-        if (err instanceof OutOfTime) throw err;
-        // Trunk checks the token before it looks for the repository: "not found" still proves the token works.
-        if (!isTrunkError(err) || err.kind !== 'not_found') {
-          const words = isTrunkError(err)
-            ? err.kind === 'auth'
-              ? 'Trunk rejected this token. Copy it again from Trunk → Settings → Organization → API token.'
-              : `${err.userMessage} The token was not saved; try again.`
-            : 'The token could not be checked. Try again.';
-          return fail({ [CONNECT_BLOCKS.token]: words }, 'failed');
-        }
+      const a = await servicesOf(deps).workspace.connect(actor, parsed.input, budget, SAVE_RESERVE_MS);
+      switch (a.answer) {
+        case 'refused':
+          return fail({ [token]: `You can't connect Trunk: ${a.because}.` }, 'refused');
+        case 'no_encryption_key':
+          return fail({ [token]: NO_ENCRYPTION_KEY }, 'failed');
+        case 'token_rejected':
+          return fail(
+            {
+              [token]:
+                'Trunk rejected this token. Copy it again from Trunk → Settings → Organization → API token.',
+            },
+            'failed',
+          );
+        case 'token_unchecked':
+          return fail({ [token]: `${a.error.userMessage} The token was not saved; try again.` }, 'failed');
+        case 'check_failed':
+          return fail({ [token]: 'The token could not be checked. Try again.' }, 'failed');
+        case 'save_failed':
+          return fail({ [token]: 'The token could not be saved. Try again.' }, 'failed');
+        case 'connected':
+          break;
       }
-      const result = await connectTrunk(ctx, parsed.input);
-      deps.workspaces.invalidate(workspaceId);
-      if (!result.ok)
-        return fail({ [CONNECT_BLOCKS.token]: 'The token could not be saved. Try again.' }, 'failed');
       await ack();
       deps.metrics.interactions.inc({ name: CALLBACKS.connect, outcome: 'ok' });
-      const connected = renderConnected(parsed.input.orgSlug, parsed.input.defaultTarget);
+      const connected = renderConnected(a.orgSlug, a.defaultTarget);
       // From the Home tab: the Home shows the connection (and this answer) at once.
-      if (meta?.h) await publishHome(deps, client, workspaceId, userId, [connected]);
-      else if (meta) await tellPrivately(deps, client, meta.c, userId, connected);
+      if (meta?.h) await publishHome(deps, client, actor.workspace.id, actor.userId, [connected]);
+      else if (meta) await tellPrivately(deps, client, meta.c, actor.userId, connected);
     } catch (err) {
       if (err instanceof OutOfTime) {
         deps.logger.warn('connect submission ran out of time before saving; nothing was saved');

@@ -4,13 +4,13 @@
  * click count once. The message the button was on is updated in place; the channel is told.
  */
 import type { App } from '@slack/bolt';
-import { changePullRequest } from '../../../queue/pull-requests.ts';
+import { interactionActor } from '../../actor.ts';
 import { CALLBACKS } from '../../blocks/ids.ts';
 import { CANCEL_REASON, parseCancelMetadata } from '../../blocks/pr-actions.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { queueContext, workspaceIdOf } from '../../interaction.ts';
 import { respondVia } from '../../pr-actor.ts';
-import { actorOf, answerPrClick, type PrClick, prClickKey } from '../actions/pr-buttons.ts';
+import { servicesOf } from '../../services.ts';
+import { answerPrClick, type PrClick, prClickKey, prQueue } from '../actions/pr-buttons.ts';
 import { tellPrivately } from './settings.ts';
 
 export function register(app: App, deps: SlackDeps): void {
@@ -27,15 +27,13 @@ export function register(app: App, deps: SlackDeps): void {
     await ack();
     const raw = view.state.values[CANCEL_REASON.block]?.[CANCEL_REASON.action]?.value;
     const reason = typeof raw === 'string' ? raw.trim().slice(0, 500) : '';
-    const workspaceId = workspaceIdOf({
-      teamId: context.teamId ?? body.team?.id,
-      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-      isEnterpriseInstall: context.isEnterpriseInstall,
-    });
+    const actor = interactionActor(deps, client, context, body);
+    const workspaceId = actor.workspace.id;
     const userId = body.user.id;
+    const services = servicesOf(deps);
     let outcome = 'failed';
     try {
-      const trunk = await deps.workspaces.trunkFor(workspaceId);
+      const trunk = await services.queue.trunk(actor);
       if (!trunk) {
         await tellPrivately(deps, client, meta.channelId, userId, {
           text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.',
@@ -53,20 +51,15 @@ export function register(app: App, deps: SlackDeps): void {
           ephemeral: meta.ephemeral,
           value: meta.value,
           trunk,
-          ctx: queueContext(deps, trunk.api, workspaceId, userId),
+          actor,
         };
-        const result = await changePullRequest(
-          c.ctx,
-          {
-            action: 'cancel',
-            ref: meta.value.ref,
-            prNumber: meta.value.prNumber,
-            expected: meta.value.state,
-            clickKey: prClickKey(c, 'cancel'),
-            ...(reason ? { reason } : {}),
-          },
-          actorOf(c),
-        );
+        const result = await services.prs.change(actor, prQueue(c), {
+          action: 'cancel',
+          prNumber: meta.value.prNumber,
+          expected: meta.value.state,
+          clickKey: prClickKey(c, 'cancel'),
+          ...(reason ? { reason } : {}),
+        });
         outcome = await answerPrClick(c, result, reason || undefined);
       }
     } catch (err) {

@@ -7,15 +7,15 @@
  */
 import type { App, RespondFn } from '@slack/bolt';
 import { formatQueueRef } from '../../../core/target.ts';
-import { changeState } from '../../../queue/service.ts';
+import { interactionActor } from '../../actor.ts';
 import { renderError, renderNotConnected } from '../../blocks/errors.ts';
 import { CALLBACKS } from '../../blocks/ids.ts';
 import { parseReasonSubmission, reasonActionId } from '../../blocks/reason-modal.ts';
 import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { homeSession } from '../../home.ts';
-import { queueContext, workspaceIdOf } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
 import { applyClickChange, type Click, clickKeyOf } from '../actions/click.ts';
 import { DESIRED } from '../commands/state.ts';
 import { tellPrivately } from './settings.ts';
@@ -32,11 +32,8 @@ export function register(app: App, deps: SlackDeps): void {
     }
     await ack();
     const { click, reason } = parsed;
-    const workspaceId = workspaceIdOf({
-      teamId: context.teamId ?? body.team?.id,
-      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-      isEnterpriseInstall: context.isEnterpriseInstall,
-    });
+    const actor = interactionActor(deps, client, context, body);
+    const workspaceId = actor.workspace.id;
     const userId = body.user.id;
     // From the Home tab: answers and the redraw become the Home, published again when done.
     const home = click.home ? homeSession(deps, client, workspaceId, userId) : undefined;
@@ -55,7 +52,7 @@ export function register(app: App, deps: SlackDeps): void {
     const tell = (reply: SlackReply) => respond(reply);
     let outcome = 'failed';
     try {
-      const trunk = await deps.workspaces.trunkFor(workspaceId);
+      const trunk = await servicesOf(deps).queue.trunk(actor);
       if (!trunk) {
         await tell(renderNotConnected());
       } else {
@@ -73,21 +70,20 @@ export function register(app: App, deps: SlackDeps): void {
           actionId: reasonActionId(click.action),
           value: click.value,
           trunk,
-          ctx: queueContext(deps, trunk.api, workspaceId, userId),
+          actor,
           triggerId: '',
         };
-        const desired = DESIRED[click.action];
         outcome = await applyClickChange(c, {
-          auditAction: click.action,
           refusedWhat: `${click.action} ${formatQueueRef(click.value.ref)}`,
           verb: VERB[click.action],
           ...(reason ? { reason } : {}),
-          run: (c) =>
-            changeState(c.ctx, c.value.ref, desired, {
-              expected: c.value.state,
-              clickKey: clickKeyOf(c),
-              ...(reason ? { reason } : {}),
-            }),
+          request: {
+            kind: 'state',
+            desired: DESIRED[click.action],
+            expected: c.value.state,
+            clickKey: clickKeyOf(c),
+            ...(reason ? { reason } : {}),
+          },
         });
       }
     } catch (err) {

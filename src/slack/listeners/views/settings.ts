@@ -6,15 +6,16 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { formatQueueRef } from '../../../core/target.ts';
-import { recordRefusal, updateSettings } from '../../../queue/service.ts';
+import { interactionActor } from '../../actor.ts';
 import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
 import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { CALLBACKS } from '../../blocks/ids.ts';
 import { parseSettingsSubmission, type SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { mayOperate, postToChannel, queueContext, workspaceIdOf } from '../../interaction.ts';
+import { postToChannel } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.settings, async ({ ack, body, view, client, context }) => {
@@ -31,49 +32,45 @@ export function register(app: App, deps: SlackDeps): void {
       return;
     }
     await ack();
-    const workspaceId = workspaceIdOf({
-      teamId: context.teamId ?? body.team?.id,
-      enterpriseId: context.enterpriseId ?? body.enterprise?.id,
-      isEnterpriseInstall: context.isEnterpriseInstall,
-    });
-    const userId = body.user.id;
+    // The form's operator check does not read the payload's own team (as before this layer).
+    const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
+    const userId = actor.userId;
+    const { queue } = servicesOf(deps);
     const tell = (reply: SlackReply) => tellPrivately(deps, client, meta.c, userId, reply);
     let outcome = 'failed';
     try {
-      const trunk = await deps.workspaces.trunkFor(workspaceId);
+      const trunk = await queue.trunk(actor);
       if (!trunk) {
         await tell({ text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.' });
       } else {
-        const ctx = queueContext(deps, trunk.api, workspaceId, userId);
         const target = formatQueueRef(parsed.ref);
-        const decision = await mayOperate(deps, client, workspaceId, userId);
-        if (!decision.allowed) {
-          await recordRefusal(ctx, 'settings', target, decision.because);
-          await tell(renderRefusal(`change the settings of ${target}`, decision.because));
-          outcome = 'refused';
+        const result = await queue.change(
+          actor,
+          { ref: parsed.ref, trunk },
+          { kind: 'settings', changes: parsed.changes },
+        );
+        outcome = result.outcome;
+        if (result.outcome === 'refused') {
+          await tell(renderRefusal(`change the settings of ${target}`, result.because));
+        } else if (result.outcome === 'ok') {
+          await postToChannel(
+            deps,
+            client,
+            meta.c,
+            renderAnnouncement({
+              action: 'settings',
+              ref: parsed.ref,
+              userId,
+              at: deps.now(),
+              before: result.before,
+              after: result.after,
+            }),
+            undefined,
+          );
+        } else if (result.outcome === 'noop') {
+          await tell(renderNoop(result.reason));
         } else {
-          const result = await updateSettings(ctx, parsed.ref, parsed.changes);
-          outcome = result.outcome;
-          if (result.outcome === 'ok') {
-            await postToChannel(
-              deps,
-              client,
-              meta.c,
-              renderAnnouncement({
-                action: 'settings',
-                ref: parsed.ref,
-                userId,
-                at: deps.now(),
-                before: result.before,
-                after: result.after,
-              }),
-              undefined,
-            );
-          } else if (result.outcome === 'noop') {
-            await tell(renderNoop(result.reason));
-          } else {
-            await tell(renderError(result.error));
-          }
+          await tell(renderError(result.error));
         }
       }
     } catch (err) {

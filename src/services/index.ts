@@ -1,0 +1,27 @@
+/** The application services, one per feature, built once from the app's ports (slack/services.ts). */
+
+import { PeopleService } from './people.ts';
+import type { ServiceDeps } from './ports.ts';
+import { PrService } from './prs.ts';
+import { QueueService } from './queue.ts';
+import { WorkspaceService } from './workspace.ts';
+
+export type { Actor, ActorWorkspace, InstallKind, PeopleDirectory, PersonStanding } from './actor.ts';
+export type { DeploymentDefaults, ServiceDeps, TrunkAccess, WorkspaceTrunk } from './ports.ts';
+
+export interface Services {
+  queue: QueueService;
+  prs: PrService;
+  workspace: WorkspaceService;
+  people: PeopleService;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  const queue = new QueueService(deps);
+  return {
+    queue,
+    prs: new PrService(deps, queue),
+    workspace: new WorkspaceService(deps),
+    people: new PeopleService(deps),
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * What the application services are given by the composition root (slack/services.ts builds them from the
+ * app's deps): the store, the workspace's Trunk access, the deployment's defaults. Ports, so no service
+ * imports Slack; the Slack side implements them (slack/workspace.ts's Workspaces fits TrunkAccess as is).
+ */
+import type { TargetSpec } from '../core/target.ts';
+import type { Logger } from '../observability/log.ts';
+import type { Store } from '../store/types.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+
+/** A workspace's Trunk client and organization slug. */
+export interface WorkspaceTrunk {
+  api: TrunkApi;
+  orgSlug: string;
+}
+
+/** Per-workspace Trunk access (slack/workspace.ts). */
+export interface TrunkAccess {
+  /** Trunk for a command or click; undefined when the workspace has no credentials. */
+  trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
+  /** A client for a token that is not stored yet (the connect form checks it first). */
+  trunkWithToken(token: string, orgSlug?: string): TrunkApi;
+  /** Forget a workspace's cached client (its credentials changed). */
+  invalidate(workspaceId: string): void;
+}
+
+/** What the deployment itself says (environment), which counts as the workspace's own in single mode. */
+export interface DeploymentDefaults {
+  /** DEFAULT_REPO. */
+  defaultTarget: TargetSpec | undefined;
+  /** single / oauth / sandbox. */
+  mode: 'single' | 'oauth' | 'sandbox';
+  /** TRUNK_API_TOKEN is set (single-workspace mode counts it as the workspace's connection). */
+  hasEnvTrunkToken: boolean;
+  /** TRUNK_ORG_SLUG. */
+  envOrgSlug: string | undefined;
+  /** An ENCRYPTION_KEY is configured, so a Trunk token can be stored. */
+  canStoreSecrets: boolean;
+  /** AUDIT_RETENTION_DAYS: how long audit entries are kept. */
+  auditRetentionDays: number;
+}
+
+export interface ServiceDeps {
+  store: Store;
+  trunk: TrunkAccess;
+  /** Read at each call (the configuration is fixed in production; tests may change it). */
+  defaults: () => DeploymentDefaults;
+  logger: Logger;
+}

@@ -1,0 +1,194 @@
+/**
+ * The workspace feature: its configuration (channel and workspace default queues, operators) and its
+ * connection to Trunk. Anyone may read the configuration; only operators change it or connect, checked here,
+ * every refusal and change audited. The stored shapes and their audit entries are workspace/config.ts's.
+ */
+import { DEFAULT_HOST, type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
+import {
+  type ConfigContext,
+  type ConfigView,
+  type ConnectInput,
+  changeOperators,
+  connectTrunk,
+  type OperatorsChange,
+  type Principal,
+  readConfig,
+  setChannelDefault,
+  setWorkspaceDefault,
+} from '../workspace/config.ts';
+import type { Actor } from './actor.ts';
+import type { ServiceDeps } from './ports.ts';
+
+/** Only operators change the configuration; the refusal names why (audited). */
+export type NotOperator = { answer: 'refused'; because: string };
+
+export type ConfigAnswer =
+  | NotOperator
+  | { answer: 'default_changed'; scope: 'channel' | 'workspace'; target: TargetSpec | null }
+  | { answer: 'operators_changed'; op: 'add' | 'remove'; change: OperatorsChange };
+
+/** Whether the person may open the connect form. */
+export type ConnectGate = NotOperator | { answer: 'no_encryption_key' } | { answer: 'allowed' };
+
+/** What a connect form submission did. */
+export type ConnectAnswer =
+  | NotOperator
+  | { answer: 'no_encryption_key' }
+  /** Trunk rejected the token (401/403). */
+  | { answer: 'token_rejected' }
+  /** Trunk could not check it (down, slow, refused for another reason). */
+  | { answer: 'token_unchecked'; error: TrunkError }
+  /** The check failed on our side. */
+  | { answer: 'check_failed' }
+  | { answer: 'save_failed' }
+  | { answer: 'connected'; orgSlug: string; defaultTarget: TargetSpec | undefined };
+
+/**
+ * A deadline the caller must answer within (a view submission has 3 s): work is raced against it and
+ * abandoned when it overruns (slack/answer-budget.ts implements it; OutOfTime propagates to the caller).
+ */
+export interface Deadline {
+  left(reserveMs?: number): number;
+  within<T>(work: Promise<T>, reserveMs?: number): Promise<T>;
+}
+
+/** The token check must finish well inside the 3 s Slack gives a view submission. */
+const VERIFY_DEADLINE_MS = 2_000;
+
+export class WorkspaceService {
+  readonly #deps: ServiceDeps;
+
+  constructor(deps: ServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** The configuration as the channel sees it (anyone may read). */
+  async show(actor: Actor, channelId: string | undefined): Promise<ConfigView> {
+    const view = await readConfig(this.context(actor), channelId);
+    const env = this.#deps.defaults();
+    // DEFAULT_REPO and TRUNK_API_TOKEN count as the workspace's own in single-workspace mode.
+    if (!view.workspaceDefault && env.defaultTarget) view.workspaceDefault = env.defaultTarget;
+    if (!view.hasTrunkCredentials && env.mode !== 'oauth' && env.hasEnvTrunkToken) {
+      view.hasTrunkCredentials = true;
+      if (env.envOrgSlug) view.trunkOrgSlug = env.envOrgSlug;
+    }
+    return view;
+  }
+
+  async setChannelDefault(actor: Actor, channelId: string, target: TargetSpec | null): Promise<ConfigAnswer> {
+    const refused = await this.refuseUnlessOperator(actor, 'config.channel');
+    if (refused) return refused;
+    await setChannelDefault(this.context(actor), channelId, target);
+    return { answer: 'default_changed', scope: 'channel', target };
+  }
+
+  async setWorkspaceDefault(actor: Actor, target: TargetSpec | null): Promise<ConfigAnswer> {
+    const refused = await this.refuseUnlessOperator(actor, 'config.workspace');
+    if (refused) return refused;
+    await setWorkspaceDefault(this.context(actor), target);
+    return { answer: 'default_changed', scope: 'workspace', target };
+  }
+
+  async changeOperators(actor: Actor, op: 'add' | 'remove', principals: Principal[]): Promise<ConfigAnswer> {
+    const refused = await this.refuseUnlessOperator(actor, 'config.operators');
+    if (refused) return refused;
+    const change = await changeOperators(this.context(actor), op, principals);
+    return { answer: 'operators_changed', op, change };
+  }
+
+  /** Before the connect form opens: operators only, and the deployment must be able to store a token. */
+  async mayConnect(actor: Actor): Promise<ConnectGate> {
+    const refused = await this.refuseUnlessOperator(actor, 'connect');
+    if (refused) return refused;
+    if (!this.#deps.defaults().canStoreSecrets) return { answer: 'no_encryption_key' };
+    return { answer: 'allowed' };
+  }
+
+  /**
+   * The connect form submitted: checked again (operator, encryption key), the token tried with one read
+   * call, then stored. Everything runs within `deadline`, keeping `reserveMs` for storing and answering.
+   */
+  async connect(
+    actor: Actor,
+    input: ConnectInput,
+    deadline: Deadline,
+    reserveMs: number,
+  ): Promise<ConnectAnswer> {
+    const decision = await deadline.within(actor.operator(), reserveMs);
+    if (!decision.allowed) return { answer: 'refused', because: decision.because };
+    if (!this.#deps.defaults().canStoreSecrets) return { answer: 'no_encryption_key' };
+    const { store, trunk } = this.#deps;
+    const workspaceId = actor.workspace.id;
+    const ws = await deadline.within(store.getWorkspace(workspaceId), reserveMs);
+    const ref = resolveTarget(input.defaultTarget, ws?.defaultTarget, this.#deps.defaults().defaultTarget);
+    try {
+      const api = trunk.trunkWithToken(input.token, input.orgSlug);
+      await deadline.within(verifyToken(api, ref, input.orgSlug, deadline.left(reserveMs)), reserveMs);
+    } catch (err) {
+      // Trunk checks the token before it looks for the repository: "not found" still proves the token works.
+      if (isTrunkError(err)) {
+        if (err.kind === 'auth') return { answer: 'token_rejected' };
+        if (err.kind !== 'not_found') return { answer: 'token_unchecked', error: err };
+      } else if (isOutOfTime(err)) {
+        throw err;
+      } else {
+        return { answer: 'check_failed' };
+      }
+    }
+    const result = await connectTrunk(this.context(actor), input);
+    trunk.invalidate(workspaceId);
+    if (!result.ok) return { answer: 'save_failed' };
+    return { answer: 'connected', orgSlug: input.orgSlug, defaultTarget: input.defaultTarget };
+  }
+
+  private async refuseUnlessOperator(actor: Actor, action: string): Promise<NotOperator | undefined> {
+    const decision = await actor.operator();
+    if (decision.allowed) return undefined;
+    await actor.audit(action, '', 'refused', { because: decision.because });
+    return { answer: 'refused', because: decision.because };
+  }
+
+  private context(actor: Actor): ConfigContext {
+    const ctx: ConfigContext = {
+      store: this.#deps.store,
+      workspaceId: actor.workspace.id,
+      userId: actor.userId,
+      now: actor.now,
+    };
+    if (actor.auditActor.auditLost) ctx.auditLost = actor.auditActor.auditLost;
+    return ctx;
+  }
+}
+
+/** The deadline's own error (slack/answer-budget.ts's OutOfTime), told apart without importing Slack. */
+function isOutOfTime(err: unknown): boolean {
+  return err instanceof Error && err.name === 'OutOfTime';
+}
+
+/**
+ * One read call with the new token: getQueue on the default queue when there is one, otherwise the
+ * quarantined-tests list of a repository named after the organization (any answer but 401/403 proves
+ * the token, since Trunk authenticates before it looks anything up).
+ */
+async function verifyToken(
+  api: TrunkApi,
+  ref: QueueRef | undefined,
+  orgSlug: string,
+  deadlineMs: number,
+): Promise<void> {
+  const opts = { deadlineMs: Math.max(1, Math.min(VERIFY_DEADLINE_MS, deadlineMs)) };
+  if (ref) {
+    await api.getQueue({ repo: ref.repo, targetBranch: ref.branch }, opts);
+    return;
+  }
+  await api.listQuarantinedTests(
+    {
+      repo: { host: DEFAULT_HOST, owner: orgSlug, name: 'mergequeue-token-check' },
+      org_url_slug: orgSlug,
+      page_query: { page_size: 1, page_token: '' },
+    },
+    opts,
+  );
+}
