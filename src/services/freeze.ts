@@ -13,14 +13,10 @@ import {
   skipNext,
   type WindowView,
 } from '../freeze/index.ts';
-import type { Store } from '../store/types.ts';
 import type { Actor } from './actor.ts';
-import { type QueueTargetEnv, resolveQueue } from './queue-target.ts';
+import type { ServiceDeps } from './ports.ts';
+import type { QueueService } from './queue.ts';
 import { visibleTo } from './visibility.ts';
-
-export interface FreezeEnv extends QueueTargetEnv {
-  store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace'>;
-}
 
 export type FreezeRequest =
   | { kind: 'list' }
@@ -41,25 +37,24 @@ export interface FreezeService {
   handle(actor: Actor, request: FreezeRequest): Promise<FreezeAnswer>;
 }
 
-export function createFreezeService(env: FreezeEnv): FreezeService {
-  const db = env.store.db;
+export function createFreezeService(deps: Pick<ServiceDeps, 'store'>, queue: QueueService): FreezeService {
+  const db = deps.store.db;
 
-  /** Undefined when the actor is an operator; otherwise the refusal, audited. */
+  /** Undefined when the actor is an operator; otherwise the refusal (audited by the queue's rule). */
   async function refuseUnlessOperator(
     actor: Actor,
     action: string,
     target: string,
     what: string,
   ): Promise<FreezeAnswer | undefined> {
-    const decision = await actor.operator();
-    if (decision.allowed) return undefined;
-    await actor.audit(action, target, 'refused', { because: decision.because });
+    const decision = await queue.authorize(actor, action, target);
+    if (decision.answer === 'allowed') return undefined;
     return { answer: 'refused', what, because: decision.because };
   }
 
   async function add(actor: Actor, r: Extract<FreezeRequest, { kind: 'add' }>): Promise<FreezeAnswer> {
     const workspaceId = actor.workspace.id;
-    const ref = await resolveQueue(env, workspaceId, r.channelId, r.add.target);
+    const ref = await queue.resolveRef(actor, r.channelId, r.add.target);
     if (!ref) return { answer: 'no_target' };
     const target = formatQueueRef(ref);
     const refused = await refuseUnlessOperator(

@@ -8,10 +8,10 @@
  * failing the whole view. A person's PRs come from listPullRequests, one listing per queue, never one read
  * per PR.
  */
-import { DEFAULT_BRANCH, type QueueRef, sameRepo, type TargetSpec } from '../core/target.ts';
+import { DEFAULT_BRANCH, type QueueRef, sameRepo } from '../core/target.ts';
 import { type Subscription, SubscriptionRepository } from '../digest/index.ts';
 import { listWindows, type WindowView } from '../freeze/index.ts';
-import type { Operator, Store } from '../store/types.ts';
+import type { Operator } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
 import {
@@ -22,6 +22,7 @@ import {
   type WorkspaceQueue,
 } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
+import type { ServiceDeps } from './ports.ts';
 import { visibleTo } from './visibility.ts';
 
 /** Deadline of each Trunk call made for the Home (the person is looking at a loading tab). */
@@ -33,21 +34,6 @@ const PR_PAGES = 2;
 /** Concluded PRs (merged, failed, cancelled) stay on the Home this long. */
 const RECENT_MS = 24 * 3_600_000;
 const CONCLUDED = new Set(['merged', 'failed', 'cancelled']);
-
-export interface HomeEnv {
-  store: Pick<Store, 'db' | 'getWorkspace' | 'listOperators'>;
-  workspaces: {
-    /** The workspace's Trunk client for a person's request; undefined when it is not connected. */
-    trunkFor(workspaceId: string): Promise<{ api: TrunkApi; orgSlug: string } | undefined>;
-  };
-  config: {
-    /** DEFAULT_REPO. */
-    defaultTarget?: TargetSpec | undefined;
-    /** Whether secrets can be stored (ENCRYPTION_KEY), so an operator can connect Trunk from Slack. */
-    encryptionKeys: readonly unknown[];
-    trunk: { appUrl?: string | undefined };
-  };
-}
 
 /** A queue as the Home read it: its state, or the error Trunk answered. */
 export type HomeQueueRead = { ok: true; queue: Queue } | { ok: false; error: unknown };
@@ -76,7 +62,6 @@ export interface HomeData {
   trunk: { connected: boolean; orgSlug?: string };
   /** False when secrets cannot be stored here (no ENCRYPTION_KEY), so Connect cannot work from Slack. */
   canConnect: boolean;
-  appUrl?: string;
   /** The person's GitHub login, when linked. */
   login?: string;
   prs: HomePrData[];
@@ -95,19 +80,20 @@ export interface HomeService {
   gather(actor: Actor): Promise<HomeData>;
 }
 
-export function createHomeService(env: HomeEnv): HomeService {
+export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'defaults'>): HomeService {
   return {
     async gather(actor) {
       const workspaceId = actor.workspace.id;
       const now = actor.now();
-      const db = env.store.db;
-      const defaultTarget = env.config.defaultTarget ? { defaultTarget: env.config.defaultTarget } : {};
+      const db = deps.store.db;
+      const defaults = deps.defaults();
+      const defaultTarget = defaults.defaultTarget ? { defaultTarget: defaults.defaultTarget } : {};
       const [ws, operators, decision, trunk, link, allQueues, allDigests, allWatches, allFreezes] =
         await Promise.all([
-          env.store.getWorkspace(workspaceId),
-          env.store.listOperators(workspaceId),
+          deps.store.getWorkspace(workspaceId),
+          deps.store.listOperators(workspaceId),
           actor.operator(),
-          env.workspaces.trunkFor(workspaceId),
+          deps.trunk.trunkFor(workspaceId),
           new PeopleRepository(db).get(workspaceId, actor.userId),
           listWorkspaceQueues(db, workspaceId, now, defaultTarget),
           new SubscriptionRepository(db).list(workspaceId),
@@ -149,8 +135,7 @@ export function createHomeService(env: HomeEnv): HomeService {
         renderedAt: now,
         operator: decision.allowed,
         trunk: { connected: trunk !== undefined, ...(orgSlug ? { orgSlug } : {}) },
-        canConnect: env.config.encryptionKeys.length > 0,
-        ...(env.config.trunk.appUrl ? { appUrl: env.config.trunk.appUrl } : {}),
+        canConnect: defaults.canStoreSecrets,
         ...(login ? { login } : {}),
         prs: readings.flatMap((r) => r?.prs ?? []),
         // A queue that could not be read at all says so itself; only a listing that failed alone is named here.

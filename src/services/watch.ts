@@ -6,22 +6,10 @@
  */
 import { formatQueueRef, type QueueRef, type TargetSpec } from '../core/target.ts';
 import { readQueue } from '../queue/service.ts';
-import type { Store } from '../store/types.ts';
-import type { TrunkApi } from '../trunk/api.ts';
 import { type Topic, type Watch, WatchRepository } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
-import { type QueueTargetEnv, resolveQueue } from './queue-target.ts';
-
-/** What the service needs of the app (the Slack side's deps have this shape). */
-export interface WatchEnv extends QueueTargetEnv {
-  store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace'>;
-  /** Which channels are shared with another organization (the Slack side asks conversations.info). */
-  channels?: SharedChannels;
-  workspaces: {
-    /** The workspace's Trunk client for a person's request; undefined when it is not connected. */
-    trunkFor(workspaceId: string): Promise<{ api: TrunkApi } | undefined>;
-  };
-}
+import type { ServiceDeps } from './ports.ts';
+import type { QueueService } from './queue.ts';
 
 /** Whether a channel is shared with another organization (Slack Connect); undefined when Slack would not say. */
 export interface SharedChannels {
@@ -48,10 +36,6 @@ export type WatchAnswer =
   | { answer: 'watching'; watch: Watch; before?: Watch }
   /** `watches` are the channel's feeds before the request. */
   | { answer: 'unwatched'; target: QueueRef; removed: boolean; watches: Watch[]; ended?: Watch };
-
-export interface WatchService {
-  handle(actor: Actor, request: WatchRequest): Promise<WatchAnswer>;
-}
 
 /**
  * Who may start, change or end a channel's feed (DESIGN: guests and people of other organizations do not
@@ -89,17 +73,26 @@ async function whyNotFeedManager(
   return { because, operatorsMay: true };
 }
 
-export function createWatchService(env: WatchEnv): WatchService {
-  const repo = new WatchRepository(env.store.db);
+export interface WatchService {
+  /** `channels` says which channels are shared with another organization (the Slack side asks Slack). */
+  handle(actor: Actor, request: WatchRequest, channels?: SharedChannels): Promise<WatchAnswer>;
+}
+
+export function createWatchService(
+  deps: Pick<ServiceDeps, 'store' | 'trunk'>,
+  queue: QueueService,
+): WatchService {
+  const repo = new WatchRepository(deps.store.db);
 
   async function refuseUnlessFeedManager(
     actor: Actor,
     action: 'watch' | 'unwatch',
     channelId: string,
     ref: QueueRef,
+    channels: SharedChannels | undefined,
     stuckMinutes?: number,
   ): Promise<WatchAnswer | undefined> {
-    const why = await whyNotFeedManager(actor, env.channels, channelId, stuckMinutes);
+    const why = await whyNotFeedManager(actor, channels, channelId, stuckMinutes);
     if (!why) return undefined;
     const target = formatQueueRef(ref);
     await actor.audit(action, target, 'refused', { channel: channelId, because: why.because });
@@ -110,14 +103,18 @@ export function createWatchService(env: WatchEnv): WatchService {
     return { answer: 'refused', what, because: why.because, operatorsMay: why.operatorsMay };
   }
 
-  async function add(actor: Actor, r: Extract<WatchRequest, { kind: 'add' }>): Promise<WatchAnswer> {
+  async function add(
+    actor: Actor,
+    r: Extract<WatchRequest, { kind: 'add' }>,
+    channels: SharedChannels | undefined,
+  ): Promise<WatchAnswer> {
     const workspaceId = actor.workspace.id;
     const [ref, trunk] = await Promise.all([
-      resolveQueue(env, workspaceId, r.channelId, r.target),
-      env.workspaces.trunkFor(workspaceId),
+      queue.resolveRef(actor, r.channelId, r.target),
+      deps.trunk.trunkFor(workspaceId),
     ]);
     if (!ref) return { answer: 'no_target' };
-    const refused = await refuseUnlessFeedManager(actor, 'watch', r.channelId, ref, r.stuckMinutes);
+    const refused = await refuseUnlessFeedManager(actor, 'watch', r.channelId, ref, channels, r.stuckMinutes);
     if (refused) return refused;
     if (!trunk) return { answer: 'not_connected' };
     try {
@@ -142,17 +139,21 @@ export function createWatchService(env: WatchEnv): WatchService {
     return before ? { answer: 'watching', watch, before } : { answer: 'watching', watch };
   }
 
-  async function remove(actor: Actor, r: Extract<WatchRequest, { kind: 'remove' }>): Promise<WatchAnswer> {
+  async function remove(
+    actor: Actor,
+    r: Extract<WatchRequest, { kind: 'remove' }>,
+    channels: SharedChannels | undefined,
+  ): Promise<WatchAnswer> {
     const workspaceId = actor.workspace.id;
     const watches = await repo.listChannel(workspaceId, r.channelId);
     // With nothing typed and one feed here, that feed is the one meant (even if it is not the default queue).
     const only = !r.target && watches.length === 1 ? watches[0]!.target : undefined;
-    const ref = only ?? (await resolveQueue(env, workspaceId, r.channelId, r.target));
+    const ref = only ?? (await queue.resolveRef(actor, r.channelId, r.target));
     if (!ref) return { answer: 'no_target' };
     const target = formatQueueRef(ref);
     // Refusing only matters when there is a feed to end: otherwise the answer is "nothing to end".
     if (watches.some((w) => formatQueueRef(w.target) === target)) {
-      const refused = await refuseUnlessFeedManager(actor, 'unwatch', r.channelId, ref);
+      const refused = await refuseUnlessFeedManager(actor, 'unwatch', r.channelId, ref, channels);
       if (refused) return refused;
     }
     const ended = watches.find((w) => formatQueueRef(w.target) === target);
@@ -168,14 +169,14 @@ export function createWatchService(env: WatchEnv): WatchService {
   }
 
   return {
-    async handle(actor, request) {
+    async handle(actor, request, channels) {
       switch (request.kind) {
         case 'list':
           return { answer: 'listed', watches: await repo.listChannel(actor.workspace.id, request.channelId) };
         case 'add':
-          return add(actor, request);
+          return add(actor, request, channels);
         case 'remove':
-          return remove(actor, request);
+          return remove(actor, request, channels);
       }
     },
   };

@@ -8,19 +8,21 @@
  */
 import type { BlockAction, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { createHomeService, type HomeData } from '../services/home.ts';
+import type { HomeData } from '../services/home.ts';
 import { actorIn } from './actor.ts';
 import { describeTrunkFailure } from './blocks/errors.ts';
 import { type HomeInput, renderHome } from './blocks/home.ts';
 import type { SlackDeps } from './deps.ts';
 import { errorCode } from './interaction.ts';
 import type { SlackReply } from './reply.ts';
+import { servicesOf } from './services.ts';
 
 /** The gathered data in the renderer's terms: Trunk's errors become words a person can act on. */
-export function homeInput(data: HomeData): HomeInput {
+export function homeInput(data: HomeData, appUrl?: string): HomeInput {
   const { canConnect, prProblems, queues, ...rest } = data;
   return {
     ...rest,
+    ...(appUrl ? { appUrl } : {}),
     ...(canConnect
       ? {}
       : { connectBlocked: 'Connecting from Slack needs ENCRYPTION_KEY set where the app runs.' }),
@@ -46,7 +48,7 @@ export async function gatherHome(
   userId: string,
 ): Promise<HomeInput> {
   const actor = actorIn(deps, client, workspaceId, userId);
-  return homeInput(await createHomeService(deps).gather(actor));
+  return homeInput(await servicesOf(deps).home.gather(actor), deps.config.trunk.appUrl);
 }
 
 /** Builds the Home for a person and publishes it; false (logged) when Slack refused it. */

@@ -3,8 +3,7 @@
  * freeze service decides and changes; refusals are answered privately, changes told to the channel, where
  * the window's starts and ends will be announced.
  */
-import { createFreezeService, type FreezeAnswer, type FreezeRequest } from '../../../services/freeze.ts';
-import { actorIn } from '../../actor.ts';
+import type { FreezeAnswer, FreezeRequest } from '../../../services/freeze.ts';
 import { renderNoTarget, renderRefusal, renderUsageError } from '../../blocks/errors.ts';
 import {
   renderFreezeHelp,
@@ -18,11 +17,12 @@ import { FREEZE_USAGE, parseFreezeCommand } from '../../commands/freeze.ts';
 import { slackTextToPlain } from '../../commands/grammar.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function freeze(req: CommandRequest, text: string): Promise<Outcome> {
   const { deps } = req;
-  const actor = actorIn(deps, req.client, req.workspaceId, req.userId);
+  const { actor } = req;
   // Only `add` needs the person's zone (users.info, read once for the request and cached by the directory).
   const tz = /^\s*add\b/i.test(text) ? (await actor.standing()).tz : undefined;
   // Mentions and links in a reason are kept as the words typed, so nothing in it pings when shown again.
@@ -42,7 +42,7 @@ export async function freeze(req: CommandRequest, text: string): Promise<Outcome
       : c.kind === 'list'
         ? { kind: 'list' }
         : { kind: c.kind, id: c.id };
-  const a = await createFreezeService(deps).handle(actor, request);
+  const a = await servicesOf(deps).freeze.handle(actor, request);
   const [reply, outcome, toChannel] = render(a, req.userId);
   if (toChannel) await tellChannel(req, reply);
   else await sendReply(deps, req.respond, reply);

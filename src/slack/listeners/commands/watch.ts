@@ -4,8 +4,7 @@
  * also announced in the channel (who, and what changed).
  */
 import type { TargetSpec } from '../../../core/target.ts';
-import { createWatchService, type WatchAnswer, type WatchRequest } from '../../../services/watch.ts';
-import { actorIn } from '../../actor.ts';
+import type { WatchAnswer, WatchRequest } from '../../../services/watch.ts';
 import { renderError, renderNoTarget, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';
 import {
   type FeedChange,
@@ -17,6 +16,7 @@ import {
 import type { WatchCommand } from '../../commands/watch.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -31,13 +31,9 @@ export function unwatch(req: CommandRequest, typed: TargetSpec | undefined): Pro
 }
 
 async function answer(req: CommandRequest, request: WatchRequest): Promise<Outcome> {
-  const actor = actorIn(req.deps, req.client, req.workspaceId, req.userId);
   let a: WatchAnswer;
   try {
-    a = await createWatchService({ ...req.deps, channels: sharedChannels(req.client) }).handle(
-      actor,
-      request,
-    );
+    a = await servicesOf(req.deps).watch.handle(req.actor, request, sharedChannels(req.client));
   } catch (err) {
     req.deps.logger.error({ err }, 'could not read or change the feeds');
     await sendReply(req.deps, req.respond, renderError(err));

@@ -6,7 +6,6 @@ import type { Logger } from '../../../../observability/log.ts';
 import type { Actor } from '../../../../services/actor.ts';
 import type { DigestService } from '../../../../services/digest.ts';
 import { createDigestService } from '../../../../services/digest.ts';
-import { actorIn } from '../../../actor.ts';
 import { digestReply, renderDigestAnswer } from '../../../blocks/digest-replies.ts';
 import { renderError } from '../../../blocks/errors.ts';
 import { parseDigestCommand } from '../../../commands/digest.ts';
@@ -47,11 +46,10 @@ export async function digest(req: CommandRequest, args: string[]): Promise<Outco
     return 'failed';
   }
   try {
-    const actor = actorIn(req.deps, req.client, req.workspaceId, req.userId);
     const reply = await answerDigest(
       createDigestService(commands.manage),
       args,
-      actor,
+      req.actor,
       req.channelId,
       req.deps.logger.child({ component: 'digest' }),
     );
