@@ -6,6 +6,7 @@ import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
+import { createTestsService, type TestsService } from './tests.ts';
 import { createWatchService, type WatchService } from './watch.ts';
 import { WorkspaceService } from './workspace.ts';
 
@@ -20,6 +21,7 @@ export interface Services {
   watch: WatchService;
   freeze: FreezeService;
   home: HomeService;
+  tests: TestsService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -32,5 +34,6 @@ export function createServices(deps: ServiceDeps): Services {
     watch: createWatchService(deps, queue),
     freeze: createFreezeService(deps, queue),
     home: createHomeService(deps),
+    tests: createTestsService(queue),
   };
 }
