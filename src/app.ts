@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
-import type { WebClientOptions } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Config } from './config.ts';
 import { createDigestService } from './digest/index.ts';
 import { createHttpRoutes } from './http/routes.ts';
@@ -31,7 +31,8 @@ import { createFreezer } from './slack/freeze-announcer.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
-import { rejectReplays } from './slack/replay-guard.ts';
+import { handleEventsOnce, rejectReplays } from './slack/replay-guard.ts';
+import { guardRequestWorkspace, ownWorkspaceOf } from './slack/request-workspace.ts';
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-interactions.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
@@ -238,6 +239,24 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   // every log line written while handling it carries the id; context.reqId and context.logger too.
   // Wrapped first so that it runs inside the request context trackBoltRequests sets up.
   acknowledgeUnhandled(bolt, logger);
+  // An Events API retry of an event already handled (any replica) is acknowledged and does nothing.
+  handleEventsOnce(bolt, { store, logger, registry: metrics.registry });
+  // A request naming a team or enterprise that is not ours (another organization in a shared channel, a
+  // workspace with no installation) is refused before Bolt authorizes it: the workspace is never the
+  // payload's word alone (src/slack/request-workspace.ts).
+  const ownWorkspace =
+    config.slack.mode === 'single'
+      ? ownWorkspaceOf(() => new WebClient(config.slack.botToken, clientOptions), logger)
+      : undefined;
+  guardRequestWorkspace(bolt, {
+    mode: config.slack.mode === 'oauth' ? 'oauth' : 'single',
+    ...(ownWorkspace ? { own: ownWorkspace.get } : {}),
+    store,
+    logger,
+    now,
+    slackApiUrl: config.slack.apiUrl,
+    registry: metrics.registry,
+  });
   // Bodies Slack would never send (no actions, no user, JSON null…) get a quiet 200 before any listener.
   guardPayloadShapes(bolt, logger);
   trackBoltRequests(bolt, lifecycle);
@@ -365,6 +384,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     events,
     async start() {
       if (started) return;
+      // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.
+      ownWorkspace?.warm();
       if (httpReceiver) {
         const server = (await bolt.start(host ? { port: config.port, host } : config.port)) as Server;
         port = (server.address() as AddressInfo).port;

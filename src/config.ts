@@ -43,6 +43,8 @@ export interface Config {
     /** Web app base for "Open in Trunk" links. No trailing slash. */
     appUrl: string;
     token?: string;
+    /** Single-workspace mode: a v2 API key (TRUNK_API_KEY); one stored with `connect` wins over it. */
+    v2Key?: string;
     orgSlug?: string;
     /** Requests per second per Trunk organization this process allows itself (src/trunk/budget.ts). */
     maxRps: number;
@@ -128,6 +130,10 @@ const envSchema = z.object({
   TRUNK_API_URL: optionalText.pipe(httpUrl('for example https://api.trunk.io').optional()),
   TRUNK_APP_URL: optionalText.pipe(httpUrl('for example https://app.trunk.io').optional()),
   TRUNK_API_TOKEN: optionalText,
+  // A v2 API key is its own secret (the v1 token does not work on v2), shaped trunk_v2_…
+  TRUNK_API_KEY: optionalText.refine((s) => s === undefined || /^trunk_v2_\S+$/.test(s), {
+    message: 'must be a Trunk v2 API key starting with "trunk_v2_" (Trunk → Settings → Developer → API Keys)',
+  }),
   TRUNK_ORG_SLUG: optionalText.refine((s) => s === undefined || /^[A-Za-z0-9_.-]{1,200}$/.test(s), {
     message: 'must be the organization slug from Trunk settings (letters, digits, "-", "_", ".")',
   }),
@@ -362,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { tool?: 
     maxRps: e.TRUNK_MAX_RPS ?? 10,
   };
   if (e.TRUNK_API_TOKEN) trunk.token = e.TRUNK_API_TOKEN;
+  if (e.TRUNK_API_KEY) trunk.v2Key = e.TRUNK_API_KEY;
   if (e.TRUNK_ORG_SLUG) trunk.orgSlug = e.TRUNK_ORG_SLUG;
 
   const config: Config = {

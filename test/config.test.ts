@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { configuredSecrets } from '../src/observability/secret-values.ts';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -164,5 +165,34 @@ describe('loadConfig', () => {
       kind: 'sqlite',
       path: '/tmp/x.db',
     });
+  });
+});
+
+describe('TRUNK_API_KEY', () => {
+  it('reads a v2 key, and refuses a value that is not one without echoing it', () => {
+    const base = {
+      SLACK_SIGNING_SECRET: 'sig',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      TRUNK_API_TOKEN: 'tok',
+      TRUNK_ORG_SLUG: 'acme',
+    };
+    expect(loadConfig({ ...base, TRUNK_API_KEY: 'trunk_v2_abc' }).trunk.v2Key).toBe('trunk_v2_abc');
+    let message = '';
+    try {
+      loadConfig({ ...base, TRUNK_API_KEY: 'v1-token-pasted-here' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('TRUNK_API_KEY: must be a Trunk v2 API key starting with "trunk_v2_"');
+    expect(message).not.toContain('v1-token-pasted-here');
+  });
+
+  it('is a secret the logger removes', () => {
+    const c = loadConfig({
+      SLACK_SIGNING_SECRET: 'sig',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      TRUNK_API_KEY: 'trunk_v2_secretvalue',
+    });
+    expect(configuredSecrets(c)).toContain('trunk_v2_secretvalue');
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Who may change a queue. Trunk sees one API token per workspace, so the app decides: workspace admins and
- * owners, the user who installed the app, and the users and user groups listed with `config operators` —
- * and only ever among the workspace's own people (membership.ts): never a guest, a deactivated account, a
- * bot or a person of another organization, whatever a list names them.
+ * owners (of the Enterprise Grid organization too, for an org-wide install), the user who installed the app,
+ * and the users and user groups listed with `config operators` — and only ever among the workspace's own
+ * people (membership.ts): never a guest, a deactivated account, a bot or a person of another organization,
+ * whatever a list names them.
  * Anyone may read. When a fact cannot be checked (Slack unreachable) the answer is no: fail closed.
  */
 import type { Operator, Store } from '../store/types.ts';
@@ -22,6 +23,11 @@ export interface Directory {
   usergroupMembers(groupId: string): Promise<string[]>;
   /** Optional: resolve a bare `@name` typed without Slack's mention escaping. */
   findByName?(name: string): Promise<{ kind: 'user' | 'usergroup'; id: string } | undefined>;
+  /**
+   * Optional: the Enterprise Grid organization this workspace belongs to (undefined outside a Grid), so a
+   * member of the organization who is not in this workspace is told so rather than "another organization".
+   */
+  workspaceEnterpriseId?(): Promise<string | undefined>;
 }
 
 export interface OperatorDecision {
@@ -46,7 +52,13 @@ export interface OperatorFacts {
   unreadableGroups?: string[];
   /** The user's own profile (admin/owner flags) could not be read. */
   userUnreadable?: boolean;
+  /** The Enterprise Grid organization of a workspace install, when known (Directory.workspaceEnterpriseId). */
+  workspaceEnterpriseId?: string;
 }
+
+/** Whether `workspaceId` is the user's Enterprise Grid organization itself: an org-wide install. */
+const orgWideFor = (facts: OperatorFacts, user: DirectoryUser) =>
+  Boolean(user.enterpriseId) && user.enterpriseId === facts.workspaceId;
 
 export function canOperate(facts: OperatorFacts): OperatorDecision {
   const { userId, user } = facts;
@@ -62,10 +74,15 @@ export function canOperate(facts: OperatorFacts): OperatorDecision {
       because:
         'Slack does not know you as a member of this workspace, and only its own members may change queues',
     };
-  const stranger = whyNotOwnPerson(user, facts.workspaceId, facts.payloadTeamId);
+  const stranger = whyNotOwnPerson(user, facts.workspaceId, facts.payloadTeamId, facts.workspaceEnterpriseId);
   if (stranger) return { allowed: false, because: stranger };
   if (user.isOwner) return { allowed: true, because: 'workspace owner' };
   if (user.isAdmin) return { allowed: true, because: 'workspace admin' };
+  // An org-wide install's workspace is the whole organization: its admins and owners operate it.
+  if (orgWideFor(facts, user) && user.isEnterpriseOwner)
+    return { allowed: true, because: 'owner of the Enterprise Grid organization' };
+  if (orgWideFor(facts, user) && user.isEnterpriseAdmin)
+    return { allowed: true, because: 'admin of the Enterprise Grid organization' };
   if (facts.installerUserId && facts.installerUserId === userId)
     return { allowed: true, because: 'installed the app' };
   if (facts.operators.some((o) => o.kind === 'user' && o.id === userId))
@@ -82,8 +99,9 @@ export function canOperate(facts: OperatorFacts): OperatorDecision {
     };
   return {
     allowed: false,
-    because:
-      'only workspace admins and owners, the user who installed the app, and operators added with `/mergequeue config operators add` may change queues',
+    because: orgWideFor(facts, user)
+      ? 'only admins and owners of the organization or its workspaces, the user who installed the app, and operators added with `/mergequeue config operators add` may change queues'
+      : 'only workspace admins and owners, the user who installed the app, and operators added with `/mergequeue config operators add` may change queues',
   };
 }
 
@@ -111,12 +129,18 @@ export async function checkOperator(opts: CheckOperatorOptions): Promise<Operato
   } catch {
     userUnreadable = true;
   }
+  // A Grid member outside this workspace: ask which organization the workspace is in, to say so exactly.
+  let workspaceEnterpriseId: string | undefined;
+  if (user?.enterpriseId && user.enterpriseId !== workspaceId && whyNotOwnPerson(user, workspaceId)) {
+    workspaceEnterpriseId = await directory.workspaceEnterpriseId?.().catch(() => undefined);
+  }
   const base = {
     workspaceId,
     userId,
     ...(opts.payloadTeamId ? { payloadTeamId: opts.payloadTeamId } : {}),
     ...(user ? { user } : {}),
     ...(userUnreadable ? { userUnreadable } : {}),
+    ...(workspaceEnterpriseId ? { workspaceEnterpriseId } : {}),
   };
   // Refusals that need no store read (unreadable, unknown, not one of ours) and admins/owners end here.
   const first = canOperate({ ...base, operators: [], groupMembers: new Map() });

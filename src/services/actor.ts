@@ -200,6 +200,17 @@ function onceEach(inner: PeopleDirectory): PeopleDirectory {
     isChannelMember: (c, u) => inner.isChannelMember(c, u),
     isPublicChannel: (c) => inner.isPublicChannel(c),
     ...(inner.findByName ? { findByName: inner.findByName.bind(inner) } : {}),
+    ...(inner.workspaceEnterpriseId
+      ? { workspaceEnterpriseId: onceValue(inner.workspaceEnterpriseId.bind(inner)) }
+      : {}),
+  };
+}
+
+function onceValue<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= load();
+    return value;
   };
 }
 

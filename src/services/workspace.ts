@@ -117,7 +117,11 @@ export class WorkspaceService {
     reserveMs: number,
   ): Promise<ConnectAnswer> {
     const decision = await deadline.within(actor.operator(), reserveMs);
-    if (!decision.allowed) return { answer: 'refused', because: decision.because };
+    if (!decision.allowed) {
+      // A form kept open after losing the right, or one forged: refused and audited like the command.
+      await actor.audit('connect', '', 'refused', { because: decision.because, via: 'form' });
+      return { answer: 'refused', because: decision.because };
+    }
     if (!this.#deps.defaults().canStoreSecrets) return { answer: 'no_encryption_key' };
     const { store, trunk } = this.#deps;
     const workspaceId = actor.workspace.id;

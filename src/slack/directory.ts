@@ -23,6 +23,7 @@ export interface SlackDirectory extends Directory {
 type SlackUser = NonNullable<Awaited<ReturnType<WebClient['users']['info']>>['user']> & {
   is_stranger?: boolean;
   enterprise_id?: string;
+  enterprise_user?: { is_admin?: boolean; is_owner?: boolean };
 };
 
 /** The users.info fields that say whose person someone is (queue/membership.ts decides from them). */
@@ -37,6 +38,8 @@ function personFacts(u: SlackUser): PersonFacts {
   if (u.deleted) out.deleted = true;
   if (u.is_bot || u.is_app_user) out.isBot = true;
   if (u.is_stranger) out.isStranger = true;
+  if (u.enterprise_user?.is_admin) out.isEnterpriseAdmin = true;
+  if (u.enterprise_user?.is_owner) out.isEnterpriseOwner = true;
   return out;
 }
 
@@ -95,6 +98,10 @@ export function createDirectoryCache(opts: { ttlMs?: number; now?: () => number 
               throw err;
             }
           });
+        },
+        workspaceEnterpriseId() {
+          // auth.test with the workspace's bot token names its Grid organization, if any.
+          return cached(`${workspaceId}:enterprise`, async () => (await client.auth.test()).enterprise_id);
         },
         usergroupMembers(groupId) {
           return cached(`${workspaceId}:g:${groupId}`, async () => {

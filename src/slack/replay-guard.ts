@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { HTTPModuleFunctions, isValidSlackRequest } from '@slack/bolt';
+import { HTTPModuleFunctions, isValidSlackRequest, type ReceiverEvent } from '@slack/bolt';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../observability/log.ts';
 import type { Store } from '../store/types.ts';
@@ -112,17 +112,90 @@ function withBudget<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** One counter per registry (several apps in one test process each have their own). */
-const counters = new WeakMap<Registry, Counter>();
-function replayCounter(registry: Registry): Counter {
-  let c = counters.get(registry);
+/**
+ * Slack retries an Events API delivery it thinks was lost (no 200 within 3 s, or an error): a new request,
+ * new signature and timestamp, the same `event_id`, up to three times over about five minutes.
+ */
+export const EVENT_ONCE_MS = 10 * 60 * 1000;
+
+export interface EventsOnceOptions {
+  store: Pick<Store, 'claimOnce'>;
+  logger: Pick<Logger, 'warn' | 'error' | 'info'>;
+  registry: Registry;
+}
+
+/**
+ * An event is handled once, wherever its deliveries land: before Bolt runs a listener, each Events API
+ * delivery claims its event (the `event_id`, with the installation and the event itself, so a body that
+ * merely reuses an id is not mistaken for a retry) for ten minutes in the store, shared by every replica on
+ * PostgreSQL. A delivery whose event was already claimed is acknowledged with an empty 200 and does
+ * nothing. A delivery answered 503 while shutting down (src/lifecycle.ts) never got this far, so it claimed
+ * nothing and its retry is handled, once. Socket Mode passes here too (its envelopes carry the same body).
+ */
+export function handleEventsOnce(
+  app: { processEvent(event: ReceiverEvent): Promise<void> },
+  opts: EventsOnceOptions,
+): void {
+  const { store, logger } = opts;
+  const ignored = counterOf(opts.registry, {
+    name: 'mergequeue_event_retries_ignored_total',
+    help: 'Events API deliveries acknowledged without handling: their event_id had already been handled',
+  });
+  const process = app.processEvent.bind(app);
+  app.processEvent = async (event) => {
+    const key = eventKeyOf(event.body);
+    if (!key) return process(event);
+    let first: boolean;
+    try {
+      first = await withBudget(store.claimOnce(key, EVENT_ONCE_MS), CLAIM_BUDGET_MS);
+    } catch (err) {
+      // Without the store nothing the event would do can be done either; handling it is the lesser risk.
+      logger.error({ err }, 'event de-duplication skipped: the store did not answer');
+      return process(event);
+    }
+    if (first) return process(event);
+    ignored.inc();
+    logger.info(
+      { eventId: (event.body as { event_id?: unknown }).event_id, retryNum: event.retryNum },
+      'an Events API retry of an event already handled was acknowledged and ignored',
+    );
+    await event.ack();
+  };
+}
+
+/** `slack-event:<event_id>:<hash of installation and event>`, or undefined for anything but an event. */
+export function eventKeyOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const b = body as Record<string, unknown>;
+  if (b['type'] !== 'event_callback' || typeof b['event_id'] !== 'string' || !b['event_id']) return undefined;
+  const auth = Array.isArray(b['authorizations']) ? b['authorizations'][0] : undefined;
+  const digest = createHash('sha256')
+    .update(JSON.stringify([b['team_id'] ?? null, b['enterprise_id'] ?? null, auth ?? null, b['event']]))
+    .digest('hex')
+    .slice(0, 32);
+  return `slack-event:${b['event_id'].slice(0, 64)}:${digest}`;
+}
+
+/** One counter per registry and name (several apps in one test process each have their own). */
+const counters = new WeakMap<Registry, Map<string, Counter>>();
+function counterOf(registry: Registry, spec: { name: string; help: string }): Counter {
+  const { name, help } = spec;
+  let byName = counters.get(registry);
+  if (!byName) {
+    byName = new Map();
+    counters.set(registry, byName);
+  }
+  let c = byName.get(name);
   if (!c) {
-    c = new Counter({
-      name: 'mergequeue_replayed_requests_total',
-      help: 'Signed Slack requests refused because their signature had already been used',
-      registers: [registry],
-    });
-    counters.set(registry, c);
+    c = new Counter({ name, help, registers: [registry] });
+    byName.set(name, c);
   }
   return c;
+}
+
+function replayCounter(registry: Registry): Counter {
+  return counterOf(registry, {
+    name: 'mergequeue_replayed_requests_total',
+    help: 'Signed Slack requests refused because their signature had already been used',
+  });
 }

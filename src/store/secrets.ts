@@ -19,6 +19,7 @@ export const SECRET_COLUMNS: ReadonlyArray<{ table: string; column: string }> = 
   { table: 'slack_installations', column: 'user_refresh_token' },
   { table: 'slack_installations', column: 'incoming_webhook_url' },
   { table: 'workspace_settings', column: 'trunk_token' },
+  { table: 'workspace_settings', column: 'trunk_v2_key' },
 ];
 
 /** Key ids found in stored ciphertexts (authoritative: read from the values themselves). */

@@ -51,6 +51,7 @@ type SettingsRow = {
   trunk_token: string | null;
   trunk_updated_by: string | null;
   trunk_updated_at: number | null;
+  has_v2_key: boolean | number | null;
 };
 
 export interface SqlStoreOptions {
@@ -116,7 +117,8 @@ export class SqlStore implements Store {
 
   async getWorkspace(workspaceId: string): Promise<WorkspaceSettings | undefined> {
     const rows = await this.db.query<SettingsRow>(
-      `SELECT workspace_id, default_target, installer_user_id, trunk_org_slug, trunk_token, trunk_updated_by, trunk_updated_at
+      `SELECT workspace_id, default_target, installer_user_id, trunk_org_slug, trunk_token, trunk_updated_by, trunk_updated_at,
+         trunk_v2_key IS NOT NULL AS has_v2_key
        FROM workspace_settings WHERE workspace_id = $1`,
       [workspaceId],
     );
@@ -129,6 +131,8 @@ export class SqlStore implements Store {
     if (row.trunk_updated_by !== null) ws.trunkCredentialsUpdatedBy = row.trunk_updated_by;
     if (row.trunk_updated_at !== null) ws.trunkCredentialsUpdatedAt = row.trunk_updated_at;
     if (row.installer_user_id !== null) ws.installerUserId = row.installer_user_id;
+    // SQLite answers 0/1, PostgreSQL a boolean.
+    if (row.has_v2_key === true || Number(row.has_v2_key) === 1) ws.hasTrunkV2Key = true;
     return ws;
   }
 
@@ -183,6 +187,37 @@ export class SqlStore implements Store {
       field: 'trunk_token',
     });
     return { token, orgSlug: row.trunk_org_slug ?? '' };
+  }
+
+  async setTrunkV2Key(workspaceId: string, key: string | undefined, updatedBy: string): Promise<void> {
+    const value = key?.trim();
+    if (value !== undefined && !/^trunk_v2_\S{1,1000}$/.test(value))
+      throw new InvalidStoreInputError([
+        'That is not a Trunk v2 API key: it starts with trunk_v2_ (Trunk → Settings → Developer → API Keys).',
+      ]);
+    const ctx = { table: 'workspace_settings', workspaceId, field: 'trunk_v2_key' };
+    const sealed = value === undefined ? null : this.#box.encrypt(value, ctx);
+    const now = this.#now();
+    await this.db.transaction(async (tx) => {
+      if (sealed !== null) await recordKeyUse(tx, this.#box.currentKeyId!, now);
+      await tx.execute(
+        `INSERT INTO workspace_settings (workspace_id, trunk_v2_key, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (workspace_id) DO UPDATE SET trunk_v2_key = excluded.trunk_v2_key,
+           updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+        [workspaceId, sealed, updatedBy, now],
+      );
+    });
+    this.#logger?.info({ workspaceId, updatedBy, removed: sealed === null }, 'trunk v2 key stored');
+  }
+
+  async getTrunkV2Key(workspaceId: string): Promise<string | undefined> {
+    const rows = await this.db.query<{ trunk_v2_key: string | null }>(
+      'SELECT trunk_v2_key FROM workspace_settings WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    const sealed = rows[0]?.trunk_v2_key;
+    if (!sealed) return undefined;
+    return this.#box.decrypt(sealed, { table: 'workspace_settings', workspaceId, field: 'trunk_v2_key' });
   }
 
   async deleteWorkspace(workspaceId: string): Promise<void> {

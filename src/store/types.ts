@@ -66,6 +66,8 @@ export interface WorkspaceSettings {
   defaultTarget?: TargetSpec;
   /** Whether Trunk credentials are stored (the token itself is only read with getTrunkCredentials). */
   hasTrunkCredentials: boolean;
+  /** Whether a Trunk v2 API key is stored (read with getTrunkV2Key). */
+  hasTrunkV2Key?: boolean;
   trunkOrgSlug?: string;
   trunkCredentialsUpdatedBy?: string;
   trunkCredentialsUpdatedAt?: number;
@@ -151,6 +153,12 @@ export interface Store {
    */
   setTrunkCredentials(workspaceId: string, creds: TrunkCredentials, updatedBy: string): Promise<void>;
   getTrunkCredentials(workspaceId: string): Promise<TrunkCredentials | undefined>;
+  /**
+   * Encrypts and stores the workspace's Trunk v2 API key, replacing any; `undefined` removes it. A value that
+   * is not shaped `trunk_v2_…` throws InvalidStoreInputError. Requires ENCRYPTION_KEY like the v1 token.
+   */
+  setTrunkV2Key(workspaceId: string, key: string | undefined, updatedBy: string): Promise<void>;
+  getTrunkV2Key(workspaceId: string): Promise<string | undefined>;
   /** Uninstall: tokens, credentials, settings, channels, operators and digests of the workspace. Audit stays. */
   deleteWorkspace(workspaceId: string): Promise<void>;
   /**

@@ -88,7 +88,7 @@ export type TrunkOperation =
   | 'listPullRequests';
 
 /** Operations that change something at Trunk and are not safe to repeat blindly. */
-export const PULL_REQUEST_WRITES: ReadonlySet<TrunkOperation> = new Set<TrunkOperation>([
+export const PULL_REQUEST_WRITES: ReadonlySet<string> = new Set<TrunkOperation>([
   'submitPullRequest',
   'cancelPullRequest',
   'restartTestsOnPullRequest',

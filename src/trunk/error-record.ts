@@ -15,11 +15,13 @@ import {
   TrunkRateLimitedError,
   TrunkUnavailableError,
 } from './errors.ts';
+import type { TrunkV2Operation } from './v2/operations.ts';
 
 export interface TrunkErrorRecord {
   kind: TrunkErrorKind;
   message: string;
-  operation: TrunkOperation;
+  operation: TrunkOperation | TrunkV2Operation;
+  code?: string;
   status?: number;
   detail?: string;
   subject?: string;
@@ -31,6 +33,7 @@ export interface TrunkErrorRecord {
 
 export function trunkErrorRecord(err: TrunkError): TrunkErrorRecord {
   const rec: TrunkErrorRecord = { kind: err.kind, message: err.message, operation: err.operation };
+  if (err.code !== undefined) rec.code = err.code;
   if (err.status !== undefined) rec.status = err.status;
   if (err.detail !== undefined) rec.detail = err.detail;
   if (err.subject !== undefined) rec.subject = err.subject;
@@ -47,6 +50,7 @@ export function trunkErrorRecord(err: TrunkError): TrunkErrorRecord {
 export function trunkErrorFromRecord(rec: TrunkErrorRecord): TrunkError {
   const init: TrunkErrorInit = { operation: rec.operation };
   if (rec.status !== undefined) init.status = rec.status;
+  if (rec.code !== undefined) init.code = rec.code;
   if (rec.detail !== undefined) init.detail = rec.detail;
   if (rec.subject !== undefined) init.subject = rec.subject;
   const extra = {

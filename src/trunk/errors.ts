@@ -5,6 +5,7 @@
  * `trunkHint` in src/slack/blocks/errors.ts).
  */
 import type { TrunkOperation } from './api.ts';
+import type { TrunkV2Operation } from './v2/operations.ts';
 
 export type TrunkErrorKind =
   | 'auth'
@@ -15,7 +16,9 @@ export type TrunkErrorKind =
   | 'invalid_response';
 
 export interface TrunkErrorInit {
-  operation: TrunkOperation;
+  operation: TrunkOperation | TrunkV2Operation;
+  /** v2's stable error code (`error.code` of the JSON envelope), when the answer carried one. */
+  code?: string;
   status?: number;
   /** Trunk's plain-text body or our own description; safe to show (no secrets). */
   detail?: string;
@@ -28,7 +31,8 @@ export abstract class TrunkError extends Error {
   abstract readonly kind: TrunkErrorKind;
   /** Whether the same call may succeed if tried again later. */
   abstract readonly retryable: boolean;
-  readonly operation: TrunkOperation;
+  readonly operation: TrunkOperation | TrunkV2Operation;
+  readonly code: string | undefined;
   readonly status: number | undefined;
   readonly detail: string | undefined;
   readonly subject: string | undefined;
@@ -37,6 +41,7 @@ export abstract class TrunkError extends Error {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;
     this.operation = init.operation;
+    this.code = init.code;
     this.status = init.status;
     this.detail = init.detail;
     this.subject = init.subject;
@@ -51,7 +56,12 @@ export class TrunkAuthError extends TrunkError {
   readonly kind = 'auth' as const;
   readonly retryable = false;
   get userMessage() {
-    return 'Trunk rejected the API token for this workspace.';
+    // v2 names the permission a key lacks in its message ("… requires the Quarantine tests permission").
+    if (this.code === 'INSUFFICIENT_PERMISSIONS')
+      return `Trunk's v2 API key for this workspace lacks a permission${this.detail ? `: ${this.detail}` : '.'}`;
+    return this.operation.startsWith('v2.')
+      ? "Trunk rejected this workspace's v2 API key."
+      : 'Trunk rejected the API token for this workspace.';
   }
 }
 

@@ -20,13 +20,16 @@ export type HttpResult =
 export interface SendOptions {
   url: string | URL;
   headers: Record<string, string>;
-  body: string;
+  /** Default POST (v1 is all POST); v2 reads are GET, with no body. */
+  method?: 'GET' | 'POST';
+  body?: string;
   dispatcher: Dispatcher;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   maxBodyBytes: number;
 }
 
+/** One attempt of any method; the name is v1's, where every operation is a POST. */
 export async function postOnce(opts: SendOptions): Promise<HttpResult> {
   const { signal } = opts;
   signal?.throwIfAborted();
@@ -43,9 +46,9 @@ export async function postOnce(opts: SendOptions): Promise<HttpResult> {
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const res = await request(opts.url, {
-      method: 'POST',
+      method: opts.method ?? 'POST',
       headers: opts.headers,
-      body: opts.body,
+      body: opts.body ?? null,
       dispatcher: opts.dispatcher,
       signal: ac.signal,
     });

@@ -16,6 +16,7 @@ import {
 import type { HttpResult } from './http.ts';
 import type { AttemptOutcome } from './retry.ts';
 import { formatIssuePath } from './schemas.ts';
+import type { TrunkV2Operation } from './v2/operations.ts';
 
 /** How much of an error body we keep as `detail`. */
 export const MAX_DETAIL_CHARS = 500;
@@ -41,7 +42,7 @@ export function safeDetail(text: string, secrets: readonly string[]): string | u
 }
 
 export function parseBody<T>(
-  operation: TrunkOperation,
+  operation: TrunkOperation | TrunkV2Operation,
   result: Extract<HttpResult, { kind: 'response' }>,
   schema: SafeParser<T>,
 ): T {
@@ -82,7 +83,7 @@ export function parseBody<T>(
 }
 
 export function timeoutError(
-  operation: TrunkOperation,
+  operation: TrunkOperation | TrunkV2Operation,
   deadlineMs: number,
   attempts: number,
 ): TrunkUnavailableError {
@@ -93,12 +94,14 @@ export function timeoutError(
 }
 
 export function failureError(
-  operation: TrunkOperation,
+  operation: TrunkOperation | TrunkV2Operation,
   result: Exclude<HttpResult, { kind: 'timeout' }>,
   outcome: AttemptOutcome,
   attempts: number,
   secrets: readonly string[],
   subject?: string,
+  /** v2's `error.code`; `result.text` then holds the envelope's message rather than the raw body. */
+  code?: string,
 ): TrunkError {
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   if (result.kind === 'network') {
@@ -112,7 +115,7 @@ export function failureError(
   const status = result.status;
   const detail = safeDetail(result.text, secrets);
   const suffix = detail ? `: ${detail}` : '';
-  const init = { operation, status, detail, ...(subject ? { subject } : {}) };
+  const init = { operation, status, detail, ...(subject ? { subject } : {}), ...(code ? { code } : {}) };
   if (status === 401 || status === 403) {
     return new TrunkAuthError(`Trunk ${operation} rejected the API token (HTTP ${status})${suffix}`, init);
   }

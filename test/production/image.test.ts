@@ -137,7 +137,8 @@ describe('the image, replayed', () => {
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'mq-image-'));
-    slack = await startSlackFake({});
+    // The bot token belongs to the workspace the signed command below comes from (auth.test says so).
+    slack = await startSlackFake({ defaultTeamId: 'T0IMAGE001' });
     trunk = await startTrunkFake({ tokens: ['image-token'] });
     trunk.addQueue('acme/web', 'main');
   }, 60_000);

@@ -1,12 +1,40 @@
 /** The README's configuration table must list every variable the app reads, and the two commands come first. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import { ROOT } from '../helpers/processes.ts';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const configSource = readFileSync(join(ROOT, 'src/config.ts'), 'utf8');
+
+/** The metric names the README's Metrics bullet lists (written there without the `mergequeue_` prefix). */
+function documentedMetrics(): Set<string> {
+  const start = readme.indexOf('- **Metrics**');
+  const end = readme.indexOf('\n- **', start + 1);
+  const bullet = readme.slice(start, end);
+  const names = [...bullet.matchAll(/`([a-z][a-z0-9_]+)(\{[^`]*\})?`/g)].map((m) => m[1]!);
+  // Label values are backticked too (`interactive`, `channel`); metric names all have an underscore.
+  return new Set(names.filter((n) => n.includes('_') && n !== 'mergequeue_').map((n) => `mergequeue_${n}`));
+}
+
+/**
+ * Every metric the app defines: those the registry holds from the start, and those a module registers on
+ * first use (the replay guard's counter), found by their `name:` in src/.
+ */
+async function definedMetrics(): Promise<Set<string>> {
+  const registered = (await createMetrics({ defaultMetrics: false }).registry.getMetricsAsJSON()).map(
+    (m) => m.name,
+  );
+  const lazy: string[] = [];
+  for (const file of readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts')) continue;
+    const text = readFileSync(join(ROOT, 'src', file), 'utf8');
+    for (const m of text.matchAll(/name: '(mergequeue_[a-z0-9_]+)'/g)) lazy.push(m[1]!);
+  }
+  return new Set([...registered, ...lazy]);
+}
 
 /** The keys of envSchema in src/config.ts. */
 function envVariables(): string[] {
@@ -67,5 +95,15 @@ describe('README', () => {
     expect(() => readFileSync(join(ROOT, cli!))).not.toThrow();
     for (const f of ['Dockerfile', 'manifest.yml'])
       expect(() => readFileSync(join(ROOT, f)), f).not.toThrow();
+  });
+
+  it('lists every metric the app defines, and only those', async () => {
+    const defined = await definedMetrics();
+    const documented = documentedMetrics();
+    expect(defined.size).toBeGreaterThanOrEqual(15);
+    for (const name of defined)
+      expect(documented, `${name} missing from the README's Metrics list`).toContain(name);
+    for (const name of documented)
+      expect(defined, `${name} is in the README but the app defines no such metric`).toContain(name);
   });
 });

@@ -174,6 +174,44 @@ describe('checkOperator', () => {
     );
   });
 
+  it('an org-wide install: the enterprise’s admins and owners operate; on a workspace install they do not', () => {
+    const grid = (flags: Partial<DirectoryUser>): DirectoryUser => ({
+      id: 'WORG',
+      isAdmin: false,
+      isOwner: false,
+      teamId: 'T9',
+      enterpriseId: 'EGRID1',
+      teams: ['T9'],
+      ...flags,
+    });
+    const facts = (workspaceId: string, user: DirectoryUser) => ({
+      workspaceId,
+      userId: 'WORG',
+      user,
+      operators: [],
+      groupMembers: new Map<string, readonly string[]>(),
+    });
+    expect(canOperate(facts('EGRID1', grid({ isEnterpriseAdmin: true })))).toEqual({
+      allowed: true,
+      because: 'admin of the Enterprise Grid organization',
+    });
+    expect(canOperate(facts('EGRID1', grid({ isEnterpriseOwner: true }))).allowed).toBe(true);
+    // A workspace install is its workspace's: the organization's admin is a member there like any other.
+    expect(canOperate(facts('T9', grid({ isEnterpriseAdmin: true }))).allowed).toBe(false);
+    expect(canOperate(facts('EGRID1', grid({}))).allowed).toBe(false);
+  });
+
+  it('a member of the same Grid organization outside a workspace install is told exactly that', async () => {
+    const { dir } = fakeDirectory(users, groups);
+    const withOrg: Directory = { ...dir, workspaceEnterpriseId: async () => 'EGRID1' };
+    const d = await checkOperator({ directory: withOrg, store, workspaceId: 'T8', userId: 'UGRID' });
+    expect(d.allowed).toBe(false);
+    expect(d.because).toMatch(/belong to this Enterprise Grid organization but not to this workspace/);
+    // Without knowing the workspace's organization, the old answer stands.
+    const plain = await checkOperator({ directory: dir, store, workspaceId: 'T8', userId: 'UGRID' });
+    expect(plain.because).toMatch(/another organization/);
+  });
+
   it('an installer given by the caller counts without a stored one', async () => {
     const { dir } = fakeDirectory(users, groups);
     const d = await checkOperator({

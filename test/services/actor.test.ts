@@ -90,6 +90,34 @@ describe('Actor', () => {
     expect((await a.operator()).allowed).toBe(false);
   });
 
+  it("keeps the directory's Grid question: a member of the organization outside this workspace is told so", async () => {
+    let asked = 0;
+    const a = createActor({
+      workspace: { id: W, install: 'workspace' },
+      userId: 'UGRID',
+      now: () => 1,
+      store: {
+        listOperators: async () => [],
+        getWorkspace: async () => undefined,
+        appendAudit: async () => {},
+      },
+      directory: {
+        getUser: async () => member('UGRID', { teamId: 'T2', enterpriseId: 'E1' }),
+        usergroupMembers: async () => [],
+        isChannelMember: async () => false,
+        isPublicChannel: async () => false,
+        workspaceEnterpriseId: async () => {
+          asked++;
+          return 'E1';
+        },
+      },
+    });
+    expect((await a.operator()).because).toMatch(
+      /belong to this Enterprise Grid organization but not to this workspace/,
+    );
+    expect(asked).toBe(1);
+  });
+
   it('audits as the person, stamped by the clock', async () => {
     const w = world([member('U1')], {});
     await w.actor('U1').audit('pause', 'acme/web:main', 'refused', { because: 'x' });

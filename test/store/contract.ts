@@ -310,6 +310,39 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await store.getWorkspace('TBAD')).toBeUndefined();
     });
 
+    it('keeps a Trunk v2 key per workspace, encrypted, replaceable and removable', async () => {
+      expect(await store.getTrunkV2Key('TV2KEY')).toBeUndefined();
+      const v2Key = track(`trunk_v2_${secret('v2key')}`);
+      await store.setTrunkV2Key('TV2KEY', v2Key, 'UADMIN');
+      expect(await store.getTrunkV2Key('TV2KEY')).toBe(v2Key);
+      expect(await store.getWorkspace('TV2KEY')).toMatchObject({
+        hasTrunkV2Key: true,
+        hasTrunkCredentials: false,
+      });
+      const raw = await store.db.query<{ trunk_v2_key: string }>(
+        "SELECT trunk_v2_key FROM workspace_settings WHERE workspace_id = 'TV2KEY'",
+      );
+      expect(raw[0]?.trunk_v2_key.startsWith(`v1.${keyIdOf(key)}.`)).toBe(true);
+      const replaced = track(`trunk_v2_${secret('v2key')}`);
+      await store.setTrunkV2Key('TV2KEY', replaced, 'UADMIN');
+      expect(await store.getTrunkV2Key('TV2KEY')).toBe(replaced);
+      // The v1 credentials and the v2 key are independent.
+      await store.setTrunkCredentials('TV2KEY', { token: track(secret('trunk')), orgSlug: 'acme' }, 'UADMIN');
+      expect(await store.getTrunkV2Key('TV2KEY')).toBe(replaced);
+      await store.setTrunkV2Key('TV2KEY', undefined, 'UADMIN');
+      expect(await store.getTrunkV2Key('TV2KEY')).toBeUndefined();
+      expect((await store.getWorkspace('TV2KEY'))?.hasTrunkV2Key).toBeUndefined();
+      expect(await store.getTrunkCredentials('TV2KEY')).toMatchObject({ orgSlug: 'acme' });
+    });
+
+    it('refuses a v2 key that is not one, without echoing it, and stores nothing', async () => {
+      const err = await store.setTrunkV2Key('TV2BAD', 'a-v1-token-by-mistake', 'U1').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InvalidStoreInputError);
+      expect((err as Error).message).toMatch(/trunk_v2_/);
+      expect((err as Error).message).not.toContain('a-v1-token-by-mistake');
+      expect(await store.getWorkspace('TV2BAD')).toBeUndefined();
+    });
+
     it('keeps channel defaults per workspace and channel, and clears them', async () => {
       expect(await store.getChannelDefault('TCH', 'C1')).toBeUndefined();
       await store.setChannelDefault('TCH', 'C1', { branch: 'develop' });

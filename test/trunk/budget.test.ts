@@ -270,8 +270,11 @@ describe('Trunk client with a budget', () => {
       expect(queue.branch).toBe('main');
       const [first, , third] = fake.requestsTo('getQueue');
       expect(fake.requestsTo('getQueue').map((r) => r.status)).toEqual([503, 503, 200]);
-      // Two attempts fit in the first second; the third waited for the window.
-      expect(third!.at - first!.at).toBeGreaterThanOrEqual(1_000);
+      // Two attempts fit in the first second; the third waited for the window. The budget's window is measured
+      // where requests leave (a second plus a 50 ms guard); the fake stamps arrivals, and on a loaded machine
+      // the first request (a new connection) can arrive tens of ms late. Without the budget all three would
+      // arrive within a few ms of each other.
+      expect(third!.at - first!.at).toBeGreaterThanOrEqual(900);
       expect(waits).toHaveLength(1);
       expect(waits[0]![0]).toBe('interactive');
 

@@ -20,6 +20,9 @@ export interface FakeUser {
   /** Enterprise Grid: `enterprise_user.enterprise_id` and the org's workspaces they are in. */
   enterpriseId?: string;
   teams?: string[];
+  /** Enterprise Grid: an admin or owner of the whole organization (`enterprise_user.is_admin`/`is_owner`). */
+  enterpriseAdmin?: boolean;
+  enterpriseOwner?: boolean;
 }
 
 export interface FakeChannel {

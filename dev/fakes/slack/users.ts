@@ -18,7 +18,13 @@ function userJson(s: SlackState, u: FakeUser) {
     ...(u.isStranger ? { is_stranger: true } : {}),
     ...(u.enterpriseId
       ? {
-          enterprise_user: { enterprise_id: u.enterpriseId, teams: u.teams ?? [u.teamId ?? s.defaultTeamId] },
+          enterprise_user: {
+            id: u.id,
+            enterprise_id: u.enterpriseId,
+            is_admin: u.enterpriseAdmin ?? false,
+            is_owner: u.enterpriseOwner ?? false,
+            teams: u.teams ?? [u.teamId ?? s.defaultTeamId],
+          },
         }
       : {}),
     tz: u.tz ?? 'UTC',

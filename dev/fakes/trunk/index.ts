@@ -49,6 +49,7 @@ import {
   repoKey,
   toRepo,
 } from './state.ts';
+import { type V2FakeOperation, V2State } from './v2.ts';
 
 export type {
   ActivityEvent,
@@ -83,6 +84,7 @@ export {
   repoKey,
   toRepo,
 } from './state.ts';
+export type { V2FakeOperation, V2State, V2Transition } from './v2.ts';
 
 export interface TrunkFakeOptions {
   /** Accepted x-api-token values; default ['test-token']. */
@@ -107,7 +109,7 @@ export interface TrunkFake {
   readonly port: number;
   /** Requests received, oldest first (a live array; copy it to keep a snapshot). */
   readonly requests: RecordedRequest[];
-  requestsTo(operation: FakeOperation): RecordedRequest[];
+  requestsTo(operation: FakeOperation | V2FakeOperation): RecordedRequest[];
   /**
    * The pages of a flaky-test list served for `repo` (answered 200), oldest first: how many pages digests
    * fetched. `paginations` counts the first pages among them (an empty page_token starts a pagination).
@@ -127,6 +129,8 @@ export interface TrunkFake {
   setTokens(tokens: string[]): void;
   /** The queues' own movement when started with the `activity` option (advance(), events, start/stop). */
   readonly activity: QueueActivity | undefined;
+  /** Trunk API v2 over the same queues: its keys, and the histories, orders and estimates a test sets. */
+  readonly v2: V2State;
 
   // ---- merge queue state
   /** Creates (or replaces) a queue; `prs` become enqueuedPullRequests. Returns the getQueue view. */
@@ -202,6 +206,7 @@ class TrunkFakeImpl implements TrunkFake {
   private readonly maxRecorded: number;
   readonly server;
   readonly activity: QueueActivity | undefined;
+  readonly v2: V2State;
 
   constructor(opts: TrunkFakeOptions) {
     this.acceptedTokens = new Set(opts.tokens ?? ['test-token']);
@@ -216,8 +221,10 @@ class TrunkFakeImpl implements TrunkFake {
       now: this.now,
       loopingPageTokens: () => this.faults.quirks.loopingPageTokens === true,
     };
+    this.v2 = new V2State(this.queues, this.now, () => this.activity?.events ?? []);
     this.server = createFakeServer({
       state,
+      v2: this.v2,
       faults: this.faults,
       tokens: () => this.acceptedTokens,
       now: this.now,
@@ -230,7 +237,7 @@ class TrunkFakeImpl implements TrunkFake {
     });
   }
 
-  requestsTo(operation: FakeOperation): RecordedRequest[] {
+  requestsTo(operation: FakeOperation | V2FakeOperation): RecordedRequest[] {
     return this.requests.filter((r) => r.operation === operation);
   }
 
@@ -429,6 +436,7 @@ class TrunkFakeImpl implements TrunkFake {
     this.faults.reset();
     this.queues.queues.clear();
     this.flaky.clear();
+    this.v2.reset();
     this.clearRequests();
     this.activity?.reset();
   }

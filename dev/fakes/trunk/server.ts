@@ -14,6 +14,7 @@ import {
 } from './faults.ts';
 import type { HandlerState } from './handler-state.ts';
 import { handle } from './handlers.ts';
+import { routeV2, type V2FakeOperation, type V2State } from './v2.ts';
 
 export const ROUTES: Record<string, FakeOperation> = {
   '/v1/getQueue': 'getQueue',
@@ -37,8 +38,8 @@ const WRITES: ReadonlySet<FakeOperation | undefined> = new Set<FakeOperation>([
 ]);
 
 export interface RecordedRequest {
-  /** The operation, or 'unknown' for paths that are not one of the six. */
-  operation: FakeOperation | 'unknown';
+  /** The operation (v2: Trunk's operationId), or 'unknown' for paths the fake does not serve. */
+  operation: FakeOperation | V2FakeOperation | 'unknown';
   method: string;
   path: string;
   /** Lower-case header names, as received. */
@@ -59,6 +60,8 @@ export interface RecordedRequest {
 
 export interface ServerDeps {
   state: HandlerState;
+  /** Trunk API v2 (v2.ts), over the same queues. */
+  v2: V2State;
   faults: Faults;
   tokens: () => ReadonlySet<string>;
   now: () => number;
@@ -121,6 +124,7 @@ function text(res: ServerResponse, status: number, body: string, headers: Record
 async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
   const path = (req.url ?? '/').split('?')[0] as string;
+  if (path.startsWith('/v2/')) return onV2Request(deps, req, res, path, started);
   const op = ROUTES[path];
   const raw = await readBody(req);
   const entry: RecordedRequest = {
@@ -180,6 +184,43 @@ async function onRequest(deps: ServerDeps, req: IncomingMessage, res: ServerResp
   finish(reply.status);
   res.writeHead(reply.status, { 'content-type': reply.contentType, ...reply.headers });
   res.end(reply.body);
+}
+
+/** A v2 request: bearer key, JSON envelopes, GET reads (v2.ts); recorded like v1's, with its query. */
+async function onV2Request(
+  deps: ServerDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  started: number,
+): Promise<void> {
+  const raw = (await readBody(req)) ?? '';
+  const url = new URL(req.url ?? '/', 'http://fake');
+  const route = routeV2(path);
+  const entry: RecordedRequest = {
+    operation: route.operation ?? 'unknown',
+    method: req.method ?? 'GET',
+    path: `${path}${url.search}`,
+    headers: headersOf(req),
+    body: undefined,
+    rawBody: raw,
+    status: 0,
+    at: deps.now(),
+    durationMs: 0,
+    done: false,
+  };
+  deps.record(entry);
+  const denied = deps.v2.authenticate(req);
+  const reply = denied ?? deps.v2.answer(route, req.method ?? 'GET', url);
+  entry.status = reply.status;
+  entry.done = true;
+  entry.durationMs = performance.now() - started;
+  if ('text' in reply) {
+    text(res, reply.status, reply.text);
+    return;
+  }
+  res.writeHead(reply.status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(reply.json));
 }
 
 type Reply =

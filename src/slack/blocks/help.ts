@@ -36,7 +36,7 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     examples: ['/mergequeue pr 1234', '/mergequeue pr #1234 acme/web:main'],
   },
   submit: {
-    what: 'Puts a PR in the queue, with a priority and without batching if you like. Its author (once an operator has confirmed their GitHub login with `config people`) or an operator; `urgent` skips the line and is for operators only.',
+    what: 'Puts a PR in the queue, with a priority and without batching if you like. Its author (once an operator has confirmed their GitHub login with `config people`) or an operator; `urgent` and 0–9 go ahead of every `high` PR and are for operators only.',
     examples: ['/mergequeue submit 1234', '/mergequeue submit 1234 acme/web:main high nobatch'],
   },
   cancel: {

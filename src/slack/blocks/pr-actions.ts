@@ -69,6 +69,8 @@ export interface PrButtonsInput {
   onNote?: boolean;
   /** Open in Trunk only: for a reader whose click could not act (a self-made link). */
   openOnly?: boolean;
+  /** The actions to offer instead of those v1's state allows (the PR's story offers fewer). */
+  steps?: readonly PrAction[];
 }
 
 /** The buttons that fit the PR's state now, then Open in Trunk (always). */
@@ -81,7 +83,7 @@ export function prActionButtons(input: PrButtonsInput): ActionsBlock {
     renderedAt: input.renderedAt,
     ...(input.onNote ? { onNote: true } : {}),
   });
-  const steps = input.openOnly ? [] : nextSteps(input.pr.state);
+  const steps = input.openOnly ? [] : (input.steps ?? nextSteps(input.pr.state));
   const elements = steps.map((a) =>
     button(LABEL[a], PR_BUTTON[a], { value, ...(a === 'restart' ? { style: 'primary' as const } : {}) }),
   );

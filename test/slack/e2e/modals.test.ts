@@ -178,6 +178,23 @@ describe('connect modal', () => {
     expect(h.trunkCalls()).toHaveLength(0);
   });
 
+  it('a connect form submitted by a member is refused in the form, nothing stored, the refusal audited', async () => {
+    const before = await h.app!.store.getTrunkCredentials(TEAM);
+    const view = await openConnect();
+    h.trunk.clearRequests();
+    const sub = await h.submitView({
+      view,
+      values: connectValues(view, 'member-token-1'),
+      user: USERS.member,
+    });
+    expect(sub.json).toMatchObject({ response_action: 'errors' });
+    expect(JSON.stringify(sub.json)).toContain("You can't connect Trunk");
+    expect(h.trunkCalls()).toHaveLength(0);
+    expect(await h.app!.store.getTrunkCredentials(TEAM)).toEqual(before);
+    const [last] = await h.app!.store.listAudit(TEAM, { limit: 1 });
+    expect(last).toMatchObject({ userId: USERS.member, action: 'connect', outcome: 'refused' });
+  });
+
   it('a member may not connect', async () => {
     const sent = await h.sendCommand('connect', { user: USERS.member });
     expect(textOf(await h.reply(sent.responseUrl))).toContain("can't");
