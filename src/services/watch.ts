@@ -32,8 +32,11 @@ export type WatchAnswer =
   | { answer: 'refused'; what: string; because: string; operatorsMay: boolean }
   /** Trunk could not read the queue (unknown, or Trunk failing): nothing was started. */
   | { answer: 'queue_unreadable'; error: unknown }
-  /** `before` is the channel's feed of that queue this replaced, if any. */
-  | { answer: 'watching'; watch: Watch; before?: Watch }
+  /**
+   * `before` is the channel's feed of that queue this replaced, if any; `change` says whether the channel
+   * has something to hear (the same settings asked for again change nothing).
+   */
+  | { answer: 'watching'; watch: Watch; before?: Watch; change: 'started' | 'changed' | 'unchanged' }
   /** `watches` are the channel's feeds before the request. */
   | { answer: 'unwatched'; target: QueueRef; removed: boolean; watches: Watch[]; ended?: Watch };
 
@@ -136,7 +139,9 @@ export function createWatchService(
       createdAt: actor.now(),
     });
     await actor.audit('watch', target, 'ok', { channel: r.channelId, topics: watch.topics });
-    return before ? { answer: 'watching', watch, before } : { answer: 'watching', watch };
+    if (!before) return { answer: 'watching', watch, change: 'started' };
+    const same = before.topics.join() === watch.topics.join() && before.stuckMinutes === watch.stuckMinutes;
+    return { answer: 'watching', watch, before, change: same ? 'unchanged' : 'changed' };
   }
 
   async function remove(

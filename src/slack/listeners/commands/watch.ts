@@ -56,11 +56,8 @@ async function announceFeedChange(req: CommandRequest, announcement: SlackReply)
 
 function feedChange(a: WatchAnswer): FeedChange | undefined {
   if (a.answer === 'watching') {
-    const b = a.before;
-    // The same settings asked for again change nothing, so there is nothing to tell.
-    if (b && b.topics.join() === a.watch.topics.join() && b.stuckMinutes === a.watch.stuckMinutes)
-      return undefined;
-    return b ? { kind: 'changed', watch: a.watch, before: b } : { kind: 'started', watch: a.watch };
+    if (a.change === 'started') return { kind: 'started', watch: a.watch };
+    if (a.change === 'changed' && a.before) return { kind: 'changed', watch: a.watch, before: a.before };
   }
   if (a.answer === 'unwatched' && a.ended) return { kind: 'ended', watch: a.ended };
   return undefined;
