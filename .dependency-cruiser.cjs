@@ -105,6 +105,16 @@ module.exports = {
       to: { path: ['^src/slack/', 'node_modules/@slack/'] },
     },
     {
+      name: 'services-never-import-slack',
+      severity: 'error',
+      comment:
+        'services/ is the application layer: who is asking, may they, the answer. It sees Slack only through ' +
+        'ports (services/ports.ts, the Actor of services/actor.ts) that slack/ implements, so a service can be ' +
+        'called from any surface and tested as a plain function.',
+      from: { path: '^src/services/' },
+      to: { path: ['^src/slack/', 'node_modules/@slack/', '^src/(http|cli)/', '^src/(app|main|lifecycle)\\.ts$'] },
+    },
+    {
       name: 'domain-never-imports-the-composition-root',
       severity: 'error',
       comment:

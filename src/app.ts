@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Config } from './config.ts';
-import { createDigestService } from './digest/index.ts';
 import { createHttpRoutes } from './http/routes.ts';
 import {
   createLifecycle,
@@ -24,10 +23,7 @@ import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { configuredSecrets } from './observability/secret-values.ts';
 import { instrumentedSlackFetch } from './observability/slack-metrics.ts';
 import type { DigestCommands, SlackDeps } from './slack/deps.ts';
-import { digestSurface } from './slack/digest-surface.ts';
 import { createDirectoryCache } from './slack/directory.ts';
-import { createQueueEvents, type QueueEvents } from './slack/events/service.ts';
-import { createFreezer } from './slack/freeze-announcer.ts';
 import { installerRightsStore } from './slack/installer-rights.ts';
 import { registerListeners } from './slack/listeners/index.ts';
 import { guardPayloadShapes, rejectNonObjectBodies } from './slack/payload-shape.ts';
@@ -36,9 +32,9 @@ import { guardRequestWorkspace, ownWorkspaceOf } from './slack/request-workspace
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-interactions.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
-import { startAuditRetention } from './store/audit-retention.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
+import { createWorkers, type QueueEvents } from './workers/index.ts';
 
 /**
  * Bot scopes the app asks for at install; keep in step with manifest.yml. channels:read and groups:read let
@@ -290,50 +286,19 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     },
   });
 
-  const digestOverrides = overrides.digest === false ? undefined : overrides.digest;
-  const digestService =
-    overrides.digest === false
-      ? undefined
-      : createDigestService({
-          store,
-          trunkFor: (id) => workspaces.backgroundTrunkFor(id, 'digest'),
-          slackFor: (id) => workspaces.slackFor(id),
-          surface: digestSurface,
-          logger: logger.child({ component: 'digest' }),
-          metrics,
-          graceHours: config.digest.graceHours,
-          replicaId: overrides.replicaId ?? `${process.pid}`,
-          clock: now,
-          ...(digestOverrides?.tickCron ? { tickCron: digestOverrides.tickCron } : {}),
-          ...(digestOverrides?.leaseMs ? { leaseMs: digestOverrides.leaseMs } : {}),
-          ...(digestOverrides?.paceMs !== undefined ? { channelPaceMs: digestOverrides.paceMs } : {}),
-          trunkAppUrl: config.trunk.appUrl,
-          ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
-        });
-
-  // Freeze windows start and end on the app's clock (`now`), so tests move time by hand.
-  const freezer = createFreezer({
+  // Background work (digests, freeze windows, queue events, audit retention): workers on the lifecycle,
+  // started once the app listens and stopped, in this order, after the requests in flight.
+  const { digests: digestService, events } = createWorkers(lifecycle, {
+    config,
     store,
     workspaces,
-    logger: logger.child({ component: 'freeze' }),
+    directory,
+    logger,
+    metrics,
+    now,
     replicaId: overrides.replicaId ?? `${process.pid}`,
-    clock: now,
-    ...(overrides.freeze?.tickMs ? { tickMs: overrides.freeze.tickMs } : {}),
-    ...(overrides.freeze?.leaseMs ? { leaseMs: overrides.freeze.leaseMs } : {}),
+    overrides,
   });
-  const events =
-    overrides.watch === false
-      ? undefined
-      : createQueueEvents({
-          config,
-          store,
-          workspaces,
-          logger,
-          metrics,
-          now,
-          replicaId: overrides.replicaId ?? `${process.pid}`,
-          ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
-        });
 
   const deps: SlackDeps = {
     config,
@@ -353,7 +318,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const host = overrides.http?.host;
 
   // Shutdown order: Socket Mode disconnects first (no new events); after the work in flight
-  // has finished (bounded by SHUTDOWN_TIMEOUT_MS): the digest scheduler releases its claims, the HTTP
+  // has finished (bounded by SHUTDOWN_TIMEOUT_MS): the workers stop (registered above), the HTTP
   // server closes (it kept answering /readyz with 503 meanwhile), then the store.
   const stopReceiver = async () => {
     if (!started) return;
@@ -361,11 +326,6 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     await bolt.stop();
   };
   if (socketReceiver) lifecycle.onStopIntake('slack-socket', stopReceiver);
-  lifecycle.onClose('digest-scheduler', () => digestService?.stop());
-  // Runs in flight get the shutdown budget; an unfinished one is taken over by another replica (its lease).
-  lifecycle.onClose('freezer', () => freezer.stop(config.shutdownTimeoutMs));
-  // Releases this replica's queue leases so another replica polls them at once.
-  lifecycle.onClose('queue-watcher', () => events?.stop());
   if (httpReceiver) lifecycle.onClose('http-server', stopReceiver);
   if (ownStore) lifecycle.onClose('store', () => store.close());
   const running: RunningApp = {
@@ -396,19 +356,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
         port = addr && typeof addr === 'object' ? addr.port : config.port;
       }
       started = true;
-      if (config.digest.schedulerEnabled) {
-        digestService?.start();
-        freezer.start();
-        events?.start();
-      }
-      const retention = startAuditRetention({
-        store,
-        retentionDays: config.auditRetentionDays,
-        logger,
-        now,
-      });
-      lifecycle.onStopIntake('audit-retention', retention.stop);
-      await retention.firstRun;
+      // SCHEDULER_ENABLED=false: only audit retention runs here; other replicas run the rest.
+      await lifecycle.startWorkers();
     },
     lifecycle,
     stop() {

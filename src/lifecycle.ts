@@ -1,12 +1,15 @@
 /**
- * Start-to-stop life of the process. On SIGTERM/SIGINT: stop taking Slack requests (they get 503 and
- * /readyz turns 503 so load balancers move on), let the work in flight finish within
+ * Start-to-stop life of the process. Background work runs as workers (digests, the freezer, the queue
+ * watcher, audit retention), started once the app listens. On SIGTERM/SIGINT: stop taking Slack requests
+ * (they get 503 and /readyz turns 503 so load balancers move on), let the work in flight finish within
  * SHUTDOWN_TIMEOUT_MS (a command is "in flight" from its HTTP request until the respond() after its
- * Trunk call), then run the close steps in order (digest scheduler releases its claims, HTTP server,
- * database) and exit 0; exit 1 when something had to be abandoned.
+ * Trunk call), then run the close steps in order (each worker stops within what is left of the budget,
+ * then the HTTP server, the database) and exit 0; exit 1 when something had to be abandoned. A second
+ * signal exits 1 at once.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ReceiverEvent } from '@slack/bolt';
+import { type Settled, settleBy } from './core/deadline.ts';
 import type { Logger } from './observability/log.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { newRequestId, runWithRequestContext } from './observability/request-context.ts';
@@ -23,6 +26,17 @@ export interface ShutdownResult {
   durationMs: number;
 }
 
+/**
+ * Background work beside answering Slack. start() once the app listens (it may resolve when a first pass
+ * that start-up relies on is over); stop(deadline) takes no new work and returns by `deadline` (epoch ms),
+ * leaving what is unfinished to its lease. Most loop with core/periodic-passes.ts.
+ */
+export interface Worker {
+  readonly name: string;
+  start(): Promise<void> | void;
+  stop(deadline: number): Promise<unknown>;
+}
+
 export interface Lifecycle {
   readonly state: LifecycleState;
   isShuttingDown(): boolean;
@@ -32,8 +46,16 @@ export interface Lifecycle {
   track<T>(work: () => Promise<T>): Promise<T>;
   /** A step run first when shutdown begins, e.g. disconnecting Socket Mode. */
   onStopIntake(name: string, step: () => Promise<unknown> | unknown): void;
-  /** A step run after in-flight work drained, in registration order (scheduler, server, database). */
-  onClose(name: string, step: () => Promise<unknown> | unknown): void;
+  /** A step run after in-flight work drained, in registration order (workers, server, database); it is
+   * given the deadline it should finish by (epoch ms). */
+  onClose(name: string, step: (deadline: number) => Promise<unknown> | unknown): void;
+  /**
+   * A worker: stopped as a close step named after it (in registration order), whether or not it started;
+   * started by startWorkers() unless `enabled` is false (SCHEDULER_ENABLED=false on this replica).
+   */
+  addWorker(worker: Worker, opts?: { enabled?: boolean }): void;
+  /** Starts the enabled workers in registration order; nothing once shutdown has begun. */
+  startWorkers(): Promise<void>;
   /** Idempotent: later calls return the first call's promise. */
   shutdown(reason?: string): Promise<ShutdownResult>;
 }
@@ -53,8 +75,10 @@ export function createLifecycle({ logger, timeoutMs, metrics }: LifecycleOptions
   let count = 0;
   let idleWaiters: (() => void)[] = [];
   let shutdownPromise: Promise<ShutdownResult> | undefined;
-  const intakeSteps: { name: string; step: () => unknown }[] = [];
-  const closeSteps: { name: string; step: () => unknown }[] = [];
+  type Step = { name: string; step: (deadline: number) => unknown };
+  const intakeSteps: Step[] = [];
+  const closeSteps: Step[] = [];
+  const workers: { worker: Worker; enabled: boolean }[] = [];
 
   const settle = () => {
     count -= 1;
@@ -69,14 +93,14 @@ export function createLifecycle({ logger, timeoutMs, metrics }: LifecycleOptions
   const whenIdle = () =>
     count === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
 
-  async function runSteps(
-    steps: { name: string; step: () => unknown }[],
-    deadline: number,
-    failed: string[],
-  ): Promise<void> {
+  async function runSteps(steps: Step[], deadline: number, failed: string[]): Promise<void> {
     for (const { name, step } of steps) {
       const budget = Math.max(MIN_STEP_MS, deadline - Date.now());
-      const outcome = await withTimeout(Promise.resolve().then(step), budget);
+      const stepDeadline = Date.now() + budget;
+      const outcome = await settleBy(
+        Promise.resolve().then(() => step(stepDeadline)),
+        stepDeadline,
+      );
       if (outcome.kind === 'timeout') {
         failed.push(name);
         logger.warn({ step: name, timeoutMs: budget }, 'shutdown step timed out');
@@ -99,7 +123,7 @@ export function createLifecycle({ logger, timeoutMs, metrics }: LifecycleOptions
     );
     const failedSteps: string[] = [];
     await runSteps(intakeSteps, deadline, failedSteps);
-    const drained = await withTimeout(whenIdle(), Math.max(0, deadline - Date.now()));
+    const drained: Settled = await settleBy(whenIdle(), deadline);
     const abandoned = drained.kind === 'timeout' ? count : 0;
     if (abandoned > 0)
       logger.warn({ abandoned, timeoutMs }, 'shutdown timeout reached with work still in flight');
@@ -139,31 +163,22 @@ export function createLifecycle({ logger, timeoutMs, metrics }: LifecycleOptions
     onClose(name, step) {
       closeSteps.push({ name, step });
     },
+    addWorker(worker, { enabled = true } = {}) {
+      workers.push({ worker, enabled });
+      closeSteps.push({ name: worker.name, step: (deadline) => worker.stop(deadline) });
+    },
+    async startWorkers() {
+      for (const { worker, enabled } of workers) {
+        if (!enabled || state !== 'running') continue;
+        await worker.start();
+        logger.debug({ worker: worker.name }, 'worker started');
+      }
+    },
     shutdown(reason = 'requested') {
       shutdownPromise ??= doShutdown(reason);
       return shutdownPromise;
     },
   };
-}
-
-type Outcome = { kind: 'ok' } | { kind: 'timeout' } | { kind: 'error'; error: unknown };
-
-async function withTimeout(p: Promise<unknown>, ms: number): Promise<Outcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Outcome>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'timeout' }), ms);
-  });
-  try {
-    return await Promise.race([
-      p.then(
-        (): Outcome => ({ kind: 'ok' }),
-        (error: unknown): Outcome => ({ kind: 'error', error }),
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -207,36 +222,48 @@ export function guardHttpReceiver(
 
 export interface SignalOptions {
   logger: Logger;
+  /** The shutdown bound (SHUTDOWN_TIMEOUT_MS); past it plus graceMs the process is forced out. */
+  timeoutMs: number;
   signals?: NodeJS.Signals[];
   exit?: (code: number) => void;
   /** Extra time beyond the shutdown timeout before the process is forced out. */
   graceMs?: number;
-  timeoutMs: number;
 }
 
-/** SIGTERM/SIGINT start a graceful shutdown; a second signal, or a hung shutdown, forces exit 1. */
-export function installSignalHandlers(lifecycle: Lifecycle, opts: SignalOptions): () => void {
+/**
+ * The process's answer to SIGTERM/SIGINT: the first starts `stop` (the app's graceful shutdown) and exits 0
+ * when it was clean, 1 otherwise; a second signal, or a shutdown that hangs past its bound, exits 1 at once.
+ * Returns a function that removes the handlers.
+ */
+export function installSignalHandlers(
+  stop: () => Promise<{ clean?: boolean } | unknown>,
+  opts: SignalOptions,
+): () => void {
   const {
     logger,
     signals = ['SIGTERM', 'SIGINT'],
     exit = (code) => process.exit(code),
     graceMs = 5000,
   } = opts;
+  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (lifecycle.isShuttingDown()) {
+    if (stopping) {
       logger.warn({ signal }, 'second signal during shutdown: exiting now');
       exit(1);
       return;
     }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
     const backstop = setTimeout(() => {
       logger.error({ timeoutMs: opts.timeoutMs }, 'shutdown did not finish in time: exiting');
       exit(1);
     }, opts.timeoutMs + graceMs);
     backstop.unref();
-    lifecycle.shutdown(signal).then(
-      (result) => exit(result.clean ? 0 : 1),
+    stop().then(
+      // Exit 1 when in-flight work was abandoned or a close step failed.
+      (result) => exit((result as { clean?: boolean } | undefined)?.clean === false ? 1 : 0),
       (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
+        logger.error({ err }, 'error during shutdown');
         exit(1);
       },
     );

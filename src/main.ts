@@ -6,6 +6,7 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type AppOverrides, createApp, type RunningApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, SLACK_VARIABLES } from './config.ts';
+import { installSignalHandlers } from './lifecycle.ts';
 import { createLogger, type Logger } from './observability/log.ts';
 import { configuredSecrets } from './observability/secret-values.ts';
 import { trackUnhandledRejections } from './observability/unhandled.ts';
@@ -96,25 +97,8 @@ export async function main(
     );
   }
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    // Stop() drains within shutdownTimeoutMs, then closes; this is only the backstop.
-    const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 5_000);
-    force.unref();
-    running.stop().then(
-      // Exit 1 when in-flight work was abandoned or a close step failed.
-      (result) => process.exit((result as { clean?: boolean } | undefined)?.clean === false ? 1 : 0),
-      (err: unknown) => {
-        logger.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // A second signal exits at once; Stop() drains within shutdownTimeoutMs, the handler's backstop after that.
+  installSignalHandlers(() => running.stop(), { logger, timeoutMs: config.shutdownTimeoutMs });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

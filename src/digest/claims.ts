@@ -1,13 +1,14 @@
 /**
- * One row per (subscription, scheduled instant): the claim that makes each occurrence post once across
- * replicas, with a lease that the running replica keeps renewing. A replica that dies stops renewing;
- * once the lease has expired another replica takes the row over (compare-and-set on owner and lease)
- * and continues from what the row says was already posted.
+ * One row per (subscription, scheduled instant), claimed with a lease (store/leases.ts) that makes each
+ * occurrence post once across replicas; the running replica keeps the lease renewed. A replica that dies
+ * stops renewing; once the lease has expired another replica takes it over (compare-and-set on the lease
+ * as seen) and continues from what the row says was already posted.
  *
- * Every progress write is fenced by `owner = me AND status = 'running'`: a replica that lost its claim
+ * Every progress write is fenced by the lease, in one transaction with it: a replica that lost its claim
  * (it stalled past its lease and was taken over) finds out at its next write and stops posting.
  */
-import type { Db, Row } from '../store/types.ts';
+import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
+import type { Db, DbExecutor, Row } from '../store/types.ts';
 import type { Baseline, DigestMessage } from './types.ts';
 
 export interface RunKey {
@@ -32,6 +33,8 @@ export interface RunRecord extends RunKey {
   outcome?: string;
   owner: string;
   leaseUntil: number;
+  /** The lease's fence as read (undefined for a row without a lease: skipped, or finished before 009). */
+  fence?: number;
   attempts: number;
   late: boolean;
   payload?: RunPayload;
@@ -40,8 +43,24 @@ export interface RunRecord extends RunKey {
   detail?: string;
 }
 
-const COLUMNS =
-  'subscription_id, scheduled_at, workspace_id, manual, status, outcome, owner, lease_until, attempts, late, payload, header_ts, posted_count, detail';
+/** The lease of each occurrence, in the store's lease table (store/leases.ts). */
+const RUN_LEASE = 'digest.run';
+const runLease = (k: RunKey) => ({ kind: RUN_LEASE, key: `${k.subscriptionId}|${k.scheduledAt}` });
+function keyOfLease(leaseKey: string): RunKey | undefined {
+  const at = leaseKey.lastIndexOf('|');
+  const scheduledAt = Number(leaseKey.slice(at + 1));
+  return at > 0 && Number.isFinite(scheduledAt)
+    ? { subscriptionId: leaseKey.slice(0, at), scheduledAt }
+    : undefined;
+}
+// The row's `owner` and `attempts` stay its record of who works (or worked) on it and on which attempt;
+// the lease decides who may. Its lease_until is LEGACY_LEASE_UNTIL (see store/leases.ts).
+
+const SELECT = `SELECT r.subscription_id, r.scheduled_at, r.workspace_id, r.manual, r.status, r.outcome,
+  COALESCE(l.holder, r.owner) AS owner, COALESCE(l.expires_at, r.lease_until) AS lease_until,
+  COALESCE(l.attempts, r.attempts) AS attempts, l.fence, r.late, r.payload, r.header_ts, r.posted_count, r.detail
+  FROM digest_runs r
+  LEFT JOIN leases l ON l.kind = '${RUN_LEASE}' AND l.lease_key = r.subscription_id || '|' || r.scheduled_at`;
 
 function toRecord(r: Row): RunRecord {
   const rec: RunRecord = {
@@ -56,6 +75,7 @@ function toRecord(r: Row): RunRecord {
     late: Number(r['late']) === 1,
     postedCount: Number(r['posted_count']),
   };
+  if (r['fence'] !== null && r['fence'] !== undefined) rec.fence = Number(r['fence']);
   if (typeof r['outcome'] === 'string') rec.outcome = r['outcome'];
   if (typeof r['payload'] === 'string' && r['payload']) rec.payload = JSON.parse(r['payload']) as RunPayload;
   if (typeof r['header_ts'] === 'string' && r['header_ts']) rec.headerTs = r['header_ts'];
@@ -65,8 +85,10 @@ function toRecord(r: Row): RunRecord {
 
 export class ClaimRepository {
   readonly #db: Db;
+  readonly #leases: SqlLeases;
   constructor(db: Db) {
     this.#db = db;
+    this.#leases = new SqlLeases(db);
   }
 
   /** True when this replica now owns the occurrence; false when anyone already claimed it. */
@@ -76,22 +98,33 @@ export class ClaimRepository {
     now: number,
     leaseMs: number,
   ): Promise<boolean> {
-    const rows = await this.#db.query(
-      `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, manual, status, owner, lease_until, late, claimed_at)
-       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8)
-       ON CONFLICT (subscription_id, scheduled_at) DO NOTHING RETURNING subscription_id`,
-      [
-        key.subscriptionId,
-        key.scheduledAt,
-        key.workspaceId,
-        key.manual ? 1 : 0,
-        owner,
-        now + leaseMs,
-        key.late ? 1 : 0,
-        now,
-      ],
+    const got = await this.#leases.together(
+      async (tx) => {
+        const c = await this.#leases.claim(
+          { ...runLease(key), workspaceId: key.workspaceId, holder: owner, ttlMs: leaseMs, now, mode: 'new' },
+          tx,
+        );
+        return c.acquired;
+      },
+      // Refused when the row exists without a lease: skipped, or claimed before migration 009.
+      (tx) =>
+        tx.execute(
+          `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, manual, status, owner, lease_until, late, claimed_at)
+           VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8)
+           ON CONFLICT (subscription_id, scheduled_at) DO NOTHING`,
+          [
+            key.subscriptionId,
+            key.scheduledAt,
+            key.workspaceId,
+            key.manual ? 1 : 0,
+            owner,
+            LEGACY_LEASE_UNTIL,
+            key.late ? 1 : 0,
+            now,
+          ],
+        ),
     );
-    return rows.length === 1;
+    return got === true;
   }
 
   /** Records an occurrence that will not be posted (missed beyond the grace period), once. */
@@ -111,70 +144,54 @@ export class ClaimRepository {
   }
 
   async get(key: RunKey): Promise<RunRecord | undefined> {
-    const rows = await this.#db.query(
-      `SELECT ${COLUMNS} FROM digest_runs WHERE subscription_id = $1 AND scheduled_at = $2`,
-      [key.subscriptionId, key.scheduledAt],
-    );
+    const rows = await this.#db.query(`${SELECT} WHERE r.subscription_id = $1 AND r.scheduled_at = $2`, [
+      key.subscriptionId,
+      key.scheduledAt,
+    ]);
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
   async listFor(subscriptionId: string): Promise<RunRecord[]> {
-    const rows = await this.#db.query(
-      `SELECT ${COLUMNS} FROM digest_runs WHERE subscription_id = $1 ORDER BY scheduled_at`,
-      [subscriptionId],
-    );
+    const rows = await this.#db.query(`${SELECT} WHERE r.subscription_id = $1 ORDER BY r.scheduled_at`, [
+      subscriptionId,
+    ]);
     return rows.map(toRecord);
   }
 
   /** Extends the lease; false when the claim is no longer ours. */
-  async heartbeat(key: RunKey, owner: string, leaseUntil: number): Promise<boolean> {
-    const n = await this.#db.execute(
-      `UPDATE digest_runs SET lease_until = $4
-       WHERE subscription_id = $1 AND scheduled_at = $2 AND owner = $3 AND status = 'running'`,
-      [key.subscriptionId, key.scheduledAt, owner, leaseUntil],
-    );
-    return n === 1;
+  heartbeat(key: RunKey, owner: string, leaseUntil: number): Promise<boolean> {
+    return this.#leases.heartbeat({ ...runLease(key), holder: owner, expiresAt: leaseUntil });
   }
 
-  async savePayload(key: RunKey, owner: string, payload: RunPayload, leaseUntil: number): Promise<boolean> {
-    const n = await this.#db.execute(
-      `UPDATE digest_runs SET payload = $4, lease_until = $5
-       WHERE subscription_id = $1 AND scheduled_at = $2 AND owner = $3 AND status = 'running'`,
-      [key.subscriptionId, key.scheduledAt, owner, JSON.stringify(payload), leaseUntil],
-    );
-    return n === 1;
+  savePayload(key: RunKey, owner: string, payload: RunPayload, leaseUntil: number): Promise<boolean> {
+    return this.#fenced(key, owner, leaseUntil, 'payload = $3', [JSON.stringify(payload)]);
   }
 
   /** After each message Slack accepted: the header's ts and how many messages are out. */
-  async recordPosted(
+  recordPosted(
     key: RunKey,
     owner: string,
     headerTs: string,
     postedCount: number,
     leaseUntil: number,
   ): Promise<boolean> {
-    const n = await this.#db.execute(
-      `UPDATE digest_runs SET header_ts = $4, posted_count = $5, lease_until = $6
-       WHERE subscription_id = $1 AND scheduled_at = $2 AND owner = $3 AND status = 'running'`,
-      [key.subscriptionId, key.scheduledAt, owner, headerTs, postedCount, leaseUntil],
-    );
-    return n === 1;
+    return this.#fenced(key, owner, leaseUntil, 'header_ts = $3, posted_count = $4', [headerTs, postedCount]);
   }
 
   /**
-   * Slack failed in passing: the lease is set to when the next attempt may start, so the scheduler takes
-   * the row over then (from what it says was posted); `detail` says why for troubleshooting.
+   * Slack failed in passing: the lease is given up until the next attempt may start, so the scheduler
+   * takes it over then (from what the row says was posted); `detail` says why for troubleshooting.
    */
-  async deferRetry(key: RunKey, owner: string, retryAt: number, detail: string): Promise<boolean> {
-    const n = await this.#db.execute(
-      `UPDATE digest_runs SET lease_until = $4, detail = $5
-       WHERE subscription_id = $1 AND scheduled_at = $2 AND owner = $3 AND status = 'running'`,
-      [key.subscriptionId, key.scheduledAt, owner, retryAt, detail],
+  deferRetry(key: RunKey, owner: string, retryAt: number, detail: string): Promise<boolean> {
+    return this.#write(
+      key,
+      (tx) => this.#leases.release({ ...runLease(key), holder: owner, availableAt: retryAt }, tx),
+      'detail = $3',
+      [detail],
     );
-    return n === 1;
   }
 
-  async finish(
+  finish(
     key: RunKey,
     owner: string,
     status: 'done' | 'failed' | 'skipped',
@@ -182,13 +199,13 @@ export class ClaimRepository {
     now: number,
     detail?: string,
   ): Promise<boolean> {
-    const n = await this.#db.execute(
+    return this.#write(
+      key,
+      (tx) => this.#leases.finish({ ...runLease(key), holder: owner, now, result: status }, tx),
       // The rendered messages are only needed while the run may be taken over.
-      `UPDATE digest_runs SET status = $4, outcome = $5, detail = $6, finished_at = $7, payload = NULL
-       WHERE subscription_id = $1 AND scheduled_at = $2 AND owner = $3 AND status = 'running'`,
-      [key.subscriptionId, key.scheduledAt, owner, status, outcome, detail ?? null, now],
+      'status = $3, outcome = $4, detail = $5, finished_at = $6, payload = NULL',
+      [status, outcome, detail ?? null, now],
     );
-    return n === 1;
   }
 
   /**
@@ -196,27 +213,73 @@ export class ClaimRepository {
    * (the subscription's next_due_at moved past it within seconds), so the row has done its job.
    */
   async prune(before: number): Promise<number> {
-    return this.#db.execute("DELETE FROM digest_runs WHERE scheduled_at < $1 AND status <> 'running'", [
-      before,
-    ]);
-  }
-
-  /** Claims whose owner stopped renewing the lease. */
-  async expired(now: number, limit: number): Promise<RunRecord[]> {
-    const rows = await this.#db.query(
-      `SELECT ${COLUMNS} FROM digest_runs WHERE status = 'running' AND lease_until < $1 ORDER BY lease_until LIMIT $2`,
-      [now, limit],
-    );
-    return rows.map(toRecord);
-  }
-
-  /** Compare-and-set on the owner and lease we saw: exactly one replica wins a takeover. */
-  async takeOver(rec: RunRecord, owner: string, leaseUntil: number): Promise<boolean> {
     const n = await this.#db.execute(
-      `UPDATE digest_runs SET owner = $5, lease_until = $6, attempts = attempts + 1
-       WHERE subscription_id = $1 AND scheduled_at = $2 AND owner = $3 AND lease_until = $4 AND status = 'running'`,
-      [rec.subscriptionId, rec.scheduledAt, rec.owner, rec.leaseUntil, owner, leaseUntil],
+      "DELETE FROM digest_runs WHERE scheduled_at < $1 AND status <> 'running'",
+      [before],
     );
-    return n === 1;
+    await this.#leases.prune({ kind: RUN_LEASE, before });
+    return n;
+  }
+
+  /** Claims whose owner stopped renewing the lease, or gave it up until a retry that is now due. */
+  async expired(now: number, limit: number): Promise<RunRecord[]> {
+    const out: RunRecord[] = [];
+    for (const lease of await this.#leases.available({ kind: RUN_LEASE, now, limit })) {
+      const key = keyOfLease(lease.key);
+      const rec = key && (await this.get(key));
+      if (rec?.status === 'running') out.push(rec);
+      else {
+        // Its run is gone (the bot's data was deleted): close the lease so it is not listed again.
+        await this.#leases.abandon(lease, now);
+      }
+    }
+    return out;
+  }
+
+  /** Compare-and-set on the lease as `rec` saw it: exactly one replica wins a takeover. */
+  async takeOver(rec: RunRecord, owner: string, leaseUntil: number): Promise<boolean> {
+    if (rec.fence === undefined) return false; // a row without a lease: nothing to take over
+    const seen = { fence: rec.fence, expiresAt: rec.leaseUntil };
+    const fence = await this.#leases.together(
+      (tx) => this.#leases.takeOver({ ...runLease(rec), holder: owner, expiresAt: leaseUntil, seen }, tx),
+      (tx) =>
+        tx.execute(
+          'UPDATE digest_runs SET owner = $3, attempts = attempts + 1 WHERE subscription_id = $1 AND scheduled_at = $2',
+          [rec.subscriptionId, rec.scheduledAt, owner],
+        ),
+    );
+    return fence !== undefined;
+  }
+
+  /** A progress write fenced by the lease (renewed to `leaseUntil`), in one transaction with it. */
+  #fenced(
+    key: RunKey,
+    owner: string,
+    leaseUntil: number,
+    set: string,
+    values: Array<string | number>,
+  ): Promise<boolean> {
+    return this.#write(
+      key,
+      (tx) => this.#leases.heartbeat({ ...runLease(key), holder: owner, expiresAt: leaseUntil }, tx),
+      set,
+      values,
+    );
+  }
+
+  /** `lease` (a fenced lease write) and the running row's update commit together, or neither does. */
+  async #write(
+    key: RunKey,
+    lease: (tx: DbExecutor) => Promise<boolean>,
+    set: string,
+    values: Array<string | number | null>,
+  ): Promise<boolean> {
+    const done = await this.#leases.together(lease, (tx) =>
+      tx.execute(
+        `UPDATE digest_runs SET ${set} WHERE subscription_id = $1 AND scheduled_at = $2 AND status = 'running'`,
+        [key.subscriptionId, key.scheduledAt, ...values],
+      ),
+    );
+    return done === true;
   }
 }

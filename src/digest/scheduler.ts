@@ -8,8 +8,8 @@
  * Replicas share the work: each claims only up to its free slots, in a random order, and ticks again
  * as soon as a slot frees while work remains, so 500 digests due in one minute spread over replicas.
  */
-import cron, { type ScheduledTask } from 'node-cron';
-import { SerialPasses } from '../core/serial-passes.ts';
+import cron from 'node-cron';
+import { type PassTrigger, PeriodicPasses } from '../core/periodic-passes.ts';
 import type { ClaimRepository, RunRecord } from './claims.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { type RunnerContext, runClaimed } from './runner.ts';
@@ -34,13 +34,7 @@ export class Scheduler {
   readonly #claims: ClaimRepository;
   readonly #concurrency: number;
   readonly #inflight = new Set<Promise<RunOutcome>>();
-  #task: ScheduledTask | undefined;
-  readonly #passes = new SerialPasses({
-    pass: () => this.tick(),
-    onError: (err) => this.#ctx.logger.error({ err }, 'digest tick failed'),
-    active: () => !this.#stopped,
-  });
-  #stopped = false;
+  readonly #passes: PeriodicPasses;
   #prunedAt = 0;
 
   constructor(ctx: RunnerContext, concurrency: number) {
@@ -48,31 +42,29 @@ export class Scheduler {
     this.#subs = ctx.subs;
     this.#claims = ctx.claims;
     this.#concurrency = concurrency;
-  }
-
-  start(cronExpression: string): void {
-    this.#stopped = false;
-    this.#task = cron.schedule(cronExpression, () => this.requestTick(), {
-      timezone: 'UTC',
-      name: 'digests',
+    this.#passes = new PeriodicPasses({
+      pass: () => this.tick(),
+      onError: (err) => this.#ctx.logger.error({ err }, 'digest tick failed'),
+      inFlight: () => this.#inflight,
     });
-    this.requestTick();
   }
 
-  /** Stops claiming; waits up to timeoutMs for digests in flight (unfinished ones are left to expire). */
-  async stop(timeoutMs: number): Promise<void> {
-    this.#stopped = true;
-    await this.#task?.stop();
-    await this.#task?.destroy();
-    this.#task = undefined;
-    const all = Promise.allSettled([...this.#inflight, this.#passes.running]);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
+  /** Ticks whenever `cronExpression` fires (node-cron, in UTC), and once now. */
+  start(cronExpression: string): void {
+    void this.#passes.start(cronTrigger(cronExpression));
+  }
+
+  /** Stops claiming; waits until `deadline` (epoch ms) for digests in flight (unfinished ones are left to expire). */
+  async stop(deadline: number): Promise<void> {
+    await this.#passes.stop(deadline);
   }
 
   get stopped(): boolean {
-    return this.#stopped;
+    return this.#passes.stopped;
+  }
+
+  get #stopped(): boolean {
+    return this.#passes.stopped;
   }
 
   /** Runs a tick now, or once more after the one in progress. */
@@ -81,10 +73,8 @@ export class Scheduler {
   }
 
   /** Settles when every digest this replica started has finished (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.#passes.running || this.#inflight.size > 0) {
-      await Promise.allSettled([this.#passes.running, ...this.#inflight]);
-    }
+  idle(): Promise<void> {
+    return this.#passes.idle();
   }
 
   /** One pass: take over abandoned claims, then claim due occurrences, up to the free slots. */
@@ -254,6 +244,17 @@ export class Scheduler {
       })(),
     );
   }
+}
+
+/** node-cron as a pass trigger: the product's chosen scheduler for the digests' minute. */
+function cronTrigger(expression: string): PassTrigger {
+  return (fire) => {
+    const task = cron.schedule(expression, fire, { timezone: 'UTC', name: 'digests' });
+    return async () => {
+      await task.stop();
+      await task.destroy();
+    };
+  };
 }
 
 function shuffle<T>(items: T[]): T[] {

@@ -78,7 +78,7 @@ export function createDigestService(input: DigestDeps): DigestService {
       logger.info('digest scheduler started');
     },
     async stop(timeoutMs = 10_000) {
-      await scheduler.stop(timeoutMs);
+      await scheduler.stop(Date.now() + timeoutMs);
       abandon = true;
     },
     async runNow(workspaceId, id) {

@@ -2,12 +2,12 @@
  * One Trunk pagination per (workspace, repository, kind, scheduled minute), however many digests and
  * replicas share it: ten team channels subscribing to one monorepo at 09:00 cost one pagination, not ten.
  *
- * Each digest's run asks for the pages of its key. The first to insert the key's row (migration 008)
+ * Each digest's run asks for the pages of its key. The first to claim the key's lease (store/leases.ts)
  * collects: it streams the pages from Trunk to its own digest and stores each page (reduced to the fields
- * a digest reads) as it goes, renewing a lease. Every other digest of the key, on any replica, waits for
- * the row to be done and reads the stored pages, one at a time (memory stays bounded by a page). A
- * collector that dies stops renewing; the first waiter to see the lease expired takes the row over with a
- * new generation and collects again (pages of older generations are ignored). A Trunk failure is stored
+ * a digest reads) as it goes, renewing the lease. Every other digest of the key, on any replica, waits for
+ * the row (migration 008) to be done and reads the stored pages, one at a time (memory stays bounded by a
+ * page). A collector that dies stops renewing; the first waiter to see the lease expired takes it over,
+ * with a new fence that is the pages' new generation, and collects again (older generations are ignored). A Trunk failure is stored
  * too, so the waiting digests tell their channels the same thing instead of each trying Trunk again.
  *
  * What is shared is the raw list. What changed since the last digest, the top N and an owner filter stay
@@ -16,6 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../observability/log.ts';
+import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
 import type { Db } from '../store/types.ts';
 import { type TrunkErrorRecord, trunkErrorFromRecord, trunkErrorRecord } from '../trunk/error-record.ts';
 import { isTrunkError } from '../trunk/errors.ts';
@@ -43,39 +44,61 @@ type Role =
 const KEY_WHERE = 'workspace_id = $1 AND kind = $2 AND source = $3 AND scheduled_at = $4';
 const keyParams = (k: CollectionKey) => [k.workspaceId, k.kind, k.source, k.scheduledAt];
 
+/** Who collects is a lease in the store's lease table (store/leases.ts); its fence is the generation. */
+export const COLLECTION_LEASE = 'digest.collection';
+export const collectionLease = (k: CollectionKey) => ({
+  kind: COLLECTION_LEASE,
+  key: `${k.workspaceId}|${k.kind}|${k.scheduledAt}|${k.source}`,
+});
+/**
+ * The collection's record in `digest_collections`: collecting, or done (which generation's pages, how
+ * many, who collected them), or failed (the Trunk error). Who collects now is the lease's business.
+ */
 export class CollectionRepository {
   readonly #db: Db;
+  readonly #leases: SqlLeases;
   constructor(db: Db) {
     this.#db = db;
+    this.#leases = new SqlLeases(db);
   }
 
-  /** Collect (the row is ours), read (done), failed, or wait (someone is collecting). */
+  /** Collect (the lease is ours), read (done), failed, or wait (someone is collecting). */
   async acquire(key: CollectionKey, owner: string, now: number, leaseMs: number): Promise<Role> {
-    const inserted = await this.#db.query(
-      `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, created_at)
-       VALUES ($1, $2, $3, $4, 'collecting', $5, $6, $7)
-       ON CONFLICT (workspace_id, kind, source, scheduled_at) DO NOTHING RETURNING generation`,
-      [...keyParams(key), owner, now + leaseMs, now],
+    const mine = await this.#leases.together(
+      async (tx) => {
+        const c = await this.#leases.claim(
+          { ...collectionLease(key), workspaceId: key.workspaceId, holder: owner, ttlMs: leaseMs, now },
+          tx,
+        );
+        return c.acquired ? c : undefined;
+      },
+      // A takeover (the collector stopped renewing) collects again, as a new generation. Refused when the
+      // row exists without a live lease (written before migration 009): wait for it.
+      (tx, c) =>
+        c.takenOver
+          ? tx.execute(
+              `UPDATE digest_collections SET pages = 0 WHERE ${KEY_WHERE} AND status = 'collecting'`,
+              keyParams(key),
+            )
+          : tx.execute(
+              `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, created_at)
+               VALUES ($1, $2, $3, $4, 'collecting', $5, $6, $7, $8)
+               ON CONFLICT (workspace_id, kind, source, scheduled_at) DO NOTHING`,
+              [...keyParams(key), owner, LEGACY_LEASE_UNTIL, c.fence, now],
+            ),
     );
-    if (inserted.length === 1) return { role: 'collect', generation: Number(inserted[0]!['generation']) };
+    if (mine) return { role: 'collect', generation: mine.fence };
     const rows = await this.#db.query(
-      `SELECT status, owner, lease_until, generation, pages, failure FROM digest_collections WHERE ${KEY_WHERE}`,
+      `SELECT status, generation, pages, failure FROM digest_collections WHERE ${KEY_WHERE}`,
       keyParams(key),
     );
     const row = rows[0];
-    if (!row) return { role: 'wait' }; // pruned between the two statements: the next try inserts
-    const generation = Number(row['generation']);
-    if (row['status'] === 'done') return { role: 'read', generation, pages: Number(row['pages']) };
+    if (!row) return { role: 'wait' }; // pruned meanwhile: the next try claims it
+    if (row['status'] === 'done')
+      return { role: 'read', generation: Number(row['generation']), pages: Number(row['pages']) };
     if (row['status'] === 'failed' && typeof row['failure'] === 'string')
       return { role: 'failed', failure: JSON.parse(row['failure']) as TrunkErrorRecord };
-    if (Number(row['lease_until']) >= now) return { role: 'wait' };
-    // The collector stopped renewing: exactly one waiter wins the compare-and-set and collects again.
-    const n = await this.#db.execute(
-      `UPDATE digest_collections SET owner = $5, lease_until = $6, generation = generation + 1, pages = 0
-       WHERE ${KEY_WHERE} AND status = 'collecting' AND owner = $7 AND lease_until = $8 AND generation = $9`,
-      [...keyParams(key), owner, now + leaseMs, String(row['owner']), Number(row['lease_until']), generation],
-    );
-    return n === 1 ? { role: 'collect', generation: generation + 1 } : { role: 'wait' };
+    return { role: 'wait' };
   }
 
   async savePage(key: CollectionKey, generation: number, pageNo: number, body: string): Promise<void> {
@@ -97,49 +120,86 @@ export class CollectionRepository {
   }
 
   /** Every write of a collector is fenced by owner and generation: a replaced collector changes nothing. */
-  async renew(key: CollectionKey, owner: string, generation: number, leaseUntil: number): Promise<boolean> {
-    return (await this.#fenced('lease_until = $8', key, owner, generation, [leaseUntil])) === 1;
+  renew(key: CollectionKey, owner: string, generation: number, leaseUntil: number): Promise<boolean> {
+    return this.#leases.heartbeat({
+      ...collectionLease(key),
+      holder: owner,
+      fence: generation,
+      expiresAt: leaseUntil,
+    });
   }
 
-  async finish(key: CollectionKey, owner: string, generation: number, pages: number, now: number) {
-    return (
-      (await this.#fenced("status = 'done', pages = $8, finished_at = $9", key, owner, generation, [
-        pages,
-        now,
-      ])) === 1
+  finish(
+    key: CollectionKey,
+    owner: string,
+    generation: number,
+    pages: number,
+    now: number,
+  ): Promise<boolean> {
+    return this.#settle(
+      key,
+      owner,
+      generation,
+      now,
+      "status = 'done', pages = $6, owner = $7, generation = $8",
+      [pages, owner, generation],
     );
   }
 
   async fail(key: CollectionKey, owner: string, generation: number, failure: TrunkErrorRecord, now: number) {
-    await this.#fenced("status = 'failed', failure = $8, finished_at = $9", key, owner, generation, [
+    await this.#settle(key, owner, generation, now, "status = 'failed', failure = $6", [
       JSON.stringify(failure),
-      now,
     ]);
   }
 
-  /** Gives the row up at once (not a Trunk failure: the store or this process), so a waiter collects. */
+  /** Gives the lease up at once (not a Trunk failure: the store or this process), so a waiter collects. */
   async release(key: CollectionKey, owner: string, generation: number): Promise<void> {
-    await this.#fenced('lease_until = $8', key, owner, generation, [0]);
+    await this.#leases.release({ ...collectionLease(key), holder: owner, fence: generation });
   }
 
-  /** Forgets collections (and their pages) scheduled before `before`. */
+  /**
+   * Forgets collections (their leases, rows and pages) scheduled before `before`. A row goes only once its
+   * lease has: a finished lease without its row would leave the minute's digests waiting for nothing.
+   */
   async prune(before: number): Promise<number> {
-    await this.#db.execute('DELETE FROM digest_collection_pages WHERE scheduled_at < $1', [before]);
-    return this.#db.execute('DELETE FROM digest_collections WHERE scheduled_at < $1', [before]);
+    await this.#leases.prune({ kind: COLLECTION_LEASE, before });
+    const n = await this.#db.execute(
+      `DELETE FROM digest_collections WHERE scheduled_at < $1 AND NOT EXISTS (
+         SELECT 1 FROM leases l WHERE l.kind = $2 AND l.lease_key =
+           digest_collections.workspace_id || '|' || digest_collections.kind || '|' ||
+           digest_collections.scheduled_at || '|' || digest_collections.source)`,
+      [before, COLLECTION_LEASE],
+    );
+    await this.#db.execute(
+      `DELETE FROM digest_collection_pages WHERE scheduled_at < $1 AND NOT EXISTS (
+         SELECT 1 FROM digest_collections c WHERE c.workspace_id = digest_collection_pages.workspace_id
+           AND c.kind = digest_collection_pages.kind AND c.source = digest_collection_pages.source
+           AND c.scheduled_at = digest_collection_pages.scheduled_at)`,
+      [before],
+    );
+    return n;
   }
 
-  #fenced(
-    set: string,
+  /** Finishes the lease and records the outcome on the row, together; false when fenced off. */
+  async #settle(
     key: CollectionKey,
     owner: string,
     generation: number,
+    now: number,
+    set: string,
     values: Array<number | string>,
-  ) {
-    return this.#db.execute(
-      `UPDATE digest_collections SET ${set}
-       WHERE ${KEY_WHERE} AND owner = $5 AND generation = $6 AND status = $7`,
-      [...keyParams(key), owner, generation, 'collecting', ...values],
+  ): Promise<boolean> {
+    const hold = { ...collectionLease(key), holder: owner, fence: generation };
+    const done = await this.#leases.together(
+      (tx) => this.#leases.finish({ ...hold, now }, tx),
+      (tx) =>
+        tx.execute(`UPDATE digest_collections SET ${set}, finished_at = $5 WHERE ${KEY_WHERE}`, [
+          ...keyParams(key),
+          now,
+          ...values,
+        ]),
     );
+    return done === true;
   }
 }
 

@@ -11,7 +11,7 @@
  * and read through `readQueue`; what happened is reported as plain data through `announce`.
  */
 
-import { SerialPasses } from '../core/serial-passes.ts';
+import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Db } from '../store/types.ts';
 import { type ClaimKey, type ClaimRecord, FreezeClaims } from './claims.ts';
@@ -19,8 +19,11 @@ import { WindowRepository } from './repository.ts';
 import { activeOccurrence, type Occurrence } from './schedule.ts';
 import {
   type ChangeQueue,
+  type CreatorStanding,
+  FREEZE_REASON_PREFIX,
   type FreezeEvent,
   type FreezeWindow,
+  type PersonChanges,
   type QueueReading,
   type ReadQueue,
   STATE_FOR_ACTION,
@@ -31,6 +34,18 @@ export interface FreezerDeps {
   db: Db;
   changeQueue: ChangeQueue;
   readQueue: ReadQueue;
+  /**
+   * A person's audited changes of the queue's state: a window's end leaves alone a queue someone changed
+   * after the window started. Without it only the state read at the end counts.
+   */
+  personChanges?: PersonChanges;
+  /** At each start: is the window's creator still an operator? Without it, windows always act. */
+  creatorStanding?: CreatorStanding;
+  /**
+   * Whether this workspace's windows may act now: false after Slack revoked the bot token, until a
+   * re-install. Their starts and ends wait (unclaimed) and are applied, late, once it is true again.
+   */
+  acting?: (workspaceId: string) => Promise<boolean>;
   /** Told every start, end, refusal to resume and failure; errors it throws are logged and ignored. */
   announce: (event: FreezeEvent) => Promise<void> | void;
   /** Names this process in claims (e.g. hostname:pid). */
@@ -68,13 +83,7 @@ export class Freezer {
   readonly #now: () => number;
   readonly #leaseMs: number;
   readonly #inflight = new Map<string, Promise<void>>();
-  #timer: NodeJS.Timeout | undefined;
-  readonly #passes = new SerialPasses({
-    pass: () => this.tick(),
-    onError: (err) => this.#deps.logger.error({ err }, 'freeze tick failed'),
-    active: () => !this.#stopped,
-  });
-  #stopped = false;
+  readonly #passes: PeriodicPasses;
   #prunedAt = 0;
 
   constructor(deps: FreezerDeps) {
@@ -83,24 +92,26 @@ export class Freezer {
     this.#claims = new FreezeClaims(deps.db);
     this.#now = deps.clock ?? Date.now;
     this.#leaseMs = deps.leaseMs ?? 30_000;
+    this.#passes = new PeriodicPasses({
+      every: deps.tickMs ?? 5_000,
+      pass: () => this.tick(),
+      onError: (err) => this.#deps.logger.error({ err }, 'freeze tick failed'),
+      inFlight: () => this.#inflight.values(),
+    });
   }
 
+  /** Ticks every tickMs from now on (the first tick at once). */
   start(): void {
-    this.#stopped = false;
-    this.#timer = setInterval(() => this.requestTick(), this.#deps.tickMs ?? 5_000);
-    this.#timer.unref();
-    this.requestTick();
+    void this.#passes.start();
   }
 
-  /** Stops ticking; waits up to timeoutMs for runs in flight (unfinished ones are left to their lease). */
-  async stop(timeoutMs: number): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    const all = Promise.allSettled([...this.#inflight.values(), this.#passes.running]);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
+  /** Stops ticking; waits until `deadline` (epoch ms) for runs in flight (unfinished ones are left to their lease). */
+  async stop(deadline: number): Promise<void> {
+    await this.#passes.stop(deadline);
+  }
+
+  get #stopped(): boolean {
+    return this.#passes.stopped;
   }
 
   /** Runs a tick now, or once more after the one in progress. */
@@ -109,16 +120,15 @@ export class Freezer {
   }
 
   /** Settles when every run this replica started has finished (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.#passes.running || this.#inflight.size > 0) {
-      await Promise.allSettled([this.#passes.running, ...this.#inflight.values()]);
-    }
+  idle(): Promise<void> {
+    return this.#passes.idle();
   }
 
   /** One pass: renew leases, take over abandoned or due claims, claim starts of open windows, then ends. */
   async tick(): Promise<void> {
     const now = this.#now();
     const me = this.#deps.replicaId;
+    const acting = this.#actingMemo();
     if (now - this.#prunedAt > PRUNE_EVERY_MS) {
       this.#prunedAt = now;
       await this.#claims.prune(now - KEEP_CLAIMS_MS);
@@ -133,7 +143,7 @@ export class Freezer {
     }
     for (const rec of await this.#claims.available(now, BATCH)) {
       if (this.#stopped) return;
-      if (this.#inflight.has(keyOf(rec))) continue;
+      if (this.#inflight.has(keyOf(rec)) || !(await acting(rec.workspaceId))) continue;
       if (await this.#claims.takeOver(rec, me, now + this.#leaseMs)) {
         if (rec.status === 'running')
           this.#deps.logger.info(
@@ -151,14 +161,35 @@ export class Freezer {
       const occ = activeOccurrence(windowSpec(w), now);
       if (!occ || claimed.has(keyOf({ windowId: w.id, occurrenceStart: occ.start, phase: 'start' })))
         continue;
+      if (!(await acting(w.workspaceId))) continue;
       const rec = await this.#claims.claim(w, occ, 'start', me, now, this.#leaseMs);
       if (rec) this.#launch(rec);
     }
     for (const start of await this.#claims.endsDue(now, BATCH)) {
       if (this.#stopped) return;
+      if (!(await acting(start.workspaceId))) continue;
       const rec = await this.#claims.claim(start.window, occurrenceOf(start), 'end', me, now, this.#leaseMs);
       if (rec) this.#launch(rec);
     }
+  }
+
+  /** `acting` asked once per workspace and tick. */
+  #actingMemo(): (workspaceId: string) => Promise<boolean> {
+    const ask = this.#deps.acting;
+    if (!ask) return async () => true;
+    const seen = new Map<string, Promise<boolean>>();
+    return (workspaceId) => {
+      let answer = seen.get(workspaceId);
+      if (!answer) {
+        answer = ask(workspaceId).catch((err: unknown) => {
+          // Not knowing is no reason to stop a freeze: act, as before the check existed.
+          this.#deps.logger.warn({ err, workspace: workspaceId }, 'could not check the bot token; acting');
+          return true;
+        });
+        seen.set(workspaceId, answer);
+      }
+      return answer;
+    };
   }
 
   #launch(rec: ClaimRecord): void {
@@ -227,6 +258,25 @@ export class Freezer {
     const desired = STATE_FOR_ACTION[w.action];
     const now = this.#now();
     const late = now - rec.occurrenceStart > LATE_AFTER_MS;
+    // At each start the window acts as its creator would: only while they are an operator. (A takeover
+    // whose previous owner already changed the queue was checked by it.)
+    if (rec.beforeState === undefined && this.#deps.creatorStanding) {
+      const standing = await this.#creatorStanding(w);
+      if (standing.kind === 'unknown') return this.#startFailed(rec, standing.error);
+      if (standing.kind === 'refused') {
+        if (
+          await this.#claims.finish(rec, me, 'done', 'creator_not_operator', now, {
+            detail: standing.because,
+          })
+        )
+          await this.#announce({
+            ...this.#base(rec),
+            kind: 'creator_not_operator',
+            because: standing.because,
+          });
+        return;
+      }
+    }
     const reading = await this.#read(rec);
     if ('error' in reading) return this.#startFailed(rec, reading.error);
     const cur = lower(reading.state);
@@ -244,7 +294,11 @@ export class Freezer {
     const joined = (await this.#otherFreezes(rec, now)).find((s) => s.setState === cur);
     if (cur === 'running' || (joined && cur === 'draining' && desired === 'paused')) {
       if (!(await this.#claims.recordBefore(rec, me, cur))) return;
-      const res = await this.#change(rec, desired, `Freeze window ${w.id}${w.reason ? `: ${w.reason}` : ''}`);
+      const res = await this.#change(
+        rec,
+        desired,
+        `${FREEZE_REASON_PREFIX}${w.id}${w.reason ? `: ${w.reason}` : ''}`,
+      );
       if (res.outcome === 'ok' || (res.outcome === 'noop' && lower(res.state ?? '') === desired))
         return started(desired, 'started', joined?.windowId);
       return this.#startFailed(rec, res.outcome === 'noop' ? res.reason : res.error);
@@ -256,6 +310,17 @@ export class Freezer {
       return;
     }
     return this.#startFailed(rec, `the queue is ${cur.replaceAll('_', ' ')}`);
+  }
+
+  async #creatorStanding(w: FreezeWindow): ReturnType<CreatorStanding> {
+    try {
+      return await this.#deps.creatorStanding!(w);
+    } catch (err) {
+      return {
+        kind: 'unknown',
+        error: `could not check that the window's creator is still an operator (${err instanceof Error ? err.message : String(err)})`,
+      };
+    }
   }
 
   async #change(rec: ClaimRecord, state: 'paused' | 'draining' | 'running', reason: string) {
@@ -326,11 +391,32 @@ export class Freezer {
     if (rec.beforeState !== undefined && rec.beforeState !== 'running' && cur === 'running') return resumed();
     const expected = await this.#expectedState(rec);
     if (cur !== expected) return this.#notResumed(rec, reading, expected);
+    // The state is the freeze's, but a person set it again after the window started (resumed for a
+    // hotfix, paused again for an incident): theirs now, so left alone.
+    const touched = await this.#personChangeSince(rec);
+    if (touched)
+      return this.#notResumed(
+        rec,
+        { ...reading, changedAt: touched.at, changedBy: touched.userId },
+        expected,
+      );
     if (!(await this.#claims.recordBefore(rec, me, cur))) return;
-    const res = await this.#change(rec, 'running', `Freeze window ${rec.windowId} ended`);
+    const res = await this.#change(rec, 'running', `${FREEZE_REASON_PREFIX}${rec.windowId} ended`);
     if (res.outcome === 'ok' || (res.outcome === 'noop' && lower(res.state ?? '') === 'running'))
       return resumed();
     return this.#endFailed(rec, res.outcome === 'noop' ? res.reason : res.error);
+  }
+
+  /** The latest change of the queue's state a person made since this window's start, if any. */
+  async #personChangeSince(rec: ClaimRecord) {
+    if (!this.#deps.personChanges) return undefined;
+    try {
+      return (await this.#deps.personChanges(rec.workspaceId, rec.window.target, rec.occurrenceStart))[0];
+    } catch (err) {
+      // Unknown: the audit is unreadable, so the state read decides, as without the check.
+      this.#deps.logger.warn({ err, window: rec.windowId }, 'could not read who changed the queue');
+      return undefined;
+    }
   }
 
   /** The state the freeze is in: what the latest start on this queue set during or after this window. */

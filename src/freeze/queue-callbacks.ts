@@ -8,7 +8,13 @@ import { formatQueueRef, type QueueRef } from '../core/target.ts';
 import { changeState, readQueue as readQueueState } from '../queue/service.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
-import type { ChangeQueue, QueueReading, ReadQueue } from './types.ts';
+import {
+  type ChangeQueue,
+  FREEZE_REASON_PREFIX,
+  type PersonChanges,
+  type QueueReading,
+  type ReadQueue,
+} from './types.ts';
 
 export interface QueueCallbackDeps {
   store: Store;
@@ -25,7 +31,11 @@ export interface QueueCallbackDeps {
 const NOT_CONNECTED = 'Trunk is not connected for this workspace (an admin can run `/mergequeue connect`).';
 const STATE_AFTER: Record<string, string> = { pause: 'paused', drain: 'draining', resume: 'running' };
 
-export function queueCallbacks(deps: QueueCallbackDeps): { changeQueue: ChangeQueue; readQueue: ReadQueue } {
+export function queueCallbacks(deps: QueueCallbackDeps): {
+  changeQueue: ChangeQueue;
+  readQueue: ReadQueue;
+  personChanges: PersonChanges;
+} {
   const changeQueue: ChangeQueue = async (workspaceId, target, state, reason, window) => {
     const trunk = await deps.trunkFor(workspaceId);
     if (!trunk) return { outcome: 'failed', error: NOT_CONNECTED };
@@ -58,5 +68,20 @@ export function queueCallbacks(deps: QueueCallbackDeps): { changeQueue: ChangeQu
     return reading;
   };
 
-  return { changeQueue, readQueue };
+  // From the audit: ok pauses, drains and resumes whose reason is not a freeze window's own.
+  const personChanges: PersonChanges = async (workspaceId, target, since) => {
+    const audit = await deps.store.listAudit(workspaceId, { target: formatQueueRef(target), limit: 50 });
+    return audit
+      .filter(
+        (e) =>
+          e.outcome === 'ok' &&
+          STATE_AFTER[e.action] !== undefined &&
+          e.at >= since &&
+          !String(e.detail['reason'] ?? '').startsWith(FREEZE_REASON_PREFIX),
+      )
+      .sort((a, b) => b.at - a.at)
+      .map((e) => ({ userId: e.userId, at: e.at, state: STATE_AFTER[e.action]! }));
+  };
+
+  return { changeQueue, readQueue, personChanges };
 }

@@ -58,6 +58,31 @@ export type ChangeQueue = (
 
 export type ReadQueue = (workspaceId: string, target: QueueRef) => Promise<QueueReading>;
 
+/** Every reason a freeze window gives its own queue changes starts with this (see Freezer). */
+export const FREEZE_REASON_PREFIX = 'Freeze window ';
+
+/** A person's audited change of a queue's state (pause, drain, resume), not one a freeze window made. */
+export interface PersonChange {
+  userId: string;
+  at: number;
+  /** The state it set: paused, draining or running. */
+  state: string;
+}
+
+/** A person's changes of the queue's state at or after `since` (epoch ms), newest first. */
+export type PersonChanges = (workspaceId: string, target: QueueRef, since: number) => Promise<PersonChange[]>;
+
+/**
+ * Whether a window may act at its start as its creator would: `refused` when the creator is no longer an
+ * operator (`because` says why, in words safe to show); `unknown` when that cannot be checked now (the
+ * start is retried).
+ */
+export type CreatorStanding = (
+  window: FreezeWindow,
+) => Promise<
+  { kind: 'operator' } | { kind: 'refused'; because: string } | { kind: 'unknown'; error: string }
+>;
+
 interface EventBase {
   window: FreezeWindow;
   occurrence: Occurrence;
@@ -77,6 +102,8 @@ interface EventBase {
  * - ended: resumed (`resumed: true`), or left frozen because other windows on the queue are still open.
  * - not_resumed: the queue is no longer in the state the windows put it in; `reason` says why.
  * - end_retrying / end_failed: resuming failed (retried, then given up after END_MAX_ATTEMPTS).
+ * - creator_not_operator: at the start the window's creator was no longer an operator; the window did not
+ *   act (and its end will not either).
  */
 export type FreezeEvent =
   | (EventBase & { kind: 'started'; state: FreezeState; late: boolean; joined?: string })
@@ -93,5 +120,6 @@ export type FreezeEvent =
       changedBy?: string;
       reason: string;
     })
+  | (EventBase & { kind: 'creator_not_operator'; because: string })
   | (EventBase & { kind: 'end_retrying'; attempt: number; nextAttemptAt: number; error: string })
   | (EventBase & { kind: 'end_failed'; attempts: number; error: string });

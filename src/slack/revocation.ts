@@ -4,6 +4,9 @@
  * is forgotten; the bot token, and what only works with it (digests post as the bot), only when *our* bot
  * user of that workspace is named. Trunk credentials, defaults and operators stay either way, so a
  * re-install picks up where the workspace was. A revocation naming nobody we hold changes nothing.
+ * While the bot token is gone, freeze windows do not act and feeds do not poll, although the Trunk token is
+ * kept (src/workers/bot-standing.ts): with OAuth, because no installation is stored until a re-install; in
+ * single-workspace mode, because Slack refuses the configured token.
  */
 import type { WebClient } from '@slack/web-api';
 import type { SlackDeps } from './deps.ts';
@@ -74,7 +77,7 @@ export async function applyRevocation(
       botTokenForgotten,
     },
     botTokenForgotten
-      ? 'tokens_revoked: bot token and digests deleted; Trunk token, defaults and operators kept'
+      ? 'tokens_revoked: bot token and digests deleted; freeze windows and feeds wait for a re-install; Trunk token, defaults and operators kept'
       : 'tokens_revoked: nothing of this workspace needs the revoked tokens beyond what was forgotten',
   );
   return { userTokensForgotten, botTokenForgotten };

@@ -1,7 +1,9 @@
 /**
  * Audit retention: rows last seen more than AUDIT_RETENTION_DAYS ago are deleted at start and then hourly.
- * One indexed DELETE, harmless when several replicas run it at once (they delete the same rows).
+ * One indexed DELETE, harmless when several replicas run it at once (they delete the same rows), so it runs
+ * on every replica, SCHEDULER_ENABLED or not.
  */
+import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Store } from './types.ts';
 
@@ -16,20 +18,23 @@ export interface AuditRetentionOptions {
   intervalMs?: number;
 }
 
-/** Prunes once now and then every interval; returns a stop function (also what the first prune awaits). */
-export function startAuditRetention(opts: AuditRetentionOptions): { stop(): void; firstRun: Promise<void> } {
+export interface AuditRetention {
+  /** Prunes once now (resolving when done) and then every interval. */
+  start(): Promise<void>;
+  /** No further prune; waits until `deadline` (epoch ms) for one in progress. */
+  stop(deadline: number): Promise<boolean>;
+}
+
+export function createAuditRetention(opts: AuditRetentionOptions): AuditRetention {
   const { store, retentionDays, logger, now = Date.now, intervalMs = AUDIT_PRUNE_INTERVAL_MS } = opts;
-  const prune = async () => {
-    try {
+  const passes = new PeriodicPasses({
+    every: intervalMs,
+    pass: async () => {
       const deleted = await store.pruneAudit(now() - retentionDays * DAY_MS);
       if (deleted > 0) logger.info({ deleted, retentionDays }, 'old audit rows pruned');
-    } catch (err) {
-      // Retried at the next interval; the audit only grows a little meanwhile.
-      logger.warn({ err }, 'audit pruning failed');
-    }
-  };
-  const firstRun = prune();
-  const timer = setInterval(() => void prune(), intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer), firstRun };
+    },
+    // Retried at the next interval; the audit only grows a little meanwhile.
+    onError: (err) => logger.warn({ err }, 'audit pruning failed'),
+  });
+  return { start: () => passes.start(), stop: (deadline) => passes.stop(deadline) };
 }

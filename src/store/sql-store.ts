@@ -9,6 +9,7 @@ import type { Logger } from '../observability/log.ts';
 import type { SecretBox } from './crypto.ts';
 import type { EngineDb } from './engine.ts';
 import { SqlInstallations, setInstallerIn } from './installations.ts';
+import { SqlLeases } from './leases.ts';
 import { checkMigrationList } from './migrate.ts';
 import { recordKeyUse, reencryptAll, scanKeyIds } from './secrets.ts';
 import { checkTrunkCredentials, InvalidStoreInputError } from './trunk-credentials.ts';
@@ -65,6 +66,7 @@ export interface SqlStoreOptions {
 export class SqlStore implements Store {
   readonly db: EngineDb;
   readonly installations: SqlInstallations;
+  readonly leases: SqlLeases;
   readonly #box: SecretBox;
   readonly #migrations: readonly Migration[];
   readonly #workspaceTables: string[];
@@ -90,6 +92,7 @@ export class SqlStore implements Store {
       if (!/^[a-z_][a-z0-9_]*$/.test(t))
         throw new Error(`Migration lists an invalid workspace table name: ${t}`);
     this.installations = new SqlInstallations(opts.db, opts.box, opts.now);
+    this.leases = new SqlLeases(opts.db);
   }
 
   get dialect(): 'sqlite' | 'postgres' {

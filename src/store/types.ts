@@ -117,10 +117,115 @@ export interface AuditEntry {
   lastAt?: number;
 }
 
+/**
+ * Leases (leases.ts, migration 009): the one way work is claimed across replicas. A lease names a piece of
+ * work (`kind` and `key`, chosen by the caller; the store gives them no meaning), who holds it, until when,
+ * and a fence: a number bumped by every acquisition, so a holder that stalled past its lease and was taken
+ * over presents an old fence (or is no longer the holder) and its late writes are refused.
+ *
+ * States: `held` (someone works on it; free to take once `expiresAt` has passed), `released` (given up;
+ * free to take from `expiresAt`, which may be now or later), `finished` (done for good, never taken again,
+ * kept with its `result` until pruned). A lease is expired when `expiresAt < now`.
+ */
+export type LeaseState = 'held' | 'released' | 'finished';
+
+export interface LeaseId {
+  kind: string;
+  key: string;
+}
+
+export interface Lease extends LeaseId {
+  /** The workspace the work belongs to ('' when none): deleteWorkspace removes its leases. */
+  workspaceId: string;
+  holder: string;
+  fence: number;
+  state: LeaseState;
+  expiresAt: number;
+  /** How many times it was acquired (1 for the first claim; each takeover or retry adds one). */
+  attempts: number;
+  /** What `finish` recorded (free text, e.g. JSON), for the work's readers. */
+  result?: string;
+  createdAt: number;
+  finishedAt?: number;
+}
+
+/** What a holder presents on every write: refused unless it still holds the lease (at `fence`, when given). */
+export interface LeaseHold extends LeaseId {
+  holder: string;
+  fence?: number;
+  /** When given, a lease that expired before this instant is refused too, even if nobody took it over yet. */
+  liveAt?: number;
+}
+
+export interface LeaseClaimRequest extends LeaseId {
+  holder: string;
+  ttlMs: number;
+  now: number;
+  workspaceId?: string;
+  /**
+   * `free` (default): take the lease when nobody has it, when its holder let it expire, or when it was
+   * released and is due. `renew`: the same, and a holder claiming its own live lease renews it (a lease
+   * held for as long as the holder keeps claiming it). `new`: only when no lease exists at all (the first
+   * claim of a one-off piece of work; recovering it is `takeOver`'s job).
+   */
+  mode?: 'free' | 'renew' | 'new';
+}
+
+export type LeaseClaim =
+  | { acquired: true; fence: number; attempts: number; takenOver: boolean; lease: Lease }
+  | { acquired: false; lease?: Lease };
+
+export interface Leases {
+  /** Acquires (see LeaseClaimRequest.mode). One statement: two claimants racing cannot both win. */
+  claim(req: LeaseClaimRequest, tx?: DbExecutor): Promise<LeaseClaim>;
+  /**
+   * Compare-and-set on the lease as the caller saw it (fence and expiry, from `available` or `get`): exactly
+   * one of several replicas taking over the same lapsed or due lease wins. Returns the new fence.
+   */
+  takeOver(
+    req: LeaseId & { holder: string; expiresAt: number; seen: { fence: number; expiresAt: number } },
+    tx?: DbExecutor,
+  ): Promise<number | undefined>;
+  /**
+   * Extends a held lease to `expiresAt`; without it, only confirms the hold (and, inside a transaction,
+   * locks the lease until commit, so a fenced write and a takeover cannot interleave). False when fenced off.
+   */
+  heartbeat(hold: LeaseHold & { expiresAt?: number }, tx?: DbExecutor): Promise<boolean>;
+  /** The work is done for good: never taken again. `result` is kept for readers. False when fenced off. */
+  finish(hold: LeaseHold & { now: number; result?: string }, tx?: DbExecutor): Promise<boolean>;
+  /** Gives a held lease up: anyone may take it from `availableAt` (default: at once). False when fenced off. */
+  release(hold: LeaseHold & { availableAt?: number }, tx?: DbExecutor): Promise<boolean>;
+  /**
+   * A lease step and the caller's own record write in one transaction, all or nothing: `lease` runs first
+   * (a claim, takeover, heartbeat, finish or release on `tx`) and returns what it got, or undefined/false
+   * when refused; `record` then writes the caller's row and returns how many rows it changed. Unless that
+   * is exactly one, the lease step is undone too. Resolves to what `lease` got, or undefined.
+   */
+  together<T>(
+    lease: (tx: DbExecutor) => Promise<T | undefined | false>,
+    record: (tx: DbExecutor, got: T) => Promise<number>,
+  ): Promise<T | undefined>;
+  get(id: LeaseId, tx?: DbExecutor): Promise<Lease | undefined>;
+  /**
+   * Closes a lease whose work is gone (its record was deleted), as `available` listed it, so it is not
+   * listed again: a takeover (so a live holder is never overridden) and a finish. False when it moved on.
+   */
+  abandon(lease: Lease, now: number): Promise<boolean>;
+  /** Leases of `kind` a claim could take now (held but expired, or released and due), the longest waiting first. */
+  available(q: { kind: string; now: number; limit: number }): Promise<Lease[]>;
+  /**
+   * Forgets leases of `kind` created before `before` that are finished, or whose expiry (or, released, the
+   * time they were free from) is before `before` too: nothing live or still due. Returns how many.
+   */
+  prune(q: { kind: string; before: number }): Promise<number>;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** The low-level seam for domain repositories (see digest/). */
   readonly db: Db;
+  /** Claims with a lease, heartbeat, takeover, fencing, finish and prune (see Leases). */
+  readonly leases: Leases;
 
   /** Store reachable and every migration applied (for /readyz). */
   ready(): Promise<{ ok: boolean; schemaVersion: number; detail?: string }>;

@@ -1,9 +1,10 @@
 /**
- * Per followed queue: who polls it (watch_leases), what it looked like last (watch_snapshots) and the
+ * Per followed queue: who polls it (a lease, store/leases.ts), what it looked like last (watch_snapshots) and the
  * health episodes of each watch (watch_health). A poll's result — snapshot, events, health — is written
  * in one transaction fenced by the lease, so a replica that lost its lease (it stalled and was taken over)
  * writes nothing, and a restart or takeover continues from exactly what was committed.
  */
+import { SqlLeases } from '../store/leases.ts';
 import type { Db, DbExecutor, Row } from '../store/types.ts';
 import type { HealthRecord } from './health.ts';
 import type { StoredSnapshot, WatchEvent } from './types.ts';
@@ -23,15 +24,22 @@ export interface LeaseRow {
   leaseUntil: number;
 }
 
+/** The lease of one followed queue in the store's lease table (store/leases.ts): who polls it. */
+export const POLL_LEASE = 'watch.poll';
+const pollLease = (workspaceId: string, queueKey: string) => ({
+  kind: POLL_LEASE,
+  key: `${workspaceId}|${queueKey}`,
+});
+
 export class LeaseRepository {
-  readonly #db: Db;
+  readonly #leases: SqlLeases;
   constructor(db: Db) {
-    this.#db = db;
+    this.#leases = new SqlLeases(db);
   }
 
   /**
-   * Takes the queue's lease when free or expired, or renews it when already ours: one statement, so two
-   * replicas racing for an expired lease cannot both win.
+   * Takes the queue's lease when free or expired, or renews it when already ours; two replicas racing for
+   * an expired lease cannot both win.
    */
   async acquire(
     workspaceId: string,
@@ -40,38 +48,27 @@ export class LeaseRepository {
     now: number,
     leaseMs: number,
   ): Promise<boolean> {
-    const rows = await this.#db.query(
-      `INSERT INTO watch_leases (workspace_id, queue_key, owner, lease_until) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (workspace_id, queue_key) DO UPDATE SET owner = $3, lease_until = $4
-       WHERE watch_leases.owner = $3 OR watch_leases.lease_until < $5
-       RETURNING owner`,
-      [workspaceId, queueKey, owner, now + leaseMs, now],
-    );
-    return rows.length === 1;
+    const got = await this.#leases.claim({
+      ...pollLease(workspaceId, queueKey),
+      workspaceId,
+      holder: owner,
+      ttlMs: leaseMs,
+      now,
+      mode: 'renew',
+    });
+    return got.acquired;
   }
 
   /** Gives the lease up (stop, or nobody follows the queue any more). */
-  async release(workspaceId: string, queueKey: string, owner: string): Promise<boolean> {
-    const n = await this.#db.execute(
-      'DELETE FROM watch_leases WHERE workspace_id = $1 AND queue_key = $2 AND owner = $3',
-      [workspaceId, queueKey, owner],
-    );
-    return n === 1;
+  release(workspaceId: string, queueKey: string, owner: string): Promise<boolean> {
+    return this.#leases.release({ ...pollLease(workspaceId, queueKey), holder: owner });
   }
 
+  /** Who holds the queue's lease (undefined when nobody does: never taken, or given up). */
   async get(workspaceId: string, queueKey: string): Promise<LeaseRow | undefined> {
-    const rows = await this.#db.query(
-      'SELECT workspace_id, queue_key, owner, lease_until FROM watch_leases WHERE workspace_id = $1 AND queue_key = $2',
-      [workspaceId, queueKey],
-    );
-    const r = rows[0];
-    return r
-      ? {
-          workspaceId: String(r['workspace_id']),
-          queueKey: String(r['queue_key']),
-          owner: String(r['owner']),
-          leaseUntil: Number(r['lease_until']),
-        }
+    const lease = await this.#leases.get(pollLease(workspaceId, queueKey));
+    return lease?.state === 'held'
+      ? { workspaceId, queueKey, owner: lease.holder, leaseUntil: lease.expiresAt }
       : undefined;
   }
 }
@@ -105,8 +102,10 @@ export interface PollWrite {
 
 export class SnapshotRepository {
   readonly #db: Db;
+  readonly #leases: SqlLeases;
   constructor(db: Db) {
     this.#db = db;
+    this.#leases = new SqlLeases(db);
   }
 
   async get(workspaceId: string, queueKey: string): Promise<StoredSnapshot | undefined> {
@@ -141,9 +140,9 @@ export class SnapshotRepository {
   async orphans(now: number): Promise<Array<{ workspaceId: string; queueKey: string }>> {
     const rows = await this.#db.query(
       `SELECT s.workspace_id, s.queue_key FROM watch_snapshots s
-       LEFT JOIN watch_leases l ON l.workspace_id = s.workspace_id AND l.queue_key = s.queue_key
-       WHERE l.owner IS NULL OR l.lease_until < $1`,
-      [now],
+       LEFT JOIN leases l ON l.kind = $2 AND l.lease_key = s.workspace_id || '|' || s.queue_key
+       WHERE l.holder IS NULL OR l.state <> 'held' OR l.expires_at < $1`,
+      [now, POLL_LEASE],
     );
     return rows.map((r) => ({ workspaceId: String(r['workspace_id']), queueKey: String(r['queue_key']) }));
   }
@@ -164,12 +163,11 @@ export class SnapshotRepository {
   /** Snapshot, outbox events and health in one transaction; throws LostLeaseError (nothing written) when fenced off. */
   async commitPoll(w: PollWrite): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      const renewed = await tx.execute(
-        `UPDATE watch_leases SET lease_until = $4
-         WHERE workspace_id = $1 AND queue_key = $2 AND owner = $3 AND lease_until >= $5`,
-        [w.workspaceId, w.queueKey, w.owner, w.leaseUntil, w.now],
+      const renewed = await this.#leases.heartbeat(
+        { ...pollLease(w.workspaceId, w.queueKey), holder: w.owner, liveAt: w.now, expiresAt: w.leaseUntil },
+        tx,
       );
-      if (renewed !== 1) throw new LostLeaseError(`lease of ${w.queueKey} is no longer ours`);
+      if (!renewed) throw new LostLeaseError(`lease of ${w.queueKey} is no longer ours`);
       const snap = JSON.stringify(w.next.snapshot);
       const written =
         w.prevSeq === undefined

@@ -1,8 +1,10 @@
 /**
- * The watch service: the watcher on a timer, with the lifecycle app.ts uses for digests (start, stop).
+ * The watch service: the watcher ticking with core/periodic-passes.ts (start, stop by a deadline), as every
+ * background worker does.
  * Stopping releases this replica's leases so another replica polls those queues at once.
  */
 import { randomBytes } from 'node:crypto';
+import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { TargetSpec } from '../core/target.ts';
 import type { Store } from '../store/types.ts';
 import { listFollowedQueues } from './followed.ts';
@@ -22,10 +24,11 @@ export interface WatchService {
   readonly watcher: Watcher;
   start(): void;
   /**
-   * Stops ticking and waits for the tick in progress (up to timeoutMs, default 10 s). `releaseLeases: false`
-   * leaves the leases to expire, as a crashed replica would (tests of takeover).
+   * Stops ticking and waits for the tick in progress until `deadline` (epoch ms; default 10 s from now, or
+   * `timeoutMs`). `releaseLeases: false` leaves the leases to expire, as a crashed replica would (tests of
+   * takeover).
    */
-  stop(opts?: { timeoutMs?: number; releaseLeases?: boolean }): Promise<void>;
+  stop(opts?: { deadline?: number; timeoutMs?: number; releaseLeases?: boolean }): Promise<void>;
   /** One pass now (tests drive the clock and call this). */
   tick(): Promise<void>;
 }
@@ -48,38 +51,20 @@ export function createWatchService(deps: WatchServiceDeps): WatchService {
     listAudit: (ws, opts) => deps.store.listAudit(ws, opts),
     clock: now,
   });
-  const tickMs = deps.tickMs ?? Math.max(1000, (deps.intervalSeconds * 1000) / 4);
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = true;
-
-  const loop = () => {
-    if (stopped) return;
-    running = watcher
-      .tick()
-      .catch((err: unknown) => deps.logger.error({ err }, 'watch tick failed'))
-      .finally(() => {
-        running = undefined;
-        if (!stopped) timer = setTimeout(loop, tickMs);
-      });
-  };
+  const passes = new PeriodicPasses({
+    every: deps.tickMs ?? Math.max(1000, (deps.intervalSeconds * 1000) / 4),
+    pass: () => watcher.tick(),
+    onError: (err) => deps.logger.error({ err }, 'watch tick failed'),
+  });
 
   return {
     watcher,
     start() {
-      if (!stopped) return;
-      stopped = false;
-      loop();
+      void passes.start();
       deps.logger.info({ intervalSeconds: deps.intervalSeconds }, 'queue watcher started');
     },
     async stop(opts = {}) {
-      stopped = true;
-      clearTimeout(timer);
-      if (running) {
-        let t: NodeJS.Timeout | undefined;
-        await Promise.race([running, new Promise((r) => (t = setTimeout(r, opts.timeoutMs ?? 10_000)))]);
-        clearTimeout(t);
-      }
+      await passes.stop(opts.deadline ?? Date.now() + (opts.timeoutMs ?? 10_000));
       if (opts.releaseLeases ?? true) await watcher.releaseAll();
     },
     tick: () => watcher.tick(),

@@ -10,6 +10,7 @@ import { type FakeMessage, type SlackFake, startSlackFake } from '../../dev/fake
 import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../dev/fakes/trunk/index.ts';
 import { ClaimRepository } from '../../src/digest/claims.ts';
 import { SubscriptionRepository } from '../../src/digest/repository.ts';
+import { collectionLease } from '../../src/digest/shared-collection.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import {
@@ -160,6 +161,14 @@ describe.skipIf(!enabled)('shared digest collections across replicas on one Post
        VALUES ($1, 'failing', $2, $3, 'collecting', 'dead-replica', $4, $3)`,
       [TEAM, source, due, due + 3_000],
     );
+    // Its lease (store/leases.ts), running until due + 3 s.
+    await store.leases.claim({
+      ...collectionLease({ workspaceId: TEAM, kind: 'failing', source, scheduledAt: due }),
+      workspaceId: TEAM,
+      holder: 'dead-replica',
+      ttlMs: 3_000,
+      now: due,
+    });
     await store.db.execute(
       `INSERT INTO digest_collection_pages (workspace_id, kind, source, scheduled_at, generation, page_no, body)
        VALUES ($1, 'failing', $2, $3, 1, 0, $4)`,

@@ -18,7 +18,7 @@ import {
 import { migrations as appMigrations } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/open.ts';
 import { InvalidStoreInputError } from '../../src/store/trunk-credentials.ts';
-import type { Migration, OpenStoreOptions, Store } from '../../src/store/types.ts';
+import type { DbExecutor, Migration, OpenStoreOptions, Store } from '../../src/store/types.ts';
 
 export type DatabaseOption = OpenStoreOptions['database'];
 
@@ -505,6 +505,363 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await store.claimOnce('cross', 60_000)).toBe(true);
       expect(await other.claimOnce('cross', 60_000)).toBe(false);
       await close(other);
+    });
+  });
+
+  describe('leases (migration 009): the one claim protocol', () => {
+    const T = 1_800_000_000_000;
+    let n = 0;
+    /** A fresh lease id per test, in the shared database. */
+    const fresh = () => ({ kind: 'contract', key: `work|${++n}` });
+
+    it('claim: the first holder acquires at fence 1; a second holder is refused while it is live', async () => {
+      const id = fresh();
+      const a = await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T, workspaceId: 'TL' });
+      expect(a).toMatchObject({ acquired: true, fence: 1, attempts: 1, takenOver: false });
+      const b = await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 999 });
+      expect(b.acquired).toBe(false);
+      expect(b.lease).toMatchObject({
+        holder: 'A',
+        fence: 1,
+        state: 'held',
+        expiresAt: T + 1000,
+        workspaceId: 'TL',
+      });
+      // Claiming again as the holder is refused too (one holding at a time), unless it asks to renew:
+      // then the same holding goes on, with the same fence.
+      expect((await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T + 500 })).acquired).toBe(
+        false,
+      );
+      expect(
+        await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T + 500, mode: 'renew' }),
+      ).toMatchObject({
+        acquired: true,
+        fence: 1,
+        takenOver: false,
+      });
+      expect((await store.leases.get(id))?.expiresAt).toBe(T + 1500);
+      await expect(store.leases.claim({ ...id, holder: 'A', ttlMs: 0, now: T })).rejects.toThrow(
+        /positive ttlMs/,
+      );
+    });
+
+    it('contention: of many claims racing through two store instances, exactly one wins each lease', async () => {
+      const other = await openOn(shared, [key]);
+      const ids = Array.from({ length: 10 }, fresh);
+      const results = await Promise.all(
+        ids.flatMap((id) =>
+          ['A', 'B', 'C', 'D'].map((holder, i) =>
+            (i % 2 ? other : store).leases.claim({ ...id, holder, ttlMs: 60_000, now: T }),
+          ),
+        ),
+      );
+      for (let i = 0; i < ids.length; i++)
+        expect(results.slice(i * 4, i * 4 + 4).filter((r) => r.acquired)).toHaveLength(1);
+      await close(other);
+    });
+
+    it('heartbeat extends only the holder’s lease', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      expect(await store.leases.heartbeat({ ...id, holder: 'A', expiresAt: T + 5000 })).toBe(true);
+      expect(await store.leases.heartbeat({ ...id, holder: 'B', expiresAt: T + 9000 })).toBe(false);
+      expect(await store.leases.heartbeat({ ...id, holder: 'A', fence: 1 })).toBe(true);
+      expect((await store.leases.get(id))?.expiresAt).toBe(T + 5000);
+      // Still live at its expiry instant; another holder takes it 1 ms later.
+      expect((await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 5000 })).acquired).toBe(
+        false,
+      );
+      expect((await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 5001 })).acquired).toBe(
+        true,
+      );
+    });
+
+    it('takeover after expiry: a new fence, one more attempt, and the stalled holder’s late writes are refused', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      const b = await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 1001 });
+      expect(b).toMatchObject({ acquired: true, fence: 2, attempts: 2, takenOver: true });
+      expect(b.acquired && b.lease).toMatchObject({ holder: 'B', state: 'held', expiresAt: T + 2001 });
+      // A wakes up: every write it tries is refused, and changes nothing.
+      expect(await store.leases.heartbeat({ ...id, holder: 'A', expiresAt: T + 9999 })).toBe(false);
+      expect(await store.leases.finish({ ...id, holder: 'A', now: T + 1002, result: 'late' })).toBe(false);
+      expect(await store.leases.release({ ...id, holder: 'A' })).toBe(false);
+      expect(await store.leases.get(id)).toMatchObject({
+        holder: 'B',
+        fence: 2,
+        state: 'held',
+        expiresAt: T + 2001,
+      });
+    });
+
+    it('fencing: a holder that re-acquired refuses writes carrying its older fence', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      expect(await store.leases.release({ ...id, holder: 'A', fence: 1 })).toBe(true);
+      const again = await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T + 1 });
+      expect(again).toMatchObject({ acquired: true, fence: 2, takenOver: true });
+      expect(await store.leases.heartbeat({ ...id, holder: 'A', fence: 1, expiresAt: T + 5000 })).toBe(false);
+      expect(await store.leases.finish({ ...id, holder: 'A', fence: 1, now: T + 2 })).toBe(false);
+      expect(await store.leases.heartbeat({ ...id, holder: 'A', fence: 2, expiresAt: T + 5000 })).toBe(true);
+    });
+
+    it('a fenced write and its caller’s own write commit together or not at all', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 2000 });
+      const wrote = await store.db
+        .transaction(async (tx) => {
+          if (!(await store.leases.heartbeat({ ...id, holder: 'A' }, tx))) throw new Error('fenced off');
+          await tx.execute(
+            'INSERT INTO idempotency_claims (claim_key, claimed_at, expires_at) VALUES ($1, 0, 0)',
+            [`late-${id.key}`],
+          );
+          return true;
+        })
+        .catch(() => false);
+      expect(wrote).toBe(false);
+      expect(
+        await store.db.query('SELECT claim_key FROM idempotency_claims WHERE claim_key = $1', [
+          `late-${id.key}`,
+        ]),
+      ).toEqual([]);
+    });
+
+    it('together: the lease step and the record write are kept both or neither', async () => {
+      const id = fresh();
+      const record = (key: string) => (tx: DbExecutor) =>
+        tx.execute(
+          'INSERT INTO idempotency_claims (claim_key, claimed_at, expires_at) VALUES ($1, 0, 0) ON CONFLICT (claim_key) DO NOTHING',
+          [key],
+        );
+      const claimAs = (holder: string) => async (tx: DbExecutor) => {
+        const c = await store.leases.claim({ ...id, holder, ttlMs: 1000, now: T, mode: 'new' }, tx);
+        return c.acquired ? c : undefined;
+      };
+      // The record write changes nothing (its row exists): the claim is undone.
+      await record(`rec-${id.key}`)(store.db);
+      expect(await store.leases.together(claimAs('A'), record(`rec-${id.key}`))).toBeUndefined();
+      expect(await store.leases.get(id)).toBeUndefined();
+      // Both happen.
+      expect(await store.leases.together(claimAs('A'), record(`rec2-${id.key}`))).toMatchObject({ fence: 1 });
+      // The lease step is refused: the record is not written.
+      expect(await store.leases.together(claimAs('B'), record(`rec3-${id.key}`))).toBeUndefined();
+      const rows = await store.db.query('SELECT claim_key FROM idempotency_claims WHERE claim_key = $1', [
+        `rec3-${id.key}`,
+      ]);
+      expect(rows).toEqual([]);
+    });
+
+    it('takeOver is a compare-and-set on the lease as seen: one of two racing replicas wins', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      const [seen] = (await store.leases.available({ kind: id.kind, now: T + 1001, limit: 1000 })).filter(
+        (l) => l.key === id.key,
+      );
+      expect(seen).toMatchObject({ holder: 'A', fence: 1, expiresAt: T + 1000 });
+      const wins = await Promise.all(
+        ['B', 'C'].map((holder) =>
+          store.leases.takeOver({
+            ...id,
+            holder,
+            expiresAt: T + 9000,
+            seen: { fence: 1, expiresAt: T + 1000 },
+          }),
+        ),
+      );
+      expect(wins.filter((f) => f === 2)).toHaveLength(1);
+      expect(wins.filter((f) => f === undefined)).toHaveLength(1);
+      // `new` claims never take anything over, even a lapsed lease.
+      const lapsed = await store.leases.claim({ ...id, holder: 'D', ttlMs: 1, now: T + 99_999, mode: 'new' });
+      expect(lapsed.acquired).toBe(false);
+    });
+
+    it('finish records a result; a finished lease is never taken again, nor listed as available', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      expect(await store.leases.finish({ ...id, holder: 'A', now: T + 10, result: '{"pages":3}' })).toBe(
+        true,
+      );
+      expect(await store.leases.get(id)).toMatchObject({
+        state: 'finished',
+        result: '{"pages":3}',
+        finishedAt: T + 10,
+      });
+      const later = await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 99_999 });
+      expect(later).toMatchObject({ acquired: false, lease: { state: 'finished', result: '{"pages":3}' } });
+      expect(await store.leases.heartbeat({ ...id, holder: 'A' })).toBe(false);
+      const avail = await store.leases.available({ kind: id.kind, now: T + 99_999, limit: 1000 });
+      expect(avail.map((l) => l.key)).not.toContain(id.key);
+    });
+
+    it('release: free to take from the time given (at once by default)', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 60_000, now: T });
+      expect(await store.leases.release({ ...id, holder: 'A', availableAt: T + 500 })).toBe(true);
+      const keysAt = async (now: number) =>
+        (await store.leases.available({ kind: id.kind, now, limit: 1000 })).map((l) => l.key);
+      expect(await keysAt(T + 499)).not.toContain(id.key);
+      expect(await keysAt(T + 500)).toContain(id.key);
+      expect((await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 499 })).acquired).toBe(
+        false,
+      );
+      expect(await store.leases.claim({ ...id, holder: 'B', ttlMs: 1000, now: T + 500 })).toMatchObject({
+        acquired: true,
+        fence: 2,
+        attempts: 2,
+      });
+    });
+
+    it('abandon closes a lapsed lease whose work is gone, and never one its holder still renews', async () => {
+      const id = fresh();
+      await store.leases.claim({ ...id, holder: 'A', ttlMs: 1000, now: T });
+      const [seen] = (await store.leases.available({ kind: id.kind, now: T + 2000, limit: 1000 })).filter(
+        (l) => l.key === id.key,
+      );
+      // A renewed meanwhile: the lease as seen is gone, nothing changes.
+      await store.leases.heartbeat({ ...id, holder: 'A', expiresAt: T + 3000 });
+      expect(await store.leases.abandon(seen!, T + 2000)).toBe(false);
+      expect(await store.leases.get(id)).toMatchObject({ holder: 'A', state: 'held' });
+      const [lapsed] = (await store.leases.available({ kind: id.kind, now: T + 3001, limit: 1000 })).filter(
+        (l) => l.key === id.key,
+      );
+      expect(await store.leases.abandon(lapsed!, T + 3001)).toBe(true);
+      expect(await store.leases.get(id)).toMatchObject({ state: 'finished', result: 'abandoned' });
+      const after = await store.leases.available({ kind: id.kind, now: T + 9999, limit: 1000 });
+      expect(after.map((l) => l.key)).not.toContain(id.key);
+    });
+
+    it('prune forgets old leases nobody holds, and keeps live ones, ones still due, and other kinds', async () => {
+      const db = await fx.freshDatabase();
+      const st = await openOn(db, [key]);
+      const claim = (kind: string, k: string, now: number, ttlMs = 1000) =>
+        st.leases.claim({ kind, key: k, holder: 'A', ttlMs, now });
+      await claim('p', 'finished-old', T);
+      await st.leases.finish({ kind: 'p', key: 'finished-old', holder: 'A', now: T + 1 });
+      await claim('p', 'lapsed-old', T);
+      await claim('p', 'live-old', T, 10_000_000);
+      await claim('p', 'released-due-later', T);
+      await st.leases.release({
+        kind: 'p',
+        key: 'released-due-later',
+        holder: 'A',
+        availableAt: T + 100_000,
+      });
+      await claim('p', 'released-old', T);
+      await st.leases.release({ kind: 'p', key: 'released-old', holder: 'A' });
+      await claim('p', 'finished-new', T + 5000);
+      await st.leases.finish({ kind: 'p', key: 'finished-new', holder: 'A', now: T + 5001 });
+      await claim('q', 'finished-old', T);
+      await st.leases.finish({ kind: 'q', key: 'finished-old', holder: 'A', now: T + 1 });
+      expect(await st.leases.prune({ kind: 'p', before: T + 4000 })).toBe(3);
+      const left = await st.db.query<{ kind: string; lease_key: string }>(
+        'SELECT kind, lease_key FROM leases ORDER BY kind, lease_key',
+      );
+      expect(left).toEqual([
+        { kind: 'p', lease_key: 'finished-new' },
+        { kind: 'p', lease_key: 'live-old' },
+        { kind: 'p', lease_key: 'released-due-later' },
+        { kind: 'q', lease_key: 'finished-old' },
+      ]);
+      await st.deleteWorkspace('');
+      expect(await st.db.query('SELECT kind FROM leases')).toEqual([]);
+      await close(st);
+    });
+
+    it('migration 009 converts the claim rows of earlier releases in place', async () => {
+      const database = await fx.freshDatabase();
+      const { migrate } = await import('../../src/store/migrate.ts');
+      const engine =
+        database.kind === 'sqlite'
+          ? (await import('../../src/store/db-sqlite.ts')).openSqliteDb(database.path)
+          : (await import('../../src/store/db-postgres.ts')).openPostgresDb(database.url);
+      try {
+        await migrate(
+          engine,
+          appMigrations.filter((m) => m.id < 9),
+        );
+        const x = (sql: string, params: Array<string | number>) => engine.execute(sql, params);
+        // A digest being posted (and one finished), a freeze start waiting to retry, a watched queue's
+        // poller, a delivery in flight (and one sent), a shared collection under way (and one done).
+        await x(
+          `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, status, owner, lease_until, attempts, posted_count, claimed_at)
+           VALUES ('d1', $1, 'TM', 'running', 'r1', $2, 2, 1, $1), ('d2', $1, 'TM', 'done', 'r1', $1, 1, 3, $1)`,
+          [T, T + 60_000],
+        );
+        await x(
+          `INSERT INTO freeze_claims (window_id, occurrence_start, phase, workspace_id, target, occurrence_end, window_json, status, owner, lease_until, attempts, claimed_at)
+           VALUES ('f1', $1, 'start', 'TM', 'github.com/a/b:main', $2, '{}', 'retrying', 'r2', $3, 1, $1)`,
+          [T, T + 3_600_000, T + 30_000],
+        );
+        await x(
+          `INSERT INTO watch_leases (workspace_id, queue_key, owner, lease_until) VALUES ('TM', 'q1', 'r3', $1)`,
+          [T + 10_000],
+        );
+        await x(
+          `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until, attempts)
+           VALUES ('e1', 'channel:C1', 'TM', 'claimed', 'r3', $1, 1), ('e1', 'user:U1', 'TM', 'sent', 'r3', $1, 1)`,
+          [T + 10_000],
+        );
+        await x(
+          `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, pages, created_at, finished_at)
+           VALUES ('TM', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'r1', $2, 2, 1, $1, NULL),
+                  ('TM', 'failing', 'acme/github.com/a/done', $1, 'done', 'r1', $1, 1, 4, $1, $1)`,
+          [T, T + 5_000],
+        );
+      } finally {
+        await engine.close();
+      }
+      const st = await openOn(database, [key]);
+      const rows = await st.db.query('SELECT kind, lease_key FROM leases ORDER BY kind, lease_key');
+      expect(rows).toEqual([
+        { kind: 'digest.collection', lease_key: `TM|failing|${T}|acme/github.com/a/b` },
+        { kind: 'digest.run', lease_key: `d1|${T}` },
+        { kind: 'freeze.phase', lease_key: `f1|${T}|start` },
+        { kind: 'watch.delivery', lease_key: 'e1|channel:C1' },
+        { kind: 'watch.poll', lease_key: 'TM|q1' },
+      ]);
+      expect(await st.leases.get({ kind: 'digest.run', key: `d1|${T}` })).toMatchObject({
+        holder: 'r1',
+        state: 'held',
+        expiresAt: T + 60_000,
+        attempts: 2,
+        fence: 2,
+        workspaceId: 'TM',
+      });
+      expect(await st.leases.get({ kind: 'freeze.phase', key: `f1|${T}|start` })).toMatchObject({
+        holder: 'r2',
+        state: 'released',
+        expiresAt: T + 30_000,
+      });
+      expect(await st.leases.get({ kind: 'watch.poll', key: 'TM|q1' })).toMatchObject({
+        holder: 'r3',
+        state: 'held',
+        expiresAt: T + 10_000,
+      });
+      expect(
+        await st.leases.get({ kind: 'digest.collection', key: `TM|failing|${T}|acme/github.com/a/b` }),
+      ).toMatchObject({
+        holder: 'r1',
+        state: 'held',
+        fence: 2,
+        expiresAt: T + 5_000,
+      });
+      // The converted lease works as any other: its holder renews it, and it is taken over once lapsed.
+      expect(
+        await st.leases.heartbeat({ kind: 'watch.poll', key: 'TM|q1', holder: 'r3', expiresAt: T + 20_000 }),
+      ).toBe(true);
+      expect(
+        await st.leases.claim({
+          kind: 'digest.run',
+          key: `d1|${T}`,
+          holder: 'r9',
+          ttlMs: 1000,
+          now: T + 60_001,
+        }),
+      ).toMatchObject({ acquired: true, fence: 3, attempts: 3, takenOver: true });
+      await st.deleteWorkspace('TM');
+      expect(await st.db.query('SELECT kind FROM leases')).toEqual([]);
+      await close(st);
     });
   });
 

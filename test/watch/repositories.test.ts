@@ -299,7 +299,7 @@ describe.each(engines)('watch tables on %s', (_name, open) => {
     });
     await new LeaseRepository(store.db).acquire('T6', 'k', 'A', T0, 1000);
     await store.deleteWorkspace('T6');
-    for (const table of ['watch_channels', 'watch_people', 'watch_leases']) {
+    for (const table of ['watch_channels', 'watch_people', 'leases']) {
       const rows = await store.db.query<{ n: unknown }>(
         `SELECT COUNT(*) AS n FROM ${table} WHERE workspace_id = 'T6'`,
       );

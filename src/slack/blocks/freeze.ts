@@ -223,6 +223,9 @@ export function renderFreezeEvent(e: FreezeEvent): SlackReply {
       line = `:warning: Freeze window ${id} ended, but ${q} was not resumed: ${why}. Resume it with ${resumeHint} when ready.`;
       break;
     }
+    case 'creator_not_operator':
+      line = `:no_entry: Freeze window ${id} did not ${w.action} ${q}: it acts as ${mention(w.createdBy)}, who created it, and they are no longer an operator (${escTrim(e.because, 300)}). An operator can add it again with \`/mergequeue freeze add\`, or remove it with \`/mergequeue freeze remove ${w.id}\`.`;
+      break;
     case 'end_retrying':
       line = `:warning: Freeze window ${id} ended, but resuming ${q} failed: ${escTrim(e.error, 1000)} Retrying (next try ${slackDate(e.nextAttemptAt)}).`;
       break;

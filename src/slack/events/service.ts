@@ -1,90 +1,50 @@
 /**
- * Queue events in Slack, wired for app.ts: the domain's watch service (one poller per queue, with the
- * Trunk budget's `watch` caller) delivering through deliver.ts, and the expiry of live status messages
- * on the same interval. start/stop follow the digest service.
+ * Queue events in Slack: how the watcher's events reach channels, live status messages and authors
+ * (deliver.ts, one pacer per channel), the live status messages people ask for, and their expiry. The
+ * watcher that produces the events, and the loop that expires live messages, run as a worker
+ * (src/workers/queue-watcher.ts).
  */
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../observability/log.ts';
-import type { Metrics } from '../../observability/metrics.ts';
 import type { Store } from '../../store/types.ts';
-import { createWatchService, LiveMessageRepository, type WatchService } from '../../watch/index.ts';
+import { type DeliverBatch, LiveMessageRepository } from '../../watch/index.ts';
 import type { Workspaces } from '../workspace.ts';
 import { createSlackDeliver } from './deliver.ts';
 import { expireLive, type LiveDeps, type LiveStatus, liveStatus } from './live.ts';
 import { ChannelPacer } from './pacer.ts';
 
-export interface QueueEventsOptions {
+export interface QueueEventDeliveryOptions {
   config: Config;
   store: Store;
   workspaces: Workspaces;
   logger: Logger;
-  metrics: Metrics;
   now: () => number;
-  replicaId: string;
-  /** The watcher's queue lease (AppOverrides.watch.leaseMs); default the watcher's own. */
-  leaseMs?: number;
 }
 
-export interface QueueEvents {
-  readonly watch: WatchService;
+export interface QueueEventDelivery {
+  readonly deliverBatch: DeliverBatch;
   readonly live: LiveStatus;
-  start(): void;
-  stop(): Promise<void>;
-  /** One watcher pass, then the live messages whose time is up (tests drive the clock and call this). */
-  tick(): Promise<void>;
+  /** Ends the live status messages whose time is up; answers how many (0 when it failed, logged). */
+  expire(): Promise<number>;
 }
 
-export function createQueueEvents(o: QueueEventsOptions): QueueEvents {
-  const logger = o.logger.child({ component: 'watch' });
+export function createQueueEventDelivery(o: QueueEventDeliveryOptions): QueueEventDelivery {
   const liveDeps: LiveDeps = {
     repo: new LiveMessageRepository(o.store.db),
     workspaces: o.workspaces,
     pacer: new ChannelPacer(),
-    logger,
+    logger: o.logger,
     now: o.now,
     appUrl: o.config.trunk.appUrl,
     liveHours: o.config.watch.liveStatusHours,
   };
-  const deliverBatch = createSlackDeliver(liveDeps);
-  const watch = createWatchService({
-    store: o.store,
-    trunkFor: async (id) => (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api,
-    deliverBatch,
-    deliver: async (event, destinations) => (await deliverBatch([{ event, destinations }]))[0] ?? [],
-    clock: o.now,
-    replicaId: o.replicaId,
-    intervalSeconds: o.config.watch.intervalSeconds,
-    stuckMinutes: o.config.watch.stuckMinutes,
-    pausedReminderHours: o.config.watch.pausedReminderHours,
-    logger,
-    metrics: o.metrics,
-    ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
-    ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
-  });
-  const expire = () =>
-    expireLive(liveDeps).catch((err: unknown) => {
-      logger.error({ err }, 'ending live status messages failed');
-      return 0;
-    });
-  let timer: NodeJS.Timeout | undefined;
   return {
-    watch,
+    deliverBatch: createSlackDeliver(liveDeps),
     live: liveStatus(liveDeps),
-    start() {
-      watch.start();
-      if (!timer) {
-        timer = setInterval(() => void expire(), o.config.watch.intervalSeconds * 1000);
-        timer.unref();
-      }
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await watch.stop();
-    },
-    async tick() {
-      await watch.tick();
-      await expire();
-    },
+    expire: () =>
+      expireLive(liveDeps).catch((err: unknown) => {
+        o.logger.error({ err }, 'ending live status messages failed');
+        return 0;
+      }),
   };
 }

@@ -2,7 +2,8 @@
  * Every schema migration, in order. Forward-only: never edit a migration that has shipped; add one.
  * Each file owns one concern: 001 the core (store/), 002 digests (digest/), 003 who may act (authz),
  * 005 audit retention and replay claims (trust), 006 queue watching (watch/), 007 freeze windows (freeze/), 008 team digests and shared digest
- * collections (digest/), 012 the workspace's Trunk v2 API key (store/).
+ * collections (digest/), 009 the one lease table every claim uses (store/leases.ts), 012 the workspace's
+ * Trunk v2 API key (store/).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -16,6 +17,7 @@ import { trustMigration } from './005_trust.ts';
 import { watchMigration } from './006_watch.ts';
 import { freezeMigration } from './007_freeze.ts';
 import { digestCollectionsMigration } from './008_digest_collections.ts';
+import { leasesMigration } from './009_leases.ts';
 import { trunkV2KeyMigration } from './012_trunk_v2_key.ts';
 
 export const migrations: Migration[] = [
@@ -26,5 +28,6 @@ export const migrations: Migration[] = [
   watchMigration,
   freezeMigration,
   digestCollectionsMigration,
+  leasesMigration,
   trunkV2KeyMigration,
 ];

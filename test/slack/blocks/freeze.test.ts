@@ -86,6 +86,10 @@ const EVENTS: Array<[FreezeEvent, RegExp]> = [
     { ...base, kind: 'end_failed', attempts: 10, error: 'Trunk said no.' },
     /could not resume .*after 10 attempts.*\/mergequeue resume acme\/web:main/,
   ],
+  [
+    { ...base, kind: 'creator_not_operator', because: 'listed operators only' },
+    /did not drain .*no longer an operator.*\/mergequeue freeze remove fabc12/,
+  ],
 ];
 
 describe('freeze announcements', () => {

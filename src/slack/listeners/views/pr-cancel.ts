@@ -10,7 +10,7 @@ import { CANCEL_REASON, parseCancelMetadata } from '../../blocks/pr-actions.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { respondVia } from '../../pr-actor.ts';
 import { servicesOf } from '../../services.ts';
-import { answerPrClick, type PrClick, prClickKey, prQueue } from '../actions/pr-buttons.ts';
+import { answerPrClick, type PrClick, prClickKey, prQueue } from '../pr-change-answer.ts';
 import { tellPrivately } from './settings.ts';
 
 export function register(app: App, deps: SlackDeps): void {

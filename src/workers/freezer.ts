@@ -1,0 +1,117 @@
+/**
+ * The freezer as the app runs it: the freeze domain's Freezer, changing queues through the queue domain's
+ * audited change flow with the workspace's background Trunk client, and announcing each FreezeEvent in the
+ * window's channel as the bot (a failed post is thrown back to the freezer, which logs it). A worker:
+ * ticking every few seconds from start() until stop(deadline).
+ */
+import {
+  type CreatorStanding,
+  type FreezeEvent,
+  Freezer,
+  type FreezeWindow,
+  queueCallbacks,
+} from '../freeze/index.ts';
+import type { Worker } from '../lifecycle.ts';
+import type { Logger } from '../observability/log.ts';
+import { checkOperator } from '../queue/permissions.ts';
+import { describeTrunkFailure } from '../slack/blocks/errors.ts';
+import { renderFreezeEvent } from '../slack/blocks/freeze.ts';
+import type { DirectoryCache } from '../slack/directory.ts';
+import type { Workspaces } from '../slack/workspace.ts';
+import type { Store } from '../store/types.ts';
+import type { BotStanding } from './bot-standing.ts';
+
+export interface FreezerWorkerOptions {
+  store: Store;
+  workspaces: Pick<Workspaces, 'backgroundTrunkFor' | 'slackFor'>;
+  /** Who is an operator now (users.info, user groups), checked at each window's start. */
+  directory: DirectoryCache;
+  /** Windows act only while the workspace's bot token stands (not after tokens_revoked, until a re-install). */
+  botStanding: BotStanding;
+  logger: Logger;
+  replicaId: string;
+  clock: () => number;
+  /** Default 5 s (the freezer's own). */
+  tickMs?: number;
+  /** Default 30 s (the freezer's own). */
+  leaseMs?: number;
+}
+
+export interface FreezerWorker extends Worker {
+  readonly freezer: Freezer;
+}
+
+export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
+  const callbacks = queueCallbacks({
+    store: o.store,
+    trunkFor: async (workspaceId) => (await o.workspaces.backgroundTrunkFor(workspaceId, 'freeze'))?.api,
+    now: o.clock,
+    describeFailure: describeTrunkFailure,
+  });
+  // The window acts as its creator: at each start, only while they are still an operator.
+  const creatorStanding: CreatorStanding = async (w: FreezeWindow) => {
+    const client = await o.workspaces.slackFor(w.workspaceId);
+    const directory = o.directory.forWorkspace(w.workspaceId, client);
+    const d = await checkOperator({
+      directory,
+      store: o.store,
+      workspaceId: w.workspaceId,
+      userId: w.createdBy,
+    });
+    if (d.allowed) return { kind: 'operator' };
+    // Slack could not say (profile or user groups unreadable): not a refusal; the start is retried.
+    if (d.because.includes('could not be checked'))
+      return {
+        kind: 'unknown',
+        error: `could not check that <@${w.createdBy}> is still an operator: ${d.because}`,
+      };
+    return { kind: 'refused', because: d.because };
+  };
+  const announce = async (event: FreezeEvent) => {
+    const reply = renderFreezeEvent(event);
+    const client = await o.workspaces.slackFor(event.workspaceId);
+    const post = (channel: string, text = reply.text) =>
+      client.chat.postMessage({
+        channel,
+        text,
+        ...(reply.blocks ? { blocks: reply.blocks } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+    await post(event.channelId);
+    if (event.kind === 'creator_not_operator') await tellOperators(event, (user) => post(user));
+  };
+  /** A direct message to each listed operator and the installer (admins see it in the channel). */
+  const tellOperators = async (event: FreezeEvent, dm: (userId: string) => Promise<unknown>) => {
+    const [listed, ws] = await Promise.all([
+      o.store.listOperators(event.workspaceId),
+      o.store.getWorkspace(event.workspaceId),
+    ]);
+    const people = new Set(listed.filter((p) => p.kind === 'user').map((p) => p.id));
+    if (ws?.installerUserId) people.add(ws.installerUserId);
+    people.delete(event.window.createdBy);
+    for (const userId of people)
+      await dm(userId).catch((err: unknown) =>
+        o.logger.warn({ err, window: event.window.id }, 'could not tell an operator about a freeze window'),
+      );
+  };
+  const freezer = new Freezer({
+    db: o.store.db,
+    ...callbacks,
+    creatorStanding,
+    acting: o.botStanding,
+    announce,
+    replicaId: o.replicaId,
+    logger: o.logger,
+    clock: o.clock,
+    ...(o.tickMs ? { tickMs: o.tickMs } : {}),
+    ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+  });
+  return {
+    name: 'freezer',
+    freezer,
+    start: () => freezer.start(),
+    // Runs in flight get until the deadline; an unfinished one is taken over by another replica (its lease).
+    stop: (deadline) => freezer.stop(deadline),
+  };
+}

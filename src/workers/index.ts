@@ -1,0 +1,129 @@
+/**
+ * The app's background work, assembled in one place and registered on the lifecycle as workers, in the
+ * order they stop: audit retention (every replica), then the digests, the freezer and the queue watcher
+ * (only where SCHEDULER_ENABLED; the others still answer Slack). Each starts when the app listens and
+ * stops by the shutdown's deadline; see Worker in src/lifecycle.ts.
+ */
+import type { Config } from '../config.ts';
+import { createDigestService, type DigestService } from '../digest/index.ts';
+import type { Lifecycle, Worker } from '../lifecycle.ts';
+import type { Logger } from '../observability/log.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { digestSurface } from '../slack/digest-surface.ts';
+import type { DirectoryCache } from '../slack/directory.ts';
+import type { Workspaces } from '../slack/workspace.ts';
+import { createAuditRetention } from '../store/audit-retention.ts';
+import type { Store } from '../store/types.ts';
+import { botStanding } from './bot-standing.ts';
+import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
+import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
+
+export type { QueueEvents } from './queue-watcher.ts';
+
+export interface WorkersOptions {
+  config: Config;
+  store: Store;
+  workspaces: Workspaces;
+  /** The app's cache of who is who (users.info, user groups). */
+  directory: DirectoryCache;
+  logger: Logger;
+  metrics: Metrics;
+  /** The app's clock (epoch ms): digests, freeze windows, live messages and retention follow it. */
+  now: () => number;
+  /** Names this replica in the claims and leases it takes. */
+  replicaId: string;
+  /** The seams of createApp's AppOverrides that reach the workers (see there). */
+  overrides: {
+    digest?: false | { tickCron?: string; leaseMs?: number; paceMs?: number };
+    watch?: false | { leaseMs?: number };
+    freeze?: { tickMs?: number; leaseMs?: number };
+  };
+}
+
+export interface Workers {
+  /** undefined when turned off (AppOverrides.digest false): commands answer that digests are unavailable. */
+  readonly digests: DigestService | undefined;
+  readonly freezer: FreezerWorker;
+  /** undefined when turned off (AppOverrides.watch false). */
+  readonly events: QueueEvents | undefined;
+}
+
+/** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
+export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers {
+  const { config, overrides } = o;
+  const scheduler = { enabled: config.digest.schedulerEnabled };
+  // Nothing acts on its own in a workspace whose bot token Slack revoked, until a re-install.
+  const standing = botStanding({ config, store: o.store, workspaces: o.workspaces });
+
+  const retention = createAuditRetention({
+    store: o.store,
+    retentionDays: config.auditRetentionDays,
+    logger: o.logger,
+    now: o.now,
+  });
+  // Start-up waits for the first prune, so a restarted app never shows rows past their retention.
+  lifecycle.addWorker({ name: 'audit-retention', start: retention.start, stop: retention.stop });
+
+  const digest = overrides.digest === false ? undefined : (overrides.digest ?? {});
+  const digests = digest
+    ? createDigestService({
+        store: o.store,
+        trunkFor: (id) => o.workspaces.backgroundTrunkFor(id, 'digest'),
+        slackFor: (id) => o.workspaces.slackFor(id),
+        surface: digestSurface,
+        logger: o.logger.child({ component: 'digest' }),
+        metrics: o.metrics,
+        graceHours: config.digest.graceHours,
+        replicaId: o.replicaId,
+        clock: o.now,
+        ...(digest.tickCron ? { tickCron: digest.tickCron } : {}),
+        ...(digest.leaseMs ? { leaseMs: digest.leaseMs } : {}),
+        ...(digest.paceMs !== undefined ? { channelPaceMs: digest.paceMs } : {}),
+        trunkAppUrl: config.trunk.appUrl,
+        ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+      })
+    : undefined;
+  // node-cron stays the digests' ticker; the service lets its claims go when stopped.
+  const digestWorker: Worker = {
+    name: 'digest-scheduler',
+    start: () => digests?.start(),
+    stop: async (deadline) => digests?.stop(Math.max(0, deadline - Date.now())),
+  };
+  lifecycle.addWorker(digestWorker, scheduler);
+
+  // Freeze windows start and end on the app's clock, so tests move time by hand.
+  const freezer = createFreezerWorker({
+    store: o.store,
+    workspaces: o.workspaces,
+    directory: o.directory,
+    botStanding: standing,
+    logger: o.logger.child({ component: 'freeze' }),
+    replicaId: o.replicaId,
+    clock: o.now,
+    ...(overrides.freeze?.tickMs ? { tickMs: overrides.freeze.tickMs } : {}),
+    ...(overrides.freeze?.leaseMs ? { leaseMs: overrides.freeze.leaseMs } : {}),
+  });
+  lifecycle.addWorker(freezer, scheduler);
+
+  const events =
+    overrides.watch === false
+      ? undefined
+      : createQueueWatcher({
+          config,
+          store: o.store,
+          workspaces: o.workspaces,
+          logger: o.logger,
+          metrics: o.metrics,
+          now: o.now,
+          replicaId: o.replicaId,
+          botStanding: standing,
+          ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
+        });
+  // Stopping releases this replica's queue leases so another replica polls them at once.
+  lifecycle.addWorker(
+    events ?? { name: 'queue-watcher', start: () => undefined, stop: async () => undefined },
+    scheduler,
+  );
+
+  return { digests, freezer, events };
+}

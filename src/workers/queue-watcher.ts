@@ -1,0 +1,81 @@
+/**
+ * Queue events as the app runs them: the watch domain's watcher (one poller per followed queue, with the
+ * Trunk budget's `watch` caller) delivering through the Slack side (slack/events/service.ts), and the expiry
+ * of live status messages once a watch interval. One worker, two loops; stopping it releases this
+ * replica's queue leases so another replica polls those queues at once.
+ */
+import type { Config } from '../config.ts';
+import { PeriodicPasses } from '../core/periodic-passes.ts';
+import type { Worker } from '../lifecycle.ts';
+import type { Logger } from '../observability/log.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { LiveStatus } from '../slack/events/live.ts';
+import { createQueueEventDelivery } from '../slack/events/service.ts';
+import type { Workspaces } from '../slack/workspace.ts';
+import type { Store } from '../store/types.ts';
+import { createWatchService, type WatchService } from '../watch/index.ts';
+import type { BotStanding } from './bot-standing.ts';
+
+export interface QueueWatcherOptions {
+  config: Config;
+  store: Store;
+  workspaces: Workspaces;
+  logger: Logger;
+  metrics: Metrics;
+  now: () => number;
+  replicaId: string;
+  /** Feeds poll only while the workspace's bot token stands (not after tokens_revoked, until a re-install). */
+  botStanding: BotStanding;
+  /** The watcher's queue lease (AppOverrides.watch.leaseMs); default the watcher's own. */
+  leaseMs?: number;
+}
+
+export interface QueueEvents extends Worker {
+  readonly watch: WatchService;
+  readonly live: LiveStatus;
+  /** One watcher pass, then the live messages whose time is up (tests drive the clock and call this). */
+  tick(): Promise<void>;
+}
+
+export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
+  const logger = o.logger.child({ component: 'watch' });
+  const delivery = createQueueEventDelivery({ ...o, logger });
+  const watch = createWatchService({
+    store: o.store,
+    // A workspace whose bot token Slack revoked is not polled (its queues are skipped) until a re-install.
+    trunkFor: async (id) =>
+      (await o.botStanding(id)) ? (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api : undefined,
+    deliverBatch: delivery.deliverBatch,
+    deliver: async (event, destinations) => (await delivery.deliverBatch([{ event, destinations }]))[0] ?? [],
+    clock: o.now,
+    replicaId: o.replicaId,
+    intervalSeconds: o.config.watch.intervalSeconds,
+    stuckMinutes: o.config.watch.stuckMinutes,
+    pausedReminderHours: o.config.watch.pausedReminderHours,
+    logger,
+    metrics: o.metrics,
+    ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
+  });
+  const expiry = new PeriodicPasses({
+    every: o.config.watch.intervalSeconds * 1000,
+    pass: async () => void (await delivery.expire()),
+    onError: (err) => logger.error({ err }, 'ending live status messages failed'),
+  });
+  return {
+    name: 'queue-watcher',
+    watch,
+    live: delivery.live,
+    start() {
+      watch.start();
+      void expiry.start();
+    },
+    async stop(deadline) {
+      await Promise.all([expiry.stop(deadline), watch.stop({ deadline })]);
+    },
+    async tick() {
+      await watch.tick();
+      await delivery.expire();
+    },
+  };
+}
