@@ -112,7 +112,9 @@ module.exports = {
         'ports (services/ports.ts, the Actor of services/actor.ts) that slack/ implements, so a service can be ' +
         'called from any surface and tested as a plain function.',
       from: { path: '^src/services/' },
-      to: { path: ['^src/slack/', 'node_modules/@slack/', '^src/(http|cli)/', '^src/(app|main|lifecycle)\\.ts$'] },
+      to: {
+        path: ['^src/slack/', 'node_modules/@slack/', '^src/(http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
+      },
     },
     {
       name: 'domain-never-imports-the-composition-root',
