@@ -19,7 +19,7 @@ import { signedHeaders, slashCommandBody } from '../dev/fakes/slack/signing.ts';
 import type { TrunkFake } from '../dev/fakes/trunk/index.ts';
 import type { DatabaseConfig } from '../src/config.ts';
 import { openStore } from '../src/store/open.ts';
-import { WatchRepository } from '../src/watch/follows.ts';
+import { WatchRepository } from '../src/watch/feeds.ts';
 import { appProcess } from '../test/helpers/app-harness.ts';
 import { createPgTestDatabase, type PgTestDatabase } from '../test/helpers/pg.ts';
 import { type Child, startChild, stopChild } from '../test/helpers/processes.ts';

@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { startSlackFake } from '../dev/fakes/slack/server.ts';
 import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
-import { WatchRepository } from '../src/watch/follows.ts';
+import { WatchRepository } from '../src/watch/feeds.ts';
 import { type Harness, startHarness, TEAM, TRUNK_TOKEN } from '../test/helpers/app-harness.ts';
 import {
   busiestSecond,

@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { startSlackFake } from '../dev/fakes/slack/server.ts';
 import { startTrunkFake } from '../dev/fakes/trunk/index.ts';
 import { openStore } from '../src/store/open.ts';
-import { WatchRepository } from '../src/watch/follows.ts';
+import { WatchRepository } from '../src/watch/feeds.ts';
 import { appProcess } from '../test/helpers/app-harness.ts';
 import { createPgTestDatabase } from '../test/helpers/pg.ts';
 import { startChild } from '../test/helpers/processes.ts';

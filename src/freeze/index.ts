@@ -1,13 +1,5 @@
 /** Freeze windows, as plain data: the public face of freeze/ for the Slack side. */
 export { Freezer, type FreezerDeps, notResumedReason } from './freezer.ts';
-export {
-  FREEZE_ADD_USAGE,
-  FREEZE_USAGE,
-  type FreezeAdd,
-  type FreezeCommand,
-  type FreezeParseContext,
-  parseFreezeCommand,
-} from './parse.ts';
 export { queueCallbacks } from './queue-callbacks.ts';
 export {
   activeOccurrence,

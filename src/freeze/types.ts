@@ -1,5 +1,5 @@
 /** Plain data of the freeze domain, shared by its modules. Nothing here knows about Slack. */
-import type { QueueRef } from '../core/target.ts';
+import type { QueueRef, TargetSpec } from '../core/target.ts';
 import type { FreezeRule, Occurrence } from './schedule.ts';
 
 export type FreezeAction = 'pause' | 'drain';
@@ -25,6 +25,14 @@ export interface FreezeWindow {
   /** Start of the one occurrence `freeze skip` cancelled. */
   skipStartAt?: number;
 }
+
+/** A new window's settings as typed; `target` is absent when the channel's or workspace's default applies. */
+export type FreezeAdd = Pick<
+  FreezeWindow,
+  'startMinute' | 'endMinute' | 'tz' | 'rule' | 'action' | 'reason'
+> & {
+  target?: TargetSpec;
+};
 
 /** What readQueue answers: the state, and who changed it when, if the caller knows (e.g. from the audit). */
 export interface QueueReading {

@@ -4,10 +4,9 @@
  */
 import type { QueueRef } from '../core/target.ts';
 import type { Db } from '../store/types.ts';
-import type { FreezeAdd } from './parse.ts';
 import { WindowRepository } from './repository.ts';
 import { activeOrNext, nextOccurrence, type Occurrence, type WindowSpec } from './schedule.ts';
-import type { FreezeWindow } from './types.ts';
+import type { FreezeAdd, FreezeWindow } from './types.ts';
 
 export function windowSpec(w: FreezeWindow): WindowSpec {
   const spec: WindowSpec = { startMinute: w.startMinute, endMinute: w.endMinute, tz: w.tz, rule: w.rule };

@@ -1,9 +1,13 @@
 /** The application services, one per feature, built once from the app's ports (slack/services.ts). */
 
+import { createFreezeService, type FreezeService } from './freeze.ts';
+import { createHomeService, type HomeService } from './home.ts';
 import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
+import { createTestsService, type TestsService } from './tests.ts';
+import { createWatchService, type WatchService } from './watch.ts';
 import { WorkspaceService } from './workspace.ts';
 
 export type { Actor, ActorWorkspace, InstallKind, PeopleDirectory, PersonStanding } from './actor.ts';
@@ -14,6 +18,10 @@ export interface Services {
   prs: PrService;
   workspace: WorkspaceService;
   people: PeopleService;
+  watch: WatchService;
+  freeze: FreezeService;
+  home: HomeService;
+  tests: TestsService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -23,5 +31,9 @@ export function createServices(deps: ServiceDeps): Services {
     prs: new PrService(deps, queue),
     workspace: new WorkspaceService(deps),
     people: new PeopleService(deps),
+    watch: createWatchService(deps, queue),
+    freeze: createFreezeService(deps, queue),
+    home: createHomeService(deps),
+    tests: createTestsService(queue),
   };
 }

@@ -19,8 +19,10 @@ function spec(text: unknown): TargetSpec | undefined {
 }
 
 /**
- * Every followed queue, once each. `defaultTarget` (DEFAULT_REPO) counts as the default queue of each
- * workspace that has settings stored.
+ * Every followed queue, once each. `defaultTarget` (DEFAULT_REPO) counts as the default queue of every
+ * workspace the app knows: one with settings stored, an installation, or one where someone linked their
+ * GitHub login (in single-workspace mode with DEFAULT_REPO alone, nothing else names the workspace, and its
+ * linked authors must still hear that their PR failed).
  */
 export async function listFollowedQueues(
   db: Db,
@@ -51,6 +53,15 @@ export async function listFollowedQueues(
     workspaceDefaults.set(ws, spec(r['default_target']));
     add(ws, resolveTarget(spec(r['default_target']), opts.defaultTarget));
   }
+  if (opts.defaultTarget) {
+    const known = await db.query(
+      'SELECT workspace_id FROM watch_people UNION SELECT workspace_id FROM slack_installations',
+    );
+    for (const r of known) {
+      const ws = String(r['workspace_id']);
+      if (!workspaceDefaults.has(ws)) add(ws, resolveTarget(undefined, opts.defaultTarget));
+    }
+  }
   for (const r of await db.query('SELECT workspace_id, target FROM channel_defaults')) {
     const ws = String(r['workspace_id']);
     add(ws, resolveTarget(spec(r['target']), workspaceDefaults.get(ws), opts.defaultTarget));
@@ -67,6 +78,8 @@ export interface WorkspaceQueue {
   sources: QueueSource[];
   /** Channels whose default, watch or live status message names it. */
   channels: string[];
+  /** Each reason with its channel (none for the workspace default), so a reader can keep only what they may see. */
+  via: Array<{ source: QueueSource; channel?: string }>;
 }
 
 /**
@@ -83,7 +96,9 @@ export async function listWorkspaceQueues(
   const add = (target: QueueTarget | undefined, source: QueueSource, channel?: string) => {
     if (!target) return;
     const key = queueKeyOf(target);
-    const q = out.get(key) ?? { target, sources: [], channels: [] };
+    const q = out.get(key) ?? { target, sources: [], channels: [], via: [] };
+    if (!q.via.some((v) => v.source === source && v.channel === channel))
+      q.via.push(channel ? { source, channel } : { source });
     if (!q.sources.includes(source)) q.sources.push(source);
     if (channel && !q.channels.includes(channel)) q.channels.push(channel);
     out.set(key, q);

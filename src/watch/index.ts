@@ -1,5 +1,6 @@
 /** Queue events: watches, live messages, people links and the watcher loop. The public face of watch/. */
 export { diffSnapshots, ourChangesFromAudit, resolveDeparted, toSnapshot } from './diff.ts';
+export { LiveMessageRepository, WatchRepository } from './feeds.ts';
 export {
   type FollowedQueue,
   listFollowedQueues,
@@ -7,7 +8,6 @@ export {
   type QueueSource,
   type WorkspaceQueue,
 } from './followed.ts';
-export { LiveMessageRepository, WatchRepository } from './follows.ts';
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';

@@ -23,8 +23,8 @@ import {
   resolveDeparted,
   toSnapshot,
 } from './diff.ts';
+import { LiveMessageRepository, WatchRepository } from './feeds.ts';
 import type { FollowedQueue } from './followed.ts';
-import { LiveMessageRepository, WatchRepository } from './follows.ts';
 import { evaluateHealth, type HealthRecord } from './health.ts';
 import { OutboxRepository } from './outbox.ts';
 import { PeopleRepository } from './people.ts';

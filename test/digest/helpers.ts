@@ -18,6 +18,8 @@ import type { WorkspaceTrunk } from '../../src/digest/types.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
 import { instrumentedSlackFetch } from '../../src/observability/slack-metrics.ts';
+import type { Actor } from '../../src/services/actor.ts';
+import { createDigestService as digestCommands } from '../../src/services/digest.ts';
 import { digestSurface } from '../../src/slack/digest-surface.ts';
 import { answerDigest } from '../../src/slack/listeners/commands/digest/index.ts';
 import { SlackOutbox } from '../../src/slack/outbox/outbox.ts';
@@ -163,5 +165,26 @@ export function textOfBlocks(blocks: unknown[] | undefined): string {
 
 /** `/mergequeue digest <args>` as the command listener answers it, without the Slack round trip. */
 export function digestCommand(service: DigestService, args: string[], c: DigestCommandContext) {
-  return answerDigest(service.manage, args, c, silentLogger());
+  return answerDigest(digestCommands(service.manage), args, actorOf(c), c.channelId, silentLogger());
+}
+
+/** The actor a listener would build, answering the context's questions (only what the digest service asks). */
+function actorOf(c: DigestCommandContext): Actor {
+  const partial: Partial<Actor> = {
+    workspace: { id: c.workspaceId, install: 'single' },
+    userId: c.userId,
+    payloadTeamId: undefined,
+    now: Date.now,
+    standing: async () => ({
+      unreadable: false,
+      known: true,
+      own: true,
+      guest: false,
+      ...(c.userTz ? { tz: c.userTz } : {}),
+    }),
+    isOperator: c.isOperator,
+    isChannelMember: c.isChannelMember,
+    canSee: c.canSeeChannel,
+  };
+  return partial as Actor;
 }

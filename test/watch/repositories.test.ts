@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
+import { LiveMessageRepository, WatchRepository } from '../../src/watch/feeds.ts';
 import { listFollowedQueues, listWorkspaceQueues } from '../../src/watch/followed.ts';
-import { LiveMessageRepository, WatchRepository } from '../../src/watch/follows.ts';
 import { PeopleRepository } from '../../src/watch/people.ts';
 import { LeaseRepository } from '../../src/watch/queue-state.ts';
 import { queueKeyOf } from '../../src/watch/types.ts';
@@ -182,6 +182,39 @@ describe.each(engines)('watch tables on %s', (_name, open) => {
     ]);
     expect((await live.takeExpired(T0)).map((m) => m.ts)).toEqual(['1.2']);
     expect(await live.takeExpired(T0)).toEqual([]);
+  });
+
+  it('DEFAULT_REPO is the default queue of every workspace known by a linked person, not only configured ones', async () => {
+    const dflt = { repo: web.repo, branch: 'trunk' };
+    await new PeopleRepository(store.db).link({
+      workspaceId: 'T8',
+      userId: 'U8',
+      githubLogin: 'dev8',
+      linkedBy: 'U8',
+      verified: false,
+      now: T0,
+    });
+    // T9 has its own default: DEFAULT_REPO does not stand in for it.
+    await store.setWorkspaceDefaultTarget('T9', { repo: api.repo, branch: 'main' });
+    await new PeopleRepository(store.db).link({
+      workspaceId: 'T9',
+      userId: 'U9',
+      githubLogin: 'dev9',
+      linkedBy: 'U9',
+      verified: false,
+      now: T0,
+    });
+    const keys = async (opts: { defaultTarget?: typeof dflt }) =>
+      (await listFollowedQueues(store.db, T0, opts))
+        .filter((q) => q.workspaceId === 'T8' || q.workspaceId === 'T9')
+        .map((q) => `${q.workspaceId} ${queueKeyOf(q.target)}`)
+        .sort();
+    expect(await keys({ defaultTarget: dflt })).toEqual([
+      'T8 github.com/acme/web:trunk',
+      'T9 github.com/acme/api:main',
+    ]);
+    // Without DEFAULT_REPO a linked person alone follows nothing.
+    expect(await keys({})).toEqual(['T9 github.com/acme/api:main']);
   });
 
   it("one workspace's queues: each once, with why and where, its default first; watches of that workspace only", async () => {

@@ -1,12 +1,13 @@
 /** conversations.* Web API methods: channel details and paged membership. */
-import { err, type Method, type SlackState, str } from './state.ts';
+import { channelFor, err, type Method, type SlackState, str } from './state.ts';
 
 export function conversationMethods(s: SlackState): Record<string, Method> {
   return {
     'conversations.info': (args) => {
       const id = str(args['channel']);
-      if (!id || !s.channels.has(id)) return err('channel_not_found');
-      const c = s.channels.get(id)!;
+      if (!id) return err('channel_not_found');
+      // A channel the fake has not heard of is made up on first use, as chat.postMessage does.
+      const c = channelFor(s, id);
       return {
         body: {
           ok: true,
@@ -16,14 +17,17 @@ export function conversationMethods(s: SlackState): Record<string, Method> {
             is_channel: true,
             is_private: c.isPrivate ?? false,
             is_member: c.isMember ?? true,
+            // Slack Connect: shared with another organization.
+            is_shared: c.isShared ?? false,
+            is_ext_shared: c.isShared ?? false,
           },
         },
       };
     },
     'conversations.members': (args) => {
       const id = str(args['channel']);
-      const c = id ? s.channels.get(id) : undefined;
-      if (!c) return err('channel_not_found');
+      if (!id) return err('channel_not_found');
+      const c = channelFor(s, id);
       const all = c.members ?? [...s.users.keys()];
       // Paged like Slack: `limit` per page, an opaque cursor (here the offset), '' on the last page.
       const limit = Math.max(1, Math.min(1000, Number(str(args['limit']) ?? 100) || 100));

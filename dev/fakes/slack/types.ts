@@ -33,6 +33,8 @@ export interface FakeChannel {
   isMember?: boolean;
   /** conversations.members; unset: every user the fake knows. */
   members?: string[];
+  /** A Slack Connect channel (conversations.info `is_shared`, `is_ext_shared`). */
+  isShared?: boolean;
 }
 
 /** Who a bot token belongs to (auth.test's answer). */

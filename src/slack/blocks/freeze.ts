@@ -6,14 +6,8 @@
 import type { KnownBlock } from '@slack/types';
 import { formatLocalTime } from '../../core/local-time.ts';
 import { formatQueueRef } from '../../core/target.ts';
-import {
-  FREEZE_USAGE,
-  type FreezeEvent,
-  type FreezeWindow,
-  type Occurrence,
-  type SkipResult,
-  type WindowView,
-} from '../../freeze/index.ts';
+import type { FreezeEvent, FreezeWindow, Occurrence, SkipResult, WindowView } from '../../freeze/index.ts';
+import { FREEZE_USAGE } from '../commands/freeze.ts';
 import type { SlackReply } from '../reply.ts';
 import { code, esc, escTrim, mention, slackDate } from './format.ts';
 import { context, header, section } from './kit.ts';

@@ -1,7 +1,7 @@
 /**
  * The app's Home tab: a person's PRs in the workspace's queues, the queues (with the status message's
  * buttons for operators), digests, watches, freeze windows, operators and the Trunk connection. Pure: the
- * data comes gathered (slack/home.ts), the view goes out. A Home view holds at most 100 blocks: the lists
+ * data comes gathered (services/home.ts, put in words by slack/home.ts), the view goes out. A Home view holds at most 100 blocks: the lists
  * get a few sections each and the queues share what is left, each list saying how many more it holds.
  */
 import type { HomeView, KnownBlock } from '@slack/types';

@@ -119,3 +119,33 @@ export function renderNotify(on: boolean, linked: boolean): SlackReply {
     on ? 'Notes about your PRs are on.' : 'Notes about your PRs are off. Nothing will be sent to you.',
   );
 }
+
+/** What a channel's feed change did, for the announcement in that channel. */
+export type FeedChange =
+  | { kind: 'started'; watch: Watch }
+  | { kind: 'changed'; watch: Watch; before: Watch }
+  | { kind: 'ended'; watch: Watch };
+
+function feedSettings(w: Pick<Watch, 'topics' | 'stuckMinutes'>): string {
+  const stuck = w.stuckMinutes ? `, stuck after ${w.stuckMinutes} min` : '';
+  return `${w.topics.map((t) => code(t)).join(' ')}${stuck}`;
+}
+
+/**
+ * Told to the whole channel whenever its feed starts, changes or ends (DESIGN, "Feeds"): who did it and
+ * what changed, so a feed is never rewritten or ended silently.
+ */
+export function renderFeedAnnouncement(change: FeedChange, userId: string): SlackReply {
+  const queue = `*${esc(queueLabel(change.watch.target))}*`;
+  const main =
+    change.kind === 'started'
+      ? `${mention(userId)} started a feed of ${queue} in this channel: ${feedSettings(change.watch)}.`
+      : change.kind === 'changed'
+        ? `${mention(userId)} changed this channel's feed of ${queue}: ${feedSettings(change.before)} → ${feedSettings(change.watch)}.`
+        : `${mention(userId)} ended this channel's feed of ${queue}: nothing more will be posted here about it.`;
+  const hint =
+    change.kind === 'ended'
+      ? `\`/mergequeue watch ${esc(queueLabel(change.watch.target))}\` starts it again.`
+      : '`/mergequeue watch list` shows every feed here; `/mergequeue unwatch` ends one.';
+  return { ...reply(change.kind === 'ended' ? ':wave:' : ':eyes:', main, hint), response_type: 'in_channel' };
+}

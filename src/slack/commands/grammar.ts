@@ -48,7 +48,7 @@ export type Command =
   | { name: 'config'; config: ConfigCommand }
   /** The digest helper parses the rest. */
   | { name: 'digest'; args: string[] }
-  /** The freeze parser (freeze/parse.ts) reads the rest: it needs the person's time zone and the time. */
+  /** The freeze parser (commands/freeze.ts) reads the rest: it needs the person's time zone and the time. */
   | { name: 'freeze'; text: string }
   | { name: 'watch'; watch: WatchCommand }
   | { name: 'unwatch'; target?: TargetSpec }

@@ -1,35 +1,47 @@
 /** `/mergequeue flaky|quarantined [owner/repo]`: counts and the top few tests, with links to Trunk. */
-
 import type { RepoRef } from '../../../core/target.ts';
-import { summarizeFailingTests, summarizeQuarantinedTests } from '../../../queue/summaries.ts';
-import { renderError, renderNoOrgSlug } from '../../blocks/errors.ts';
+import type { TestsAnswer } from '../../../services/tests.ts';
+import { renderError, renderNoOrgSlug, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import { renderFlaky, renderQuarantined } from '../../blocks/flaky.ts';
 import { sendReply } from '../../interaction.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function tests(
   req: CommandRequest,
   kind: 'flaky' | 'quarantined',
   repo: RepoRef | undefined,
 ): Promise<Outcome> {
-  const got = await queueAndTrunk(req, repo ? { repo } : undefined);
-  if ('outcome' in got) return got.outcome;
-  const { ref, trunk } = got;
-  if (!trunk.orgSlug) {
-    await sendReply(req.deps, req.respond, renderNoOrgSlug());
-    return 'failed';
-  }
-  const opts = { repo: ref.repo, orgSlug: trunk.orgSlug, now: req.deps.now };
-  const links = { appUrl: req.deps.config.trunk.appUrl, orgSlug: trunk.orgSlug };
+  let a: TestsAnswer;
   try {
-    const reply =
-      kind === 'flaky'
-        ? renderFlaky(await summarizeFailingTests(trunk.api, opts), links)
-        : renderQuarantined(await summarizeQuarantinedTests(trunk.api, opts), links);
-    await sendReply(req.deps, req.respond, reply);
-    return 'ok';
+    a = await servicesOf(req.deps).tests.summary(req.actor, {
+      kind,
+      channelId: req.channelId,
+      ...(repo ? { repo } : {}),
+    });
   } catch (err) {
-    await sendReply(req.deps, req.respond, renderError(err));
-    return 'failed';
+    req.deps.logger.error({ err }, 'could not read workspace configuration');
+    a = { answer: 'read_failed', error: err };
+  }
+  const [reply, outcome] = render(a, req.deps.config.trunk.appUrl);
+  await sendReply(req.deps, req.respond, reply);
+  return outcome;
+}
+
+function render(a: TestsAnswer, appUrl: string): [SlackReply, Outcome] {
+  switch (a.answer) {
+    case 'no_target':
+      return [renderNoTarget(), 'invalid'];
+    case 'not_connected':
+      return [renderNotConnected(), 'failed'];
+    case 'no_org_slug':
+      return [renderNoOrgSlug(), 'failed'];
+    case 'flaky':
+      return [renderFlaky(a.summary, { appUrl, orgSlug: a.orgSlug }), 'ok'];
+    case 'quarantined':
+      return [renderQuarantined(a.summary, { appUrl, orgSlug: a.orgSlug }), 'ok'];
+    case 'read_failed':
+      return [renderError(a.error), 'failed'];
   }
 }

@@ -1,65 +1,92 @@
 /**
- * `/mergequeue watch …`, `watch list` and `unwatch [target]`: this channel's feeds of queue events. Anyone in
- * the channel may start or end one (it only posts what `status` would show anyone); the queue is checked
- * with Trunk first, so a typo gets an answer instead of a feed that never posts.
+ * `/mergequeue watch …`, `watch list` and `unwatch [target]`: this channel's feeds of queue events. Parse
+ * (done by the grammar) → actor → watch service → render → reply; a feed that started, changed or ended is
+ * also announced in the channel (who, and what changed).
  */
-import { formatQueueRef, type TargetSpec } from '../../../core/target.ts';
-import { readQueue } from '../../../queue/service.ts';
-import { WatchRepository } from '../../../watch/index.ts';
-import { renderError, renderNoTarget } from '../../blocks/errors.ts';
-import { renderUnwatched, renderWatching, renderWatchList } from '../../blocks/watch.ts';
+import type { TargetSpec } from '../../../core/target.ts';
+import type { WatchAnswer, WatchRequest } from '../../../services/watch.ts';
+import { renderError, renderNoTarget, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';
+import {
+  type FeedChange,
+  renderFeedAnnouncement,
+  renderUnwatched,
+  renderWatching,
+  renderWatchList,
+} from '../../blocks/watch.ts';
 import type { WatchCommand } from '../../commands/watch.ts';
-import { resolveRef, sendReply } from '../../interaction.ts';
-import { auditCommand } from './audit.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { postToChannel, sendReply } from '../../interaction.ts';
+import type { SlackReply } from '../../reply.ts';
+import { servicesOf } from '../../services.ts';
+import { sharedChannels } from '../../shared-channels.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
-export async function watch(req: CommandRequest, c: WatchCommand): Promise<Outcome> {
-  const repo = new WatchRepository(req.deps.store.db);
-  if (c.kind === 'list') {
-    await sendReply(
-      req.deps,
-      req.respond,
-      renderWatchList(await repo.listChannel(req.workspaceId, req.channelId)),
-    );
-    return 'ok';
-  }
-  const got = await queueAndTrunk(req, c.target);
-  if ('outcome' in got) return got.outcome;
+export function watch(req: CommandRequest, c: WatchCommand): Promise<Outcome> {
+  if (c.kind === 'list') return answer(req, { kind: 'list', channelId: req.channelId });
+  const { kind: _, ...add } = c;
+  return answer(req, { kind: 'add', channelId: req.channelId, ...add });
+}
+
+export function unwatch(req: CommandRequest, typed: TargetSpec | undefined): Promise<Outcome> {
+  return answer(req, { kind: 'remove', channelId: req.channelId, ...(typed ? { target: typed } : {}) });
+}
+
+async function answer(req: CommandRequest, request: WatchRequest): Promise<Outcome> {
+  let a: WatchAnswer;
   try {
-    await readQueue({ trunk: got.trunk.api }, got.ref);
+    a = await servicesOf(req.deps).watch.handle(req.actor, request, sharedChannels(req.client));
   } catch (err) {
+    req.deps.logger.error({ err }, 'could not read or change the feeds');
     await sendReply(req.deps, req.respond, renderError(err));
     return 'failed';
   }
-  const before = await repo.listChannel(req.workspaceId, req.channelId);
-  const target = formatQueueRef(got.ref);
-  const replaced = before.some((w) => formatQueueRef(w.target) === target);
-  const w = await repo.upsert({
-    workspaceId: req.workspaceId,
-    channelId: req.channelId,
-    target: got.ref,
-    topics: c.topics,
-    ...(c.stuckMinutes !== undefined ? { stuckMinutes: c.stuckMinutes } : {}),
-    createdBy: req.userId,
-    createdAt: req.deps.now(),
-  });
-  await auditCommand(req, 'watch', target, 'ok', { channel: req.channelId, topics: w.topics });
-  await sendReply(req.deps, req.respond, renderWatching(w, replaced));
-  return 'ok';
+  const [reply, outcome] = render(a);
+  await sendReply(req.deps, req.respond, reply);
+  const change = feedChange(a);
+  if (change) await announceFeedChange(req, renderFeedAnnouncement(change, req.userId));
+  return outcome;
 }
 
-export async function unwatch(req: CommandRequest, typed: TargetSpec | undefined): Promise<Outcome> {
-  const repo = new WatchRepository(req.deps.store.db);
-  const watches = await repo.listChannel(req.workspaceId, req.channelId);
-  // With nothing typed and one feed here, that feed is the one meant (even if it is not the default queue).
-  const only = !typed && watches.length === 1 ? watches[0]!.target : undefined;
-  const ref = only ?? (await resolveRef(req.deps, req.workspaceId, req.channelId, typed));
-  if (!ref) {
-    await sendReply(req.deps, req.respond, renderNoTarget());
-    return 'invalid';
+/**
+ * The one place a feed change is told to its channel. Today a plain channel post (the bot's, or in_channel
+ * through response_url where the bot is not in the channel); the Slack outbox takes it over from here.
+ */
+async function announceFeedChange(req: CommandRequest, announcement: SlackReply): Promise<void> {
+  await postToChannel(req.deps, req.client, req.channelId, announcement, req.respond);
+}
+
+function feedChange(a: WatchAnswer): FeedChange | undefined {
+  if (a.answer === 'watching') {
+    if (a.change === 'started') return { kind: 'started', watch: a.watch };
+    if (a.change === 'changed' && a.before) return { kind: 'changed', watch: a.watch, before: a.before };
   }
-  const removed = await repo.remove(req.workspaceId, req.channelId, ref);
-  if (removed) await auditCommand(req, 'unwatch', formatQueueRef(ref), 'ok', { channel: req.channelId });
-  await sendReply(req.deps, req.respond, renderUnwatched(ref, removed, watches));
-  return removed ? 'ok' : 'noop';
+  if (a.answer === 'unwatched' && a.ended) return { kind: 'ended', watch: a.ended };
+  return undefined;
+}
+
+function render(a: WatchAnswer): [SlackReply, Outcome] {
+  switch (a.answer) {
+    case 'listed':
+      return [renderWatchList(a.watches), 'ok'];
+    case 'no_target':
+      return [renderNoTarget(), 'invalid'];
+    case 'not_connected':
+      return [renderNotConnected(), 'failed'];
+    case 'refused':
+      return [
+        renderRefusal(
+          a.what,
+          a.because,
+          a.operatorsMay
+            ? 'Ask an operator (workspace admins and owners are operators). Nothing was changed.'
+            : 'Nothing was changed.',
+        ),
+        'refused',
+      ];
+    case 'queue_unreadable':
+      return [renderError(a.error), 'failed'];
+    case 'watching':
+      return [renderWatching(a.watch, a.before !== undefined), 'ok'];
+    case 'unwatched':
+      return [renderUnwatched(a.target, a.removed, a.watches), a.removed ? 'ok' : 'noop'];
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * app_home_opened: the person opened the app's Home tab; it is built fresh for them and published
  * (views.publish). Bolt has acknowledged the event before this runs, so the Trunk reads (a small budget,
- * see slack/home.ts) never hold up Slack's 3 s. The Messages tab sends the same event and is left alone.
+ * see services/home.ts) never hold up Slack's 3 s. The Messages tab sends the same event and is left alone.
  */
 import type { App } from '@slack/bolt';
 import type { SlackDeps } from '../../deps.ts';

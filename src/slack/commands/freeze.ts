@@ -10,10 +10,18 @@ import {
   localParts,
   parseLocalTime,
   shiftDate,
-} from '../core/local-time.ts';
-import { type ParseResult, parseTarget, type TargetSpec } from '../core/target.ts';
-import { type FreezeRule, formatDate, occurrenceOn, parseDate, type RepeatDays } from './schedule.ts';
-import type { FreezeAction, FreezeWindow } from './types.ts';
+} from '../../core/local-time.ts';
+import { type ParseResult, parseTarget, type TargetSpec } from '../../core/target.ts';
+import {
+  type FreezeRule,
+  formatDate,
+  occurrenceOn,
+  parseDate,
+  type RepeatDays,
+} from '../../freeze/schedule.ts';
+import type { FreezeAction, FreezeAdd } from '../../freeze/types.ts';
+
+export type { FreezeAdd };
 
 export const FREEZE_ADD_USAGE =
   '/mergequeue freeze add [target] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…]';
@@ -26,14 +34,6 @@ export const FREEZE_USAGE = [
 const EXAMPLE =
   '`/mergequeue freeze add acme/web:main 18:00-08:00 Europe/Paris weekdays drain Nightly release`';
 export const MAX_REASON_LENGTH = 300;
-
-/** The window's settings as typed; `target` is absent when the channel's or workspace's default applies. */
-export type FreezeAdd = Pick<
-  FreezeWindow,
-  'startMinute' | 'endMinute' | 'tz' | 'rule' | 'action' | 'reason'
-> & {
-  target?: TargetSpec;
-};
 
 export type FreezeCommand =
   | { kind: 'help' }

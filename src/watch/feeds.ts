@@ -1,6 +1,6 @@
 /**
- * What follows a queue: channel watches and live status messages (watch_channels, watch_live_messages),
- * through the store's Db seam.
+ * The stored feeds of a queue: channel watches (watch_channels) and live status messages
+ * (watch_live_messages), through the store's Db seam. Which queues are followed at all is followed.ts's.
  */
 import { randomInt } from 'node:crypto';
 import type { Db, Row } from '../store/types.ts';
