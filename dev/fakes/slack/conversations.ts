@@ -8,6 +8,7 @@ export function conversationMethods(s: SlackState): Record<string, Method> {
       if (!id) return err('channel_not_found');
       // A channel the fake has not heard of is made up on first use, as chat.postMessage does.
       const c = channelFor(s, id);
+      if (c.gone) return err('channel_not_found');
       return {
         body: {
           ok: true,
@@ -28,6 +29,7 @@ export function conversationMethods(s: SlackState): Record<string, Method> {
       const id = str(args['channel']);
       if (!id) return err('channel_not_found');
       const c = channelFor(s, id);
+      if (c.gone) return err('channel_not_found');
       const all = c.members ?? [...s.users.keys()];
       // Paged like Slack: `limit` per page, an opaque cursor (here the offset), '' on the last page.
       const limit = Math.max(1, Math.min(1000, Number(str(args['limit']) ?? 100) || 100));

@@ -35,6 +35,8 @@ export interface FakeChannel {
   members?: string[];
   /** A Slack Connect channel (conversations.info `is_shared`, `is_ext_shared`). */
   isShared?: boolean;
+  /** Deleted, or never there: conversations.* answer channel_not_found (unknown channels are made up). */
+  gone?: boolean;
 }
 
 /** Who a bot token belongs to (auth.test's answer). */

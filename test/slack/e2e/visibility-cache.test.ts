@@ -17,7 +17,10 @@ beforeAll(async () => {
   h = await startHarness({
     slackOptions: {
       users: manyUsers(),
-      channels: [{ id: SEEN, name: 'web-team', isPrivate: true, members: [USERS.admin, ...PEOPLE] }],
+      channels: [
+        { id: SEEN, name: 'web-team', isPrivate: true, members: [USERS.admin, ...PEOPLE] },
+        { id: GONE, gone: true },
+      ],
     },
   });
   h.trunk.setFailingTests('acme/web', []);
