@@ -5,8 +5,10 @@
  */
 import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
+import type { V2Workspace } from '../queue/trunk-v2-access.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
+import type { TrunkCaller } from '../trunk/budget.ts';
 
 /** A workspace's Trunk client and organization slug. */
 export interface WorkspaceTrunk {
@@ -20,6 +22,8 @@ export interface TrunkAccess {
   trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
   /** Trunk for what a person only looks at (the Home, listings): reads through the process's short cache. */
   readsFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
+  /** The workspace's Trunk v2 reader, for `caller`; undefined when it has no v2 key (v1 answers then). */
+  v2For(workspaceId: string, caller: TrunkCaller): Promise<V2Workspace | undefined>;
   /** A client for a token that is not stored yet (the connect form checks it first). */
   trunkWithToken(token: string, orgSlug?: string): TrunkApi;
   /** Forget a workspace's cached client (its credentials changed). */

@@ -13,6 +13,11 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { instrumentedSlackFetch } from '../observability/slack-metrics.ts';
 import { recordTrunkAttempt, recordTrunkBudget } from '../observability/trunk-metrics.ts';
+import {
+  createV2Access,
+  V2_PULL_REQUEST_READS_PER_SECOND,
+  type V2Workspace,
+} from '../queue/trunk-v2-access.ts';
 import { trunkBudgetClaims } from '../store/trunk-budget.ts';
 import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
@@ -82,6 +87,12 @@ export interface Workspaces {
    * ack); `orgSlug`, the organization the token is said to belong to, names the budget it counts against.
    */
   trunkWithToken(token: string, orgSlug?: string): TrunkApi;
+  /**
+   * The workspace's Trunk v2 access (its v2 key: stored with `connect`, else TRUNK_API_KEY in single-workspace
+   * mode), for `caller`; undefined when it has no v2 key or no Trunk connection. Its PR reads wait on the
+   * key's own bucket of 5 a second, shared by replicas like the organization's.
+   */
+  v2For(workspaceId: string, caller: TrunkCaller): Promise<V2Workspace | undefined>;
   /** A Slack WebClient with the workspace's bot token, pointed at SLACK_API_URL. */
   slackFor(workspaceId: string): Promise<WebClient>;
   /** Forget cached credentials of a workspace (after connect or uninstall in this process). */
@@ -109,6 +120,24 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
       ...(store.db.dialect === 'postgres' ? { ledger: trunkBudgetClaims(store.db) } : {}),
       onLedgerError: (err) => opts.logger?.warn({ err }, 'Trunk budget: could not claim from the database'),
     });
+  const ledger = store.db.dialect === 'postgres' ? trunkBudgetClaims(store.db) : undefined;
+  const v2 = createV2Access({
+    store,
+    apiUrl: config.trunk.apiUrl,
+    // TRUNK_API_KEY is single-workspace mode's; with OAuth each workspace brings its own through connect.
+    environmentKey: config.slack.mode === 'oauth' ? undefined : config.trunk.v2Key,
+    budget,
+    pullRequestReads: createTrunkBudget({
+      maxPerSecond: V2_PULL_REQUEST_READS_PER_SECOND,
+      readMaxWaitMs: 8_000,
+      guardMs: 150,
+      ...recordTrunkBudget(metrics),
+      ...(ledger ? { ledger } : {}),
+    }),
+    dispatcher,
+    interactiveDeadlineMs: interactiveDeadline,
+    onAttempt: (event, caller) => recordTrunkAttempt(metrics, opts.logger, caller)(event),
+  });
   const readCache = opts.readCache ?? createTrunkReadCache();
   // The watcher polls a followed queue once an interval; what it read stands for the queue for two, the
   // delay DESIGN allows a change to reach anyone ("Timing"), so a poll running late leaves no gap.
@@ -183,7 +212,15 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     slackClientOptions,
     readCache,
     readsFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'view', true),
-    invalidate: (workspaceId) => void cache.delete(workspaceId),
+    invalidate: (workspaceId) => {
+      cache.delete(workspaceId);
+      v2.invalidate(workspaceId);
+    },
+    async v2For(workspaceId, caller) {
+      const creds = await credentials(workspaceId);
+      if (!creds) return undefined;
+      return v2.forWorkspace(workspaceId, creds.orgSlug, caller);
+    },
     trunkFor: (workspaceId) => trunkAt(workspaceId, interactiveDeadline, 'interactive'),
     backgroundTrunkFor: (workspaceId, caller) => trunkAt(workspaceId, 30_000, caller),
     trunkWithToken: (token, orgSlug = '') => client(token, interactiveDeadline, orgSlug, 'interactive'),

@@ -59,6 +59,7 @@ beforeAll(async () => {
     store,
     trunk: {
       trunkFor: async () => ({ api: trunk as never, orgSlug: 'acme' }),
+      v2For: async () => undefined,
       readsFor: async () => ({ api: trunk as never, orgSlug: 'acme' }),
       trunkWithToken: () => ({}) as never,
       invalidate: () => {},

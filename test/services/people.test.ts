@@ -38,6 +38,7 @@ function serviceOf(store: Store) {
     store,
     trunk: {
       trunkFor: async () => undefined,
+      v2For: async () => undefined,
       readsFor: async () => undefined,
       trunkWithToken: () => ({}) as never,
       invalidate: () => {},

@@ -34,6 +34,7 @@ function service(connected = true) {
     store,
     trunk: {
       trunkFor: async () => (connected ? trunk : undefined),
+      v2For: async () => undefined,
       readsFor: async () => (connected ? trunk : undefined),
       trunkWithToken: () => trunk.api,
       invalidate: () => {},
