@@ -6,6 +6,7 @@ import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
+import { StoryService } from './story.ts';
 import { createTestsService, type TestsService } from './tests.ts';
 import { createWatchService, type WatchService } from './watch.ts';
 import { WorkspaceService } from './workspace.ts';
@@ -22,6 +23,7 @@ export interface Services {
   freeze: FreezeService;
   home: HomeService;
   tests: TestsService;
+  story: StoryService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -35,5 +37,6 @@ export function createServices(deps: ServiceDeps): Services {
     freeze: createFreezeService(deps, queue),
     home: createHomeService(deps),
     tests: createTestsService(queue),
+    story: new StoryService(deps, queue),
   };
 }

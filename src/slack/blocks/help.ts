@@ -47,6 +47,14 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     what: "Restarts a failed PR's tests. Its author (confirmed by an operator) or an operator.",
     examples: ['/mergequeue restart 1234'],
   },
+  why: {
+    what: "A PR's story in the queue: each step, and for a failure the reason, the checks that failed it and the next step (Trunk v2 key; v1's state otherwise).",
+    examples: ['/mergequeue why 1234', '/mergequeue why 1234 acme/web:main'],
+  },
+  eta: {
+    what: 'When a queued PR should merge, and which PRs it waits behind (needs a Trunk v2 key).',
+    examples: ['/mergequeue eta 1234'],
+  },
   prs: {
     what: "The queue's PRs: by default every one not yet merged, failed or cancelled; or those in one state.",
     examples: ['/mergequeue prs', '/mergequeue prs acme/web:main failed'],

@@ -254,3 +254,26 @@ function escCap(text: string): string {
 export function whyNeedsV2Key(): string {
   return "Trunk's v2 API says why a PR left the queue, step by step; this workspace has no v2 API key. An admin can create one in Trunk (Settings → Developer → API Keys) and add it with `/mergequeue connect`.";
 }
+
+/** `why` for a PR, queue or repository Trunk has no record of. */
+export function renderWhyUnknown(
+  ref: QueueRef,
+  prNumber: number,
+  what: 'repository' | 'queue' | 'pr',
+): SlackReply {
+  const label = esc(queueLabel(ref));
+  const text =
+    what === 'pr'
+      ? `Trunk has no record of ${link(prUrl(ref.repo, prNumber), `#${prNumber}`)} in ${label}'s queue: it was never submitted there.`
+      : `Trunk knows no ${what === 'queue' ? 'merge queue' : 'repository'} for ${label}. Check the target, for example \`/mergequeue why ${prNumber} acme/web:main\`.`;
+  return {
+    text: escTrim(text.replace(/<[^|>]*\|([^>]*)>/g, '$1'), 3000),
+    blocks: [section(text)],
+    response_type: 'ephemeral',
+  };
+}
+
+/** v1's answer (the PR's state and readiness) with what a v2 key would add, for a workspace without one. */
+export function withV2KeyHint(reply: SlackReply): SlackReply {
+  return { ...reply, blocks: [...(reply.blocks ?? []), context(whyNeedsV2Key())] };
+}

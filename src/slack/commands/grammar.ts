@@ -67,6 +67,8 @@ export type PrCommand =
     }
   | { name: 'cancel'; number: number; target?: TargetSpec; reason?: string }
   | { name: 'restart'; number: number; target?: TargetSpec }
+  | { name: 'why'; number: number; target?: TargetSpec }
+  | { name: 'eta'; number: number; target?: TargetSpec }
   | { name: 'prs'; target?: TargetSpec; state?: PullRequestState };
 
 export type CommandName = Command['name'];
@@ -110,15 +112,16 @@ function parse(raw: string): ParseCommandResult {
     case 'concurrency':
       return parseConcurrency(rest);
     case 'pr':
-      return parsePr(rest);
+    case 'restart':
+    case 'why':
+    case 'eta':
+      return parsePrAndTarget(name, rest);
     case 'run':
       return parseRun(rest);
     case 'submit':
       return parseSubmit(rest);
     case 'cancel':
       return parseCancel(rest);
-    case 'restart':
-      return parseRestart(rest);
     case 'prs':
       return parsePrs(rest);
     case 'flaky':
@@ -258,7 +261,7 @@ function parseConcurrency(rest: string[]): ParseCommandResult {
   return t.ok ? ok({ name: 'concurrency', value: n, target: t.value }) : t.result;
 }
 
-type PrNumberCommand = 'pr' | 'submit' | 'cancel' | 'restart';
+type PrNumberCommand = 'pr' | 'submit' | 'cancel' | 'restart' | 'why' | 'eta';
 
 /** The PR number every PR command starts with: `123` or `#123`. */
 function prNumber(
@@ -277,14 +280,15 @@ function prNumber(
   return { ok: true, value: n };
 }
 
-function parsePr(rest: string[]): ParseCommandResult {
+/** `<pr> [target]`: the commands about one PR that take nothing else. */
+function parsePrAndTarget(name: 'pr' | 'restart' | 'why' | 'eta', rest: string[]): ParseCommandResult {
   const [num, where, ...extra] = rest;
-  const n = prNumber('pr', num);
+  const n = prNumber(name, num);
   if (!n.ok) return n.result;
-  if (extra.length > 0) return usageError('pr', 'Too many words after the PR number.');
-  if (where === undefined) return ok({ name: 'pr', number: n.value });
-  const t = target('pr', where);
-  return t.ok ? ok({ name: 'pr', number: n.value, target: t.value }) : t.result;
+  if (extra.length > 0) return usageError(name, 'Too many words after the PR number.');
+  if (where === undefined) return ok({ name, number: n.value });
+  const t = target(name, where);
+  return t.ok ? ok({ name, number: n.value, target: t.value }) : t.result;
 }
 
 const PRIORITY_NAMES = Object.keys(PRIORITIES) as PriorityName[];
@@ -348,16 +352,6 @@ function parseCancel(rest: string[]): ParseCommandResult {
     return usageError('cancel', `The reason is too long (at most ${MAX_REASON} characters).`);
   if (reason) command.reason = reason;
   return ok(command);
-}
-
-function parseRestart(rest: string[]): ParseCommandResult {
-  const [num, where, ...extra] = rest;
-  const n = prNumber('restart', num);
-  if (!n.ok) return n.result;
-  if (extra.length > 0) return usageError('restart', 'Too many words after the PR number.');
-  if (where === undefined) return ok({ name: 'restart', number: n.value });
-  const t = target('restart', where);
-  return t.ok ? ok({ name: 'restart', number: n.value, target: t.value }) : t.result;
 }
 
 /** `pending-failure` and `pending_failure` both name the state. */

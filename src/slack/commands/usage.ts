@@ -20,6 +20,8 @@ export const USAGE = {
   submit: '/mergequeue submit <pr> [owner/repo[:branch]] [urgent|high|medium|low|none|<0-255>] [nobatch]',
   cancel: '/mergequeue cancel <pr> [owner/repo[:branch]] [reason…]',
   restart: '/mergequeue restart <pr> [owner/repo[:branch]]',
+  why: '/mergequeue why <pr> [owner/repo[:branch]]',
+  eta: '/mergequeue eta <pr> [owner/repo[:branch]]',
   prs: `/mergequeue prs [owner/repo[:branch]] [${PULL_REQUEST_STATES.join('|')}]`,
   flaky: '/mergequeue flaky [owner/repo]',
   quarantined: '/mergequeue quarantined [owner/repo]',

@@ -13,6 +13,7 @@ import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
 import { digest } from './digest/index.ts';
+import { eta } from './eta.ts';
 import { freeze } from './freeze.ts';
 import { help } from './help.ts';
 import { me } from './me.ts';
@@ -27,6 +28,7 @@ import { submit } from './submit.ts';
 import { tests } from './tests.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 import { unwatch, watch } from './watch.ts';
+import { why } from './why.ts';
 
 /** /mergequeue, and suffixed variants such as /mergequeue-dev for a second app on the same code. */
 export const COMMAND = /^\/mergequeue(?:-[a-z0-9_-]+)?$/;
@@ -76,6 +78,12 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'pr':
             outcome = await pr(req, c.number, c.target);
+            break;
+          case 'why':
+            outcome = await why(req, c.number, c.target);
+            break;
+          case 'eta':
+            outcome = await eta(req, c.number, c.target);
             break;
           case 'run':
             outcome = await run(req, c.testRunId, c.target);

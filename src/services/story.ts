@@ -1,0 +1,76 @@
+/**
+ * A PR's story and its ETA (`/mergequeue why`, `/mergequeue eta`): read from Trunk's v2 API when the workspace
+ * has a v2 key, and from v1 otherwise (its state and readiness, with how to add a key). Reading is for
+ * everyone; the buttons that come with the answer keep the PR buttons' own rights.
+ */
+import type { EtaAnswer, StoryAnswer } from '../queue/story-reader.ts';
+import type { SubmittedPullRequest } from '../trunk/types.ts';
+import type { Actor } from './actor.ts';
+import type { ServiceDeps } from './ports.ts';
+import type { QueueAt, QueueService } from './queue.ts';
+
+export type WhyAnswer =
+  | { answer: 'story'; value: Exclude<StoryAnswer, { kind: 'unknown' }> }
+  | { answer: 'unknown'; what: 'repository' | 'queue' | 'pr' }
+  /** No v2 key: what v1 says of the PR. */
+  | { answer: 'v1'; pr: SubmittedPullRequest }
+  | { answer: 'read_failed'; error: unknown };
+
+export type EtaServiceAnswer =
+  | { answer: 'eta'; value: EtaAnswer }
+  /** No v2 key: estimates and the dispatch order need one; v1's PR state is shown instead. */
+  | { answer: 'v1'; pr: SubmittedPullRequest }
+  | { answer: 'read_failed'; error: unknown };
+
+export class StoryService {
+  readonly #deps: ServiceDeps;
+  readonly #queue: QueueService;
+
+  constructor(deps: ServiceDeps, queue: QueueService) {
+    this.#deps = deps;
+    this.#queue = queue;
+  }
+
+  async why(actor: Actor, at: QueueAt, prNumber: number): Promise<WhyAnswer> {
+    try {
+      const v2 = await this.#deps.trunk.v2For(actor.workspace.id, 'interactive');
+      if (!v2) return this.#v1(actor, at, prNumber);
+      const story = await v2.reader.story(address(at), prNumber);
+      if (story.kind === 'unknown') return { answer: 'unknown', what: story.what };
+      return { answer: 'story', value: story };
+    } catch (error) {
+      return { answer: 'read_failed', error };
+    }
+  }
+
+  async eta(actor: Actor, at: QueueAt, prNumber: number): Promise<EtaServiceAnswer> {
+    try {
+      const v2 = await this.#deps.trunk.v2For(actor.workspace.id, 'interactive');
+      if (!v2) return this.#v1(actor, at, prNumber);
+      return { answer: 'eta', value: await v2.reader.eta(address(at), prNumber) };
+    } catch (error) {
+      return { answer: 'read_failed', error };
+    }
+  }
+
+  /** Whether the workspace reads Trunk v2 (for the Home: which v2 features it has). */
+  async hasV2(actor: Actor): Promise<{ has: boolean; source?: 'connect' | 'environment' }> {
+    const v2 = await this.#deps.trunk.v2For(actor.workspace.id, 'view').catch(() => undefined);
+    return v2 ? { has: true, source: v2.source } : { has: false };
+  }
+
+  async #v1(
+    actor: Actor,
+    at: QueueAt,
+    prNumber: number,
+  ): Promise<{ answer: 'v1'; pr: SubmittedPullRequest } | { answer: 'read_failed'; error: unknown }> {
+    const read = await this.#queue.pullRequest(actor, at, prNumber);
+    return read.answer === 'read'
+      ? { answer: 'v1', pr: read.value }
+      : { answer: 'read_failed', error: read.error };
+  }
+}
+
+function address(at: QueueAt) {
+  return { repo: at.ref.repo, targetBranch: at.ref.branch };
+}

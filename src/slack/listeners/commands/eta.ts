@@ -1,0 +1,43 @@
+/** `/mergequeue eta <pr> [target]`: when the PR should merge and what it waits behind (Trunk v2), else v1's state. */
+import type { TargetSpec } from '../../../core/target.ts';
+import { renderError } from '../../blocks/errors.ts';
+import { renderEta } from '../../blocks/eta.ts';
+import { renderPr } from '../../blocks/pr.ts';
+import { withV2KeyHint } from '../../blocks/story.ts';
+import { sendReply } from '../../interaction.ts';
+import { servicesOf } from '../../services.ts';
+import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+
+export async function eta(
+  req: CommandRequest,
+  prNumber: number,
+  target: TargetSpec | undefined,
+): Promise<Outcome> {
+  const at = await queueAndTrunk(req, target);
+  if ('outcome' in at) return at.outcome;
+  const found = await servicesOf(req.deps).story.eta(req.actor, at, prNumber);
+  const renderedAt = req.deps.now();
+  switch (found.answer) {
+    case 'read_failed':
+      await sendReply(req.deps, req.respond, renderError(found.error));
+      return 'failed';
+    case 'v1':
+      await sendReply(
+        req.deps,
+        req.respond,
+        withV2KeyHint(
+          renderPr({
+            ref: at.ref,
+            pr: found.pr,
+            renderedAt,
+            appUrl: req.deps.config.trunk.appUrl,
+            ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
+          }),
+        ),
+      );
+      return 'ok';
+    case 'eta':
+      await sendReply(req.deps, req.respond, renderEta(at.ref, prNumber, found.value, renderedAt));
+      return 'ok';
+  }
+}
