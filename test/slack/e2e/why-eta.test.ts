@@ -32,7 +32,7 @@ afterEach(() => {
 async function ask(harness: Harness, text: string) {
   const sent = await harness.sendCommand(text);
   expect(sent.status).toBe(200);
-  const reply = (await harness.reply(sent.responseUrl)) as { text?: unknown; blocks?: unknown };
+  const reply = (await harness.reply(sent.responseUrl)) as { text: unknown; blocks?: unknown };
   assertValidReply(reply);
   return { text: textOf(reply), buttons: buttonsIn(reply.blocks).map((b) => b.text) };
 }
