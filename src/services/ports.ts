@@ -9,6 +9,7 @@ import type { V2Workspace } from '../queue/trunk-v2-access.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { TrunkCaller } from '../trunk/budget.ts';
+import type { TrunkV2Api } from '../trunk/v2/client.ts';
 
 /** A workspace's Trunk client and organization slug. */
 export interface WorkspaceTrunk {
@@ -24,6 +25,8 @@ export interface TrunkAccess {
   readsFor(workspaceId: string): Promise<WorkspaceTrunk | undefined>;
   /** The workspace's Trunk v2 reader, for `caller`; undefined when it has no v2 key (v1 answers then). */
   v2For(workspaceId: string, caller: TrunkCaller): Promise<V2Workspace | undefined>;
+  /** A v2 client for a key that is not stored yet (the connect form checks it first). */
+  v2WithKey(key: string): TrunkV2Api;
   /** A client for a token that is not stored yet (the connect form checks it first). */
   trunkWithToken(token: string, orgSlug?: string): TrunkApi;
   /** Forget a workspace's cached client (its credentials changed). */

@@ -42,8 +42,17 @@ export type ConnectAnswer =
   | { answer: 'token_unchecked'; error: TrunkError }
   /** The check failed on our side. */
   | { answer: 'check_failed' }
+  /** Trunk rejected the v2 key (401), or could not check it. */
+  | { answer: 'v2_key_rejected' }
+  | { answer: 'v2_key_unchecked'; error: TrunkError }
   | { answer: 'save_failed' }
-  | { answer: 'connected'; orgSlug: string; defaultTarget: TargetSpec | undefined };
+  | {
+      answer: 'connected';
+      orgSlug: string;
+      defaultTarget: TargetSpec | undefined;
+      /** What happened to the v2 key: stored (new or replaced), removed, or left as it was. */
+      v2Key: 'stored' | 'removed' | 'kept';
+    };
 
 /**
  * A deadline the caller must answer within (a view submission has 3 s): work is raced against it and
@@ -141,10 +150,40 @@ export class WorkspaceService {
         return { answer: 'check_failed' };
       }
     }
+    if (typeof input.v2Key === 'string') {
+      // One v2 read with the new key: Trunk answers 401 to a key it does not know; any other answer (a
+      // repository it does not have, a missing permission) proves the key works.
+      try {
+        const url = ref?.repo
+          ? `https://${ref.repo.host}/${ref.repo.owner}/${ref.repo.name}`
+          : 'https://github.com/';
+        await deadline.within(
+          trunk.v2WithKey(input.v2Key).findRepository(url, { deadlineMs: deadline.left(reserveMs) }),
+          reserveMs,
+        );
+      } catch (err) {
+        if (isTrunkError(err)) {
+          if (err.kind === 'auth' && err.code !== 'INSUFFICIENT_PERMISSIONS')
+            return { answer: 'v2_key_rejected' };
+          if (err.kind !== 'not_found' && err.kind !== 'auth')
+            return { answer: 'v2_key_unchecked', error: err };
+        } else if (isOutOfTime(err)) {
+          throw err;
+        } else {
+          return { answer: 'check_failed' };
+        }
+      }
+    }
     const result = await connectTrunk(this.context(actor), input);
+    let v2Key: 'stored' | 'removed' | 'kept' = 'kept';
+    if (result.ok && input.v2Key !== undefined) {
+      await store.setTrunkV2Key(workspaceId, input.v2Key ?? undefined, actor.userId);
+      v2Key = input.v2Key === null ? 'removed' : 'stored';
+      await actor.audit('connect.v2_key', '', 'ok', { v2Key });
+    }
     trunk.invalidate(workspaceId);
     if (!result.ok) return { answer: 'save_failed' };
-    return { answer: 'connected', orgSlug: input.orgSlug, defaultTarget: input.defaultTarget };
+    return { answer: 'connected', orgSlug: input.orgSlug, defaultTarget: input.defaultTarget, v2Key };
   }
 
   private async refuseUnlessOperator(actor: Actor, action: string): Promise<NotOperator | undefined> {

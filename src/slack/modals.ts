@@ -120,6 +120,7 @@ export async function openConnectModal(
     ...(ws?.trunkOrgSlug ? { orgSlug: ws.trunkOrgSlug } : {}),
     ...(ws?.defaultTarget ? { defaultTarget: ws.defaultTarget } : {}),
     hasToken: ws?.hasTrunkCredentials ?? false,
+    hasV2Key: ws?.hasTrunkV2Key ?? false,
   });
   try {
     await client.views.open({

@@ -26,6 +26,8 @@ import { apiTokenAuth } from '../trunk/auth.ts';
 import { createTrunkBudget, type TrunkBudget, type TrunkCaller } from '../trunk/budget.ts';
 import { createTrunkClient } from '../trunk/client.ts';
 import { createTrunkReadCache, type TrunkReadCache } from '../trunk/read-cache.ts';
+import { apiKeyAuth } from '../trunk/v2/auth.ts';
+import { createTrunkV2Client, type TrunkV2Api } from '../trunk/v2/client.ts';
 
 /** What callers get for a workspace: its Trunk client and organization slug. */
 export interface WorkspaceTrunk {
@@ -93,6 +95,8 @@ export interface Workspaces {
    * key's own bucket of 5 a second, shared by replicas like the organization's.
    */
   v2For(workspaceId: string, caller: TrunkCaller): Promise<V2Workspace | undefined>;
+  /** A v2 client for a key that is not stored yet (the connect form checks it before saving). */
+  v2WithKey(key: string): TrunkV2Api;
   /** A Slack WebClient with the workspace's bot token, pointed at SLACK_API_URL. */
   slackFor(workspaceId: string): Promise<WebClient>;
   /** Forget cached credentials of a workspace (after connect or uninstall in this process). */
@@ -216,6 +220,13 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
       cache.delete(workspaceId);
       v2.invalidate(workspaceId);
     },
+    v2WithKey: (key) =>
+      createTrunkV2Client({
+        baseUrl: config.trunk.apiUrl,
+        auth: apiKeyAuth(key),
+        dispatcher,
+        defaultDeadlineMs: interactiveDeadline,
+      }),
     async v2For(workspaceId, caller) {
       const creds = await credentials(workspaceId);
       if (!creds) return undefined;

@@ -112,6 +112,8 @@ export interface ConnectInput {
   token: string;
   orgSlug: string;
   defaultTarget?: TargetSpec;
+  /** A Trunk v2 API key to store (a string), to remove (null), or left as it is (undefined). */
+  v2Key?: string | null;
 }
 
 export type ConnectResult = { ok: true } | { ok: false; error: TrunkError; field: 'token' | 'defaultRepo' };

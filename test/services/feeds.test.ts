@@ -60,6 +60,7 @@ beforeAll(async () => {
     trunk: {
       trunkFor: async () => ({ api: trunk as never, orgSlug: 'acme' }),
       v2For: async () => undefined,
+      v2WithKey: () => ({}) as never,
       readsFor: async () => ({ api: trunk as never, orgSlug: 'acme' }),
       trunkWithToken: () => ({}) as never,
       invalidate: () => {},

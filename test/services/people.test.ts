@@ -39,6 +39,7 @@ function serviceOf(store: Store) {
     trunk: {
       trunkFor: async () => undefined,
       v2For: async () => undefined,
+      v2WithKey: () => ({}) as never,
       readsFor: async () => undefined,
       trunkWithToken: () => ({}) as never,
       invalidate: () => {},

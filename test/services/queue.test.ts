@@ -35,6 +35,7 @@ function service(connected = true) {
     trunk: {
       trunkFor: async () => (connected ? trunk : undefined),
       v2For: async () => undefined,
+      v2WithKey: () => ({}) as never,
       readsFor: async () => (connected ? trunk : undefined),
       trunkWithToken: () => trunk.api,
       invalidate: () => {},

@@ -72,7 +72,17 @@ export function renderOperatorsList(view: Pick<ConfigView, 'operators' | 'instal
   ]);
 }
 
-export function renderConnected(orgSlug: string, defaultTarget?: TargetSpec): SlackReply {
-  const text = `Connected to Trunk organization \`${escTrim(orgSlug, 200)}\`${defaultTarget ? `, default queue ${targetText(defaultTarget)}` : ''}.`;
+export function renderConnected(
+  orgSlug: string,
+  defaultTarget?: TargetSpec,
+  v2Key: 'stored' | 'removed' | 'kept' = 'kept',
+): SlackReply {
+  const v2 =
+    v2Key === 'stored'
+      ? ' The v2 API key is stored: `/mergequeue why` and `eta` read Trunk v2.'
+      : v2Key === 'removed'
+        ? ' The v2 API key is removed: `why` and `eta` answer from v1.'
+        : '';
+  const text = `Connected to Trunk organization \`${escTrim(orgSlug, 200)}\`${defaultTarget ? `, default queue ${targetText(defaultTarget)}` : ''}.${v2}`;
   return ephemeral(text, [section(`:white_check_mark: ${text}`), context('Try `/mergequeue status`.')]);
 }

@@ -10,11 +10,32 @@ import { CALLBACKS } from './ids.ts';
 import { context, plain } from './kit.ts';
 import { INPUT_ACTION, type SubmissionValues } from './settings.ts';
 
-export const CONNECT_BLOCKS = { token: 'token', orgSlug: 'orgSlug', defaultRepo: 'defaultRepo' } as const;
+export const CONNECT_BLOCKS = {
+  token: 'token',
+  orgSlug: 'orgSlug',
+  defaultRepo: 'defaultRepo',
+  v2Key: 'v2Key',
+} as const;
+
+/** What to type in the v2 key field to remove a stored key. */
+export const REMOVE_V2_KEY = 'remove';
 
 export function buildConnectModal(
-  current: { orgSlug?: string; defaultTarget?: TargetSpec; hasToken?: boolean } = {},
+  current: { orgSlug?: string; defaultTarget?: TargetSpec; hasToken?: boolean; hasV2Key?: boolean } = {},
 ): ModalView {
+  const v2Key: KnownBlock = {
+    type: 'input',
+    block_id: CONNECT_BLOCKS.v2Key,
+    label: plain('Trunk v2 API key (optional)', 100),
+    hint: plain(
+      current.hasV2Key
+        ? `A v2 key is stored: leave empty to keep it, paste a new one to replace it, or type "${REMOVE_V2_KEY}". It lets /mergequeue why and eta say why a PR was kicked and when it will merge.`
+        : 'trunk_v2_…, from Trunk → Settings → Developer → API Keys (an org admin creates it). It lets /mergequeue why and eta say why a PR was kicked and when it will merge.',
+      300,
+    ),
+    optional: true,
+    element: { type: 'plain_text_input', action_id: INPUT_ACTION, max_length: 1100 },
+  };
   const slug: KnownBlock = {
     type: 'input',
     block_id: CONNECT_BLOCKS.orgSlug,
@@ -65,6 +86,7 @@ export function buildConnectModal(
       },
       slug,
       repo,
+      v2Key,
     ],
   };
 }
@@ -79,6 +101,7 @@ export function parseConnectSubmission(values: SubmissionValues): ConnectSubmiss
   const token = get(CONNECT_BLOCKS.token);
   const orgSlug = get(CONNECT_BLOCKS.orgSlug);
   const repoText = get(CONNECT_BLOCKS.defaultRepo);
+  const v2Text = get(CONNECT_BLOCKS.v2Key);
   if (!token) errors[CONNECT_BLOCKS.token] = 'Paste the API token from Trunk.';
   else if (token.length < 8 || token.length > 500 || /\s/.test(token))
     errors[CONNECT_BLOCKS.token] = 'That does not look like a Trunk API token (no spaces, 8–500 characters).';
@@ -92,8 +115,17 @@ export function parseConnectSubmission(values: SubmissionValues): ConnectSubmiss
       errors[CONNECT_BLOCKS.defaultRepo] = 'Name a repository, like acme/web or acme/web:main.';
     else defaultTarget = t.value;
   }
+  let v2Key: string | null | undefined;
+  if (v2Text.toLowerCase() === REMOVE_V2_KEY) v2Key = null;
+  else if (v2Text) {
+    if (!/^trunk_v2_\S{1,1000}$/.test(v2Text))
+      errors[CONNECT_BLOCKS.v2Key] =
+        `That is not a Trunk v2 API key: it starts with trunk_v2_ (Trunk → Settings → Developer → API Keys). Leave it empty to skip, or type "${REMOVE_V2_KEY}".`;
+    else v2Key = v2Text;
+  }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const input: ConnectInput = { token, orgSlug };
   if (defaultTarget) input.defaultTarget = defaultTarget;
+  if (v2Key !== undefined) input.v2Key = v2Key;
   return { ok: true, input };
 }

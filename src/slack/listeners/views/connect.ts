@@ -62,6 +62,19 @@ export function register(app: App, deps: SlackDeps): void {
           return fail({ [token]: `${a.error.userMessage} The token was not saved; try again.` }, 'failed');
         case 'check_failed':
           return fail({ [token]: 'The token could not be checked. Try again.' }, 'failed');
+        case 'v2_key_rejected':
+          return fail(
+            {
+              [CONNECT_BLOCKS.v2Key]:
+                'Trunk rejected this v2 key. Copy it again from Trunk → Settings → Developer → API Keys, or leave the field empty.',
+            },
+            'failed',
+          );
+        case 'v2_key_unchecked':
+          return fail(
+            { [CONNECT_BLOCKS.v2Key]: `${a.error.userMessage} Nothing was saved; try again.` },
+            'failed',
+          );
         case 'save_failed':
           return fail({ [token]: 'The token could not be saved. Try again.' }, 'failed');
         case 'connected':
@@ -69,7 +82,7 @@ export function register(app: App, deps: SlackDeps): void {
       }
       await ack();
       deps.metrics.interactions.inc({ name: CALLBACKS.connect, outcome: 'ok' });
-      const connected = renderConnected(a.orgSlug, a.defaultTarget);
+      const connected = renderConnected(a.orgSlug, a.defaultTarget, a.v2Key);
       // From the Home tab: the Home shows the connection (and this answer) at once.
       if (meta?.h) await publishHome(deps, client, actor.workspace.id, actor.userId, [connected]);
       else if (meta) await tellPrivately(deps, client, meta.c, actor.userId, connected);
