@@ -11,6 +11,7 @@
 import { DEFAULT_BRANCH, type QueueRef, sameRepo } from '../core/target.ts';
 import { type Subscription, SubscriptionRepository } from '../digest/index.ts';
 import { listWindows, type WindowView } from '../freeze/index.ts';
+import type { EtaAnswer, StoryReader } from '../queue/story-reader.ts';
 import type { Operator } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
@@ -52,6 +53,8 @@ export interface HomePrData {
   pr: EnqueuedPullRequest;
   /** 1-based place in the queue, with the number of PRs in it; absent once the PR left the queue. */
   position?: { at: number; of: number };
+  /** When it should merge and what it waits behind (Trunk v2), for the first few queued PRs. */
+  eta?: Extract<EtaAnswer, { kind: 'eta' }>;
 }
 
 export interface HomeData {
@@ -60,6 +63,8 @@ export interface HomeData {
   /** The person may change queues and connect Trunk. */
   operator: boolean;
   trunk: { connected: boolean; orgSlug?: string };
+  /** Whether the workspace reads Trunk v2 (why, eta, reasons in notes) and where its key comes from. */
+  v2: { has: false } | { has: true; source: 'connect' | 'environment' };
   /** False when secrets cannot be stored here (no ENCRYPTION_KEY), so Connect cannot work from Slack. */
   canConnect: boolean;
   /** The person's GitHub login, when linked. */
@@ -132,14 +137,18 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         ),
       );
       const orgSlug = trunk?.orgSlug ?? ws?.trunkOrgSlug;
+      const prs = readings.flatMap((r) => r?.prs ?? []);
+      const v2 = trunk ? await deps.trunk.v2For(workspaceId, 'view').catch(() => undefined) : undefined;
+      if (v2) await addEtas(v2.reader, prs);
       return {
         userId: actor.userId,
         renderedAt: now,
         operator: decision.allowed,
         trunk: { connected: trunk !== undefined, ...(orgSlug ? { orgSlug } : {}) },
+        v2: v2 ? { has: true, source: v2.source } : { has: false },
         canConnect: defaults.canStoreSecrets,
         ...(login ? { login } : {}),
-        prs: readings.flatMap((r) => r?.prs ?? []),
+        prs,
         // A queue that could not be read at all says so itself; only a listing that failed alone is named here.
         prProblems: readings.flatMap((r, i) =>
           r && 'prError' in r && r.reading.ok && queues[i] ? [{ ref: queues[i].ref, error: r.prError }] : [],
@@ -247,4 +256,25 @@ async function listAuthorPrs(
     if (++read >= PR_PAGES) break;
   }
   return { mine, openOrder };
+}
+
+/** ETAs cost a PR read each at Trunk (5 a second per key): the Home asks for its first few queued PRs only. */
+export const HOME_MAX_ETAS = 3;
+const HOME_ETA_DEADLINE_MS = 2_500;
+
+/** Adds an ETA to the first few PRs still in their queue; one that cannot be read is simply left without. */
+async function addEtas(reader: StoryReader, prs: HomePrData[]): Promise<void> {
+  const queued = prs.filter((p) => p.position !== undefined).slice(0, HOME_MAX_ETAS);
+  await Promise.all(
+    queued.map(async (p) => {
+      try {
+        const answer = await reader.eta({ repo: p.ref.repo, targetBranch: p.ref.branch }, p.pr.prNumber, {
+          deadlineMs: HOME_ETA_DEADLINE_MS,
+        });
+        if (answer.kind === 'eta') p.eta = answer;
+      } catch {
+        // The Home shows the PR without its ETA; `/mergequeue eta` tells the person why.
+      }
+    }),
+  );
 }

@@ -8,11 +8,13 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
 import { describeSchedule, repoLabel, type Subscription } from '../../digest/index.ts';
 import type { WindowView } from '../../freeze/index.ts';
+import type { EtaAnswer } from '../../queue/story-reader.ts';
 import type { Operator } from '../../store/types.ts';
 import type { EnqueuedPullRequest, Queue } from '../../trunk/types.ts';
 import type { Watch } from '../../watch/index.ts';
 import type { SlackReply } from '../reply.ts';
 import { who } from './config.ts';
+import { etaSentence } from './eta.ts';
 import { code, esc, escTrim, link, mention, plural, prUrl, queueLabel, slackDate } from './format.ts';
 import { describeCurrent, windowLine } from './freeze.ts';
 import { ACTIONS } from './ids.ts';
@@ -44,6 +46,8 @@ export interface HomePr {
   pr: EnqueuedPullRequest;
   /** 1-based place in the queue, with the number of PRs in it; absent once the PR left the queue. */
   position?: { at: number; of: number };
+  /** When it should merge and what it waits behind (Trunk v2). */
+  eta?: Extract<EtaAnswer, { kind: 'eta' }>;
 }
 
 export interface HomeInput {
@@ -52,6 +56,8 @@ export interface HomeInput {
   /** The person may change queues and connect Trunk (the buttons are shown). */
   operator: boolean;
   trunk: { connected: boolean; orgSlug?: string };
+  /** Whether the workspace reads Trunk v2, and where its key comes from. */
+  v2?: { has: false } | { has: true; source: 'connect' | 'environment' };
   /** Why an operator cannot connect from here (no ENCRYPTION_KEY); absent when they can. */
   connectBlocked?: string;
   appUrl?: string;
@@ -130,7 +136,8 @@ function prLine(p: HomePr): string {
   const n = p.pr.prNumber;
   const state = esc(String(p.pr.state ?? 'in the queue').replaceAll('_', ' '));
   const where = p.position ? ` · ${ordinal(p.position.at)} of ${p.position.of}` : '';
-  return `• ${link(prUrl(p.ref.repo, n), `#${n}`)} ${escTrim(p.pr.prTitle || '(no title)', 100)} · *${esc(queueLabel(p.ref))}* · ${state}${where}`;
+  const eta = p.eta ? `\n   ${etaSentence(p.ref, p.eta)}` : '';
+  return `• ${link(prUrl(p.ref.repo, n), `#${n}`)} ${escTrim(p.pr.prTitle || '(no title)', 100)} · *${esc(queueLabel(p.ref))}* · ${state}${where}${eta}`;
 }
 
 function prBlocks(input: HomeInput): KnownBlock[] {
@@ -260,12 +267,20 @@ function operatorBlocks(input: HomeInput): KnownBlock[] {
   ];
 }
 
+/** Which Trunk v2 features the workspace has, and how to get them when it has none. */
+function v2Line(v2: NonNullable<HomeInput['v2']>, operator: boolean): string {
+  if (v2.has)
+    return `*Trunk v2:* on (key from ${v2.source === 'connect' ? '`/mergequeue connect`' : 'TRUNK_API_KEY'}): \`why\` tells why a PR left the queue, \`eta\` when it should merge, and your PRs below show their ETA.`;
+  return `*Trunk v2:* off. With a v2 API key (Trunk → Settings → Developer → API Keys), \`/mergequeue why\` says why a PR was kicked and \`eta\` when it will merge; ${operator ? 'add it with Connect' : 'an operator adds it with `/mergequeue connect`'}.`;
+}
+
 function trunkBlocks(input: HomeInput): KnownBlock[] {
   const { connected, orgSlug } = input.trunk;
   const status = connected
     ? `*Trunk:* connected${orgSlug ? ` (organization ${code(orgSlug)})` : ''}`
     : '*Trunk:* not connected';
   const out: KnownBlock[] = [divider()];
+  if (connected && input.v2) out.push(context(v2Line(input.v2, input.operator)));
   if (!input.operator) {
     out.push(section(connected ? status : `${status}. Ask an operator to run \`/mergequeue connect\`.`));
     return out;
