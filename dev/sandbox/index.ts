@@ -29,7 +29,7 @@ import {
   USERS,
 } from './people.ts';
 import { createSandboxRoutes } from './routes.ts';
-import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk } from './seed.ts';
+import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkV2 } from './seed.ts';
 import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
 
 /** WATCH_INTERVAL_SECONDS' minimum (src/config.ts). */
@@ -74,6 +74,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
   const signingSecret = randomBytes(32).toString('hex');
   const botToken = `xoxb-sandbox-${randomBytes(16).toString('hex')}`;
   const trunkToken = randomBytes(24).toString('base64url');
+  // Trunk v2 needs its own key (`why`, `eta`): generated here like the v1 token, never a real one.
+  const trunkV2Key = `trunk_v2_sandbox_${randomBytes(16).toString('hex')}`;
   const viewerTz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -103,6 +105,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     });
     cleanups.push(() => trunk.close());
     seedTrunk(trunk);
+    seedTrunkV2(trunk, trunkV2Key);
     const story = createStory(trunk);
 
     let databasePath = opts.databasePath;
@@ -114,7 +117,13 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
 
     const sandboxConfig: Config = {
       ...config,
-      trunk: { ...config.trunk, apiUrl: trunk.url, token: trunkToken, orgSlug: SANDBOX_ORG },
+      trunk: {
+        ...config.trunk,
+        apiUrl: trunk.url,
+        token: trunkToken,
+        v2Key: trunkV2Key,
+        orgSlug: SANDBOX_ORG,
+      },
       database: { kind: 'sqlite', path: databasePath },
       // Single-workspace mode stores no secret, but a key keeps `connect` working in the sandbox too.
       encryptionKeys: [randomBytes(32)],

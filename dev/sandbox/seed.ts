@@ -32,6 +32,12 @@ export const SEEDED = {
   blockedPr: 4815,
   testRun: 'tr_7f3a9c21',
   failedRun: 'tr_5b2e0d14',
+  /** Kicked out of acme/web:main: put back in line by a failure ahead, then bisected, then failed (why). */
+  kickedPr: 4799,
+  /** Failing, held behind the PRs ahead of it (why). */
+  heldPr: 4803,
+  /** Waiting in line, with an estimate (eta). */
+  etaPr: 4816,
 } as const;
 
 interface PrSpec {
@@ -355,4 +361,96 @@ export function seedTrunk(trunk: SeedableTrunk, now: number = Date.now()): void 
   trunk.generateQuarantinedTests('acme/web', 210, { seed: 20261122, orgSlug: SANDBOX_ORG });
   trunk.generateQuarantinedTests('acme/api', 85, { seed: 41, orgSlug: SANDBOX_ORG });
   trunk.generateQuarantinedTests('acme/mobile', 24, { seed: 77, orgSlug: SANDBOX_ORG });
+}
+
+/** What the v2 side of the fake takes: the histories, estimates and keys the sandbox sets. */
+export interface SeedableTrunkV2 {
+  addSubmittedPr(repo: string, branch: string, pr: Partial<SubmittedPullRequest>): unknown;
+  v2: {
+    setKeys(keys: Record<string, string[]>): void;
+    setHistory(
+      repo: string,
+      n: number,
+      transitions: Array<{ state: string; changedAt: string; [k: string]: unknown }>,
+    ): void;
+    setEstimate(repo: string, n: number, estimate: Record<string, unknown>): void;
+  };
+}
+
+/**
+ * Trunk v2 for the sandbox: its key, and the stories `why` and `eta` tell there — a PR kicked out after a
+ * failure ahead of it and a bisection, a PR held behind a failure, and a PR with an estimate.
+ */
+export function seedTrunkV2(trunk: SeedableTrunkV2, key: string, now: number = Date.now()): void {
+  const iso = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+  const ref = (n: number) => ({ id: undefined, number: n, url: gh('acme/web', `pull/${n}`) });
+  trunk.v2.setKeys({ [key]: ['Merge and cancel PRs'] });
+  trunk.addSubmittedPr('acme/web', 'main', {
+    prNumber: SEEDED.kickedPr,
+    prTitle: 'Orders: archive shipped orders nightly',
+    prAuthor: 'mara-k',
+    prBaseBranch: 'main',
+    prSha: sha(SEEDED.kickedPr, 'main'),
+    priorityName: 'medium',
+    priorityValue: 100,
+    skipTheLine: false,
+    forceEnqueued: false,
+    isCurrentlySubmittedToQueue: false,
+    state: 'failed',
+    stateChangedAt: iso(12),
+  });
+  trunk.v2.setHistory('acme/web', SEEDED.kickedPr, [
+    {
+      state: 'pending',
+      changedAt: iso(70),
+      reason: 'MERGE_ITEM_NOW_READY',
+      actor: { gitHubLogin: 'mara-k' },
+    },
+    { state: 'testing', changedAt: iso(64), reason: null },
+    {
+      state: 'pending',
+      changedAt: iso(45),
+      reason: 'PREREQUISITE_MERGE_ITEM_FAILED',
+      pending: { prerequisitePullRequests: [ref(4797)] },
+    },
+    { state: 'pending', changedAt: iso(44), reason: 'BISECTION_REQUIRED' },
+    { state: 'testing', changedAt: iso(40), reason: null },
+    {
+      state: 'failed',
+      changedAt: iso(12),
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      failed: {
+        failureCausingChecks: [
+          { name: 'ci/e2e', url: gh('acme/web', `actions/runs/${SEEDED.kickedPr}0`), conclusion: 'failure' },
+        ],
+        blockReasons: [],
+      },
+    },
+  ]);
+  trunk.v2.setHistory('acme/web', SEEDED.heldPr, [
+    {
+      state: 'pending',
+      changedAt: iso(40),
+      reason: 'MERGE_ITEM_NOW_READY',
+      actor: { gitHubLogin: 'li-wei' },
+    },
+    { state: 'testing', changedAt: iso(35), reason: null },
+    {
+      state: 'pendingFailure',
+      changedAt: iso(24),
+      reason: null,
+      pendingFailure: {
+        eventualFailureReason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        waitingFor: [ref(4812)],
+        failureCausingChecks: [
+          { name: 'ci/unit', url: gh('acme/web', `actions/runs/${SEEDED.heldPr}0`), conclusion: 'failure' },
+        ],
+      },
+    },
+  ]);
+  trunk.v2.setEstimate('acme/web', SEEDED.etaPr, {
+    status: 'available',
+    kind: 'merge',
+    estimatedAt: new Date(now + 25 * 60_000).toISOString(),
+  });
 }

@@ -208,4 +208,25 @@ describe('sandbox: queue events, freeze, Home and PR buttons', () => {
     expect(JSON.stringify(home.view)).toContain('Your PRs');
     expect(page.homes.get(USERS.member.id)).toBeUndefined();
   });
+
+  it("why and eta in the sandbox: a kicked PR's story, a PR held behind a failure, an ETA", async () => {
+    const ephemeral = (needle: string) =>
+      page.until(
+        () => [...page.messages.values()].find((m) => m.ephemeralTo && textOf(m).includes(needle)),
+        needle,
+      );
+    await post('command', { as: 'member', text: `why ${SEEDED.kickedPr}` });
+    const kicked = textOf(await ephemeral(`#${SEEDED.kickedPr} Orders`));
+    expect(kicked).toContain('It failed: a required check failed');
+    expect(kicked).toContain('ci/e2e');
+    expect(kicked).toContain('tested it on its own');
+    expect(kicked).toContain('#4797');
+
+    await post('command', { as: 'member', text: `why ${SEEDED.heldPr}` });
+    const held = textOf(await ephemeral('waits for'));
+    expect(held).toContain('#4812');
+
+    await post('command', { as: 'member', text: `eta ${SEEDED.etaPr}` });
+    expect(textOf(await ephemeral('Expected to merge'))).toContain('<!date^');
+  });
 });
