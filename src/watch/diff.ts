@@ -54,6 +54,8 @@ export function noteProgress(snap: QueueSnapshot, events: readonly WatchEvent[],
 /** A change made through this app, read from the audit log: which queue fields it set, and who. */
 export interface OurChange {
   fields: string[];
+  /** The value each field had once Trunk applied the change (the audit's `after`), when it says. */
+  values: Record<string, unknown>;
   userId: string;
   at: number;
 }
@@ -64,14 +66,21 @@ export function ourChangesFromAudit(entries: readonly AuditEntry[]): OurChange[]
   for (const e of entries) {
     if (e.outcome !== 'ok') continue;
     let fields: string[] = [];
-    if (e.action === 'pause' || e.action === 'drain' || e.action === 'resume') fields = ['state'];
-    else if (e.action === 'concurrency') fields = ['concurrency'];
-    else if (e.action === 'settings') {
+    const values: Record<string, unknown> = {};
+    const after = e.detail['after'];
+    if (e.action === 'pause' || e.action === 'drain' || e.action === 'resume') {
+      fields = ['state'];
+      if (after !== undefined) values['state'] = after;
+    } else if (e.action === 'concurrency') {
+      fields = ['concurrency'];
+      if (after !== undefined) values['concurrency'] = after;
+    } else if (e.action === 'settings') {
       const changes = e.detail['changes'];
       if (changes && typeof changes === 'object')
         fields = Object.keys(changes).map((k) => (k === 'deleteRequiredStatuses' ? 'requiredStatuses' : k));
+      if (after && typeof after === 'object') Object.assign(values, after);
     }
-    if (fields.length > 0) out.push({ fields, userId: e.userId, at: e.at });
+    if (fields.length > 0) out.push({ fields, values, userId: e.userId, at: e.at });
   }
   return out;
 }
@@ -122,6 +131,12 @@ function same(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Trunk answers enums in either case (older deployments: `PAUSED`). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' && typeof b === 'string') return a.toLowerCase() === b.toLowerCase();
+  return same(a, b);
+}
+
 export function diffSnapshots(
   prev: QueueSnapshot | undefined,
   next: QueueSnapshot,
@@ -136,7 +151,11 @@ export function diffSnapshots(
     const before = field === 'state' ? prev.state : prev.settings[field];
     const after = field === 'state' ? next.state : next.settings[field];
     if (same(before, after)) continue;
-    const ours = facts.ourChanges.find((c) => c.fields.includes(field));
+    // Someone's change is named only when it produced the value observed: a pause from Slack followed by a
+    // resume in Trunk's web app shows "running" as changed outside Slack, not as that person's doing.
+    const ours = facts.ourChanges
+      .filter((c) => c.fields.includes(field) && field in c.values && sameValue(c.values[field], after))
+      .sort((a, b) => b.at - a.at)[0];
     const change: SettingChange = { field, before, after, outsideSlack: !ours };
     if (ours) change.by = ours.userId;
     changes.push(change);

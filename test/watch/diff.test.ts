@@ -52,7 +52,7 @@ describe('diffSnapshots', () => {
       T0 + MIN,
     );
     const ours = ourChangesFromAudit([
-      audit('pause', 'ok', {}),
+      audit('pause', 'ok', { before: 'running', after: 'paused' }),
       // A refused or failed attempt changed nothing and explains nothing.
       audit('concurrency', 'refused', {}),
     ]);
@@ -68,11 +68,37 @@ describe('diffSnapshots', () => {
       ],
     });
     const allOurs = ourChangesFromAudit([
-      audit('pause', 'ok', {}),
-      audit('settings', 'ok', { changes: { concurrency: 4, deleteRequiredStatuses: true } }),
+      audit('pause', 'ok', { before: 'running', after: 'PAUSED' }),
+      audit('settings', 'ok', {
+        changes: { concurrency: 4, deleteRequiredStatuses: true },
+        after: { concurrency: 4, requiredStatuses: ['ci', 'lint'] },
+      }),
     ]);
     const [explained] = diffSnapshots(a, b, facts(2, allOurs)).events;
     expect(explained).toMatchObject({ kind: 'state', outsideSlack: false });
+  });
+
+  it('names a person only when their own change produced the value observed (issue 19)', () => {
+    const a = toSnapshot(queue({ state: 'running', concurrency: 2 }, []), undefined, T0);
+    const b = toSnapshot(queue({ state: 'draining', concurrency: 3 }, []), a, T0 + MIN);
+    // U_OP paused from Slack; then someone drained it in Trunk's web app: the value seen is not theirs.
+    // And a concurrency change audited without the value it set is not taken as the one observed.
+    const ours = ourChangesFromAudit([
+      audit('pause', 'ok', { before: 'running', after: 'paused' }),
+      audit('concurrency', 'ok', {}),
+    ]);
+    const [event] = diffSnapshots(a, b, facts(2, ours)).events;
+    expect(event).toMatchObject({
+      kind: 'state',
+      outsideSlack: true,
+      changes: [
+        { field: 'state', after: 'draining', outsideSlack: true },
+        { field: 'concurrency', after: 3, outsideSlack: true },
+      ],
+    });
+    expect((event as { changes: Array<{ by?: string }> }).changes.every((c) => c.by === undefined)).toBe(
+      true,
+    );
   });
 
   it('submitted for a PR that entered, testing for one that started, departed for one that left', () => {

@@ -73,7 +73,8 @@ describe('watcher', () => {
       action: 'drain',
       target: formatQueueRef(TARGET),
       outcome: 'ok',
-      detail: {},
+      // As the queue service audits a change: with the state Trunk reported after it.
+      detail: { before: 'running', after: 'draining' },
       at: rig.clock.now + 5 * SEC,
     });
     await interval(s);
