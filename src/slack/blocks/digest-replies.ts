@@ -4,7 +4,7 @@
  */
 import { type DigestAnswer, describeSchedule, repoLabel } from '../../digest/index.ts';
 import type { SlackReply } from '../reply.ts';
-import { slackDate } from './digest.ts';
+import { escapeText, slackDate } from './digest.ts';
 import { trunkHint } from './errors.ts';
 
 export function digestReply(text: string): SlackReply {
@@ -44,7 +44,7 @@ function digestAnswerText(a: DigestAnswer): string {
       return `This channel already has ${a.max} digests; remove one with \`/mergequeue digest remove <id>\` first.`;
     case 'added': {
       const sub = a.sub;
-      const team = sub.owner ? ` owned by \`${sub.owner}\`` : '';
+      const team = sub.owner ? ` owned by \`${escapeText(sub.owner)}\`` : '';
       return (
         `Added digest \`${sub.id}\`: ${sub.kind} tests${team} of \`${repoLabel(sub)}\`, ${describeSchedule(sub)}, in <#${sub.channelId}>. ` +
         `The first is due ${slackDate(sub.nextDueAt)}. It is not posted when there is nothing to report (\`digest set ${sub.id} skip-empty off\` to change), lists the top ${sub.topN} tests (\`digest set ${sub.id} top 20\`); try it now with \`/mergequeue digest run ${sub.id}\`.`
@@ -55,7 +55,7 @@ function digestAnswerText(a: DigestAnswer): string {
         return 'No digests in this workspace yet. Add one with `/mergequeue digest add failing owner/repo 09:00`.';
       const lines = a.subs.map(
         (s) =>
-          `• \`${s.id}\` ${s.kind} · \`${repoLabel(s)}\`${s.owner ? ` · owner \`${s.owner}\`` : ''} · ${describeSchedule(s)} · <#${s.channelId}> · top ${s.topN} · skip-empty ${s.skipEmpty ? 'on' : 'off'} · next ${slackDate(s.nextDueAt)}`,
+          `• \`${s.id}\` ${s.kind} · \`${repoLabel(s)}\`${s.owner ? ` · owner \`${escapeText(s.owner)}\`` : ''} · ${describeSchedule(s)} · <#${s.channelId}> · top ${s.topN} · skip-empty ${s.skipEmpty ? 'on' : 'off'} · next ${slackDate(s.nextDueAt)}`,
       );
       const n = a.ownerMappings;
       const owners = n ? `\n${n} code owner mapping${n === 1 ? '' : 's'} (\`digest owners\`).` : '';
@@ -67,15 +67,15 @@ function digestAnswerText(a: DigestAnswer): string {
     case 'owners': {
       if (a.mentions.size === 0)
         return 'No code owners are mapped yet. Map one with `/mergequeue digest owners @acme/payments @alice @payments-team`.';
-      const lines = [...a.mentions].map(([o, m]) => `• \`${o}\` → ${m.join(' ')}`);
+      const lines = [...a.mentions].map(([o, m]) => `• \`${escapeText(o)}\` → ${m.join(' ')}`);
       return `*Code owners mentioned in digests*\n${lines.join('\n')}`;
     }
     case 'owner_mapped':
       if (a.mentions.length === 0)
         return a.changed
-          ? `Digests no longer mention anyone for \`${a.owner}\`.`
-          : `\`${a.owner}\` was not mapped; nothing changed.`;
-      return `Digests now mention ${a.mentions.join(' ')} for tests owned by \`${a.owner}\`.`;
+          ? `Digests no longer mention anyone for \`${escapeText(a.owner)}\`.`
+          : `\`${escapeText(a.owner)}\` was not mapped; nothing changed.`;
+      return `Digests now mention ${a.mentions.join(' ')} for tests owned by \`${escapeText(a.owner)}\`.`;
     case 'removed':
       return `Removed digest \`${a.sub.id}\` (${a.sub.kind} tests of \`${repoLabel(a.sub)}\` in <#${a.sub.channelId}>).`;
     case 'run_cooling_down': {

@@ -163,3 +163,17 @@ describe('TopN', () => {
     expect(Bloom.fromBase64(b.toBase64())?.has('test-7')).toBe(true);
   });
 });
+
+describe("digest replies never notify through people's words (issue 19)", () => {
+  it('a code owner typed as a special mention is shown, not delivered as one', async () => {
+    const { renderDigestAnswer } = await import('../../../src/slack/blocks/digest-replies.ts');
+    for (const a of [
+      { answer: 'owner_mapped', owner: '<!channel>', mentions: ['<@U1>'] },
+      { answer: 'owner_mapped', owner: '<!here|here>', mentions: [] },
+      { answer: 'owners', mentions: new Map([['<!everyone>', ['<@U2>']]]) },
+    ] as const) {
+      const reply = renderDigestAnswer(a as never);
+      expect(JSON.stringify(reply)).not.toMatch(/<!(channel|here|everyone)/);
+    }
+  });
+});
