@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll } from 'vitest';
 import { type SlackFake, type SlackFakeOptions, startSlackFake } from '../../dev/fakes/slack/server.ts';
 import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
@@ -61,7 +62,12 @@ export interface World {
    * clients), without pacing unless asked. `faults` answers a write before Slack sees it: a final or
    * temporary refusal, as the outbox itself would answer one (see failWrites).
    */
-  outbox(opts?: { paceMs?: number; faults?: WriteFaults }): Promise<SlackOutbox>;
+  outbox(opts?: {
+    paceMs?: number;
+    faults?: WriteFaults;
+    /** The Slack client of a workspace; default the app's (Workspaces.slackFor). */
+    slackFor?: (workspaceId: string) => WebClient;
+  }): SlackOutbox;
   /** A message the app posted earlier (a live status message), as the fake Slack holds it. */
   postedEarlier(channel: string, ts: string): void;
   close(): Promise<void>;
@@ -122,21 +128,14 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       );
       return app;
     },
-    async outbox({ paceMs = 0, faults } = {}) {
-      const { workspaces } = await world.app();
-      const o = faults
-        ? new FaultyOutbox(faults, {
-            slackFor: (id) => workspaces.slackFor(id),
-            logger: silentLogger(),
-            metrics,
-            paceMs,
-          })
-        : new SlackOutbox({
-            slackFor: (id) => workspaces.slackFor(id),
-            logger: silentLogger(),
-            metrics,
-            paceMs,
-          });
+    outbox({ paceMs = 0, faults, slackFor } = {}) {
+      const options = {
+        slackFor: async (id: string) => slackFor?.(id) ?? (await world.app()).workspaces.slackFor(id),
+        logger: silentLogger(),
+        metrics,
+        paceMs,
+      };
+      const o = faults ? new FaultyOutbox(faults, options) : new SlackOutbox(options);
       outboxes.push(o);
       return o;
     },

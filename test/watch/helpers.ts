@@ -59,7 +59,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
   const delivered: Delivered[] = [];
   const failing: WriteFaults = new Map();
   const app = await world.app();
-  const outbox = await world.outbox({ faults: failing });
+  const outbox = world.outbox({ faults: failing });
   // The Slack side of queue events exactly as the queue-watcher worker builds it.
   const delivery = createQueueEventDelivery({
     config: app.config,
