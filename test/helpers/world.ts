@@ -25,6 +25,7 @@ import { createMetrics, type Metrics } from '../../src/observability/metrics.ts'
 import { SlackOutbox } from '../../src/slack/outbox/outbox.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
+import { type Harness, type HarnessOptions, startHarness } from './app-harness.ts';
 import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from './pg.ts';
 
 export type WorldDatabase = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -68,6 +69,12 @@ export interface World {
     /** The Slack client of a workspace; default the app's (Workspaces.slackFor). */
     slackFor?: (workspaceId: string) => WebClient;
   }): SlackOutbox;
+  /**
+   * A replica of the app through the app harness (in this process, or a child process with
+   * `process: true`) on this world's database and fakes; all replicas share ENCRYPTION_KEY. Closed with
+   * the world.
+   */
+  replica(opts?: HarnessOptions): Promise<Harness>;
   /** A message the app posted earlier (a live status message), as the fake Slack holds it. */
   postedEarlier(channel: string, ts: string): void;
   close(): Promise<void>;
@@ -93,6 +100,8 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const metrics = createMetrics({ defaultMetrics: false });
   let app: Promise<RunningApp> | undefined;
   const outboxes: SlackOutbox[] = [];
+  const replicas: Harness[] = [];
+  const encryptionKey = randomBytes(32).toString('base64');
 
   const world: World = {
     database,
@@ -139,10 +148,21 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       outboxes.push(o);
       return o;
     },
+    async replica(o = {}) {
+      const h = await startHarness({
+        ...o,
+        slack,
+        trunk,
+        env: { DATABASE_URL: databaseUrl, ENCRYPTION_KEY: encryptionKey, ...o.env },
+      });
+      replicas.push(h);
+      return h;
+    },
     postedEarlier(channel, ts) {
       slack.messages.push({ channel, ts, text: 'Live status', user: 'UBOT', via: 'api', history: [] });
     },
     async close() {
+      for (const h of replicas) await h.close().catch(() => undefined);
       for (const o of outboxes) await o.stop(Date.now() + 1_000).catch(() => undefined);
       if (app) await (await app).stop().catch(() => undefined);
       for (const s of stores) await s.close();
@@ -194,6 +214,31 @@ export async function usePostgres(suite: string): Promise<{ enabled: boolean; re
     get db() {
       if (!db) throw new Error('the PostgreSQL database exists only while the tests run');
       return db;
+    },
+  };
+}
+
+/**
+ * A world on a fresh PostgreSQL database of this test file's own, started before its tests and closed
+ * (the database dropped) after them. `enabled` is false only outside CI with no server.
+ */
+export async function usePostgresWorld(
+  suite: string,
+  opts: Omit<WorldOptions, 'database'> = {},
+): Promise<{ enabled: boolean; readonly world: World }> {
+  const pg = await usePostgres(suite);
+  let world: World | undefined;
+  beforeAll(async () => {
+    if (pg.enabled) world = await startWorld({ ...opts, database: { kind: 'postgres', url: pg.db.url } });
+  }, 60_000);
+  afterAll(async () => {
+    await world?.close();
+  }, 60_000);
+  return {
+    enabled: pg.enabled,
+    get world() {
+      if (!world) throw new Error('the world exists only while the tests run');
+      return world;
     },
   };
 }
