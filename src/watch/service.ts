@@ -8,12 +8,15 @@ import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { TargetSpec } from '../core/target.ts';
 import type { Store } from '../store/types.ts';
 import { listFollowedQueues } from './followed.ts';
+import type { DeliverBatch } from './types.ts';
 import { Watcher, type WatcherOptions } from './watcher.ts';
 
 export interface WatchServiceDeps
-  extends Omit<WatcherOptions, 'db' | 'followed' | 'listAudit'>,
+  extends Omit<WatcherOptions, 'db' | 'followed' | 'listAudit' | 'deliver' | 'deliverBatch'>,
     Partial<Pick<WatcherOptions, 'followed'>> {
   store: Pick<Store, 'db' | 'listAudit'>;
+  /** The Slack side (src/slack/events/deliver.ts): every claimed event of one queue in one call. */
+  deliverBatch: DeliverBatch;
   /** DEFAULT_REPO: counts as each workspace's default queue. */
   defaultTarget?: TargetSpec;
   /** How often the loop runs; default a quarter of the interval (at least 1 s). Polls still happen once an interval. */
@@ -38,6 +41,8 @@ export function createWatchService(deps: WatchServiceDeps): WatchService {
   const watcher = new Watcher({
     ...deps,
     db: deps.store.db,
+    // The watcher's per-event callback is never used once deliverBatch is given; it answers the same way.
+    deliver: async (event, destinations) => (await deps.deliverBatch([{ event, destinations }]))[0] ?? [],
     // Leases are fenced by owner: a suffix keeps two replicas apart even when both report pid 1 (containers).
     replicaId: `${deps.replicaId}-${randomBytes(3).toString('hex')}`,
     followed:

@@ -49,7 +49,6 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     trunkFor: async (id) =>
       (await o.botStanding(id)) ? (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api : undefined,
     deliverBatch: delivery.deliverBatch,
-    deliver: async (event, destinations) => (await delivery.deliverBatch([{ event, destinations }]))[0] ?? [],
     clock: o.now,
     replicaId: o.replicaId,
     intervalSeconds: o.config.watch.intervalSeconds,

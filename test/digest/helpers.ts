@@ -1,13 +1,12 @@
 /**
- * A digest service wired as the app wires it — real store, real Trunk client, real Slack WebClient — against
- * the Trunk and Slack fakes on loopback, with a clock the test moves.
+ * A digest service wired as the app wires it (src/workers/index.ts) — real store, real Trunk client, every
+ * message through the Slack outbox — on the world (test/helpers/world.ts): the Trunk and Slack fakes on
+ * loopback and a clock the test moves. Each workspace posts with a bot token of its own, as installed
+ * workspaces do, so one can be revoked.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
-import { type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
+import type { SlackFake } from '../../dev/fakes/slack/server.ts';
+import type { TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import type { DigestDeps } from '../../src/digest/deps.ts';
 import {
   createDigestService,
@@ -16,17 +15,16 @@ import {
 } from '../../src/digest/index.ts';
 import type { WorkspaceTrunk } from '../../src/digest/types.ts';
 import { silentLogger } from '../../src/observability/log.ts';
-import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
+import type { Metrics } from '../../src/observability/metrics.ts';
 import { instrumentedSlackFetch } from '../../src/observability/slack-metrics.ts';
 import type { Actor } from '../../src/services/actor.ts';
 import { createDigestService as digestCommands } from '../../src/services/digest.ts';
 import { digestSurface } from '../../src/slack/digest-surface.ts';
 import { answerDigest } from '../../src/slack/listeners/commands/digest/index.ts';
-import { SlackOutbox } from '../../src/slack/outbox/outbox.ts';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
+import { startWorld } from '../helpers/world.ts';
 
 export const WS = 'T0DIGEST01';
 export const OTHER_WS = 'T0DIGEST02';
@@ -46,15 +44,11 @@ export interface Rig {
 }
 
 export async function startRig(opts: { database?: { kind: 'postgres'; url: string } } = {}): Promise<Rig> {
-  const dir = mkdtempSync(join(tmpdir(), 'mq-digest-'));
-  const store = await openStore({
-    database: opts.database ?? { kind: 'sqlite', path: join(dir, 'mq.db') },
-    encryptionKeys: [],
+  const world = await startWorld({
+    ...(opts.database ? { database: opts.database } : {}),
+    trunkTokens: ['token-one', 'token-two'],
   });
-  const trunk = await startTrunkFake({ tokens: ['token-one', 'token-two'] });
-  const slack = await startSlackFake();
-  const clock = { now: Date.parse('2026-11-02T08:00:00Z') };
-  const metrics = createMetrics({ defaultMetrics: false });
+  const { store, trunk, slack, clock, metrics } = world;
   const tokens = new Map([
     [WS, 'token-one'],
     [OTHER_WS, 'token-two'],
@@ -107,7 +101,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
         store,
         trunkFor,
         // As the app wires it (app.ts): every message through the Slack outbox.
-        notifier: new SlackOutbox({ slackFor, logger: silentLogger(), metrics, paceMs: channelPaceMs }),
+        notifier: world.outbox({ paceMs: channelPaceMs, slackFor }),
         surface: digestSurface,
         logger: silentLogger(),
         metrics,
@@ -122,10 +116,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
     },
     async close() {
       for (const s of services) await s.stop(0);
-      await store.close();
-      await trunk.close();
-      await slack.close();
-      rmSync(dir, { recursive: true, force: true });
+      await world.close();
     },
   };
 }

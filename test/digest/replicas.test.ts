@@ -3,50 +3,31 @@
  * PostgreSQL database, the Trunk and Slack fakes on loopback, and a shifted clock (handed to createApp by
  * the test entry test/helpers/app-process.ts) so an occurrence falls due seconds after start.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeMessage, type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../dev/fakes/trunk/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeMessage, SlackFake } from '../../dev/fakes/slack/server.ts';
+import type { TrunkFake, WireFailingTest } from '../../dev/fakes/trunk/index.ts';
 import { ClaimRepository } from '../../src/digest/claims.ts';
 import { SubscriptionRepository } from '../../src/digest/repository.ts';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import {
-  defaultUsers,
-  type Harness,
-  startHarness,
-  TEAM,
-  TRUNK_TOKEN,
-  USERS,
-} from '../helpers/app-harness.ts';
+import { defaultUsers, type Harness, TEAM, TRUNK_TOKEN, USERS } from '../helpers/app-harness.ts';
 import type { AppProcessSeams } from '../helpers/app-process.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { usePostgresWorld } from '../helpers/world.ts';
 
-const enabled = await pgTestsEnabled('digest replicas (PostgreSQL)');
+const pg = await usePostgresWorld('digest replicas (PostgreSQL)', {
+  slackOptions: { users: defaultUsers() },
+  trunkTokens: [TRUNK_TOKEN],
+});
+const enabled = pg.enabled;
 const MINUTE = 60_000;
 
-let db: PgTestDatabase;
 let store: Store;
 let slack: SlackFake;
 let trunk: TrunkFake;
-const key = randomBytes(32).toString('base64');
-const running: Harness[] = [];
 
-beforeAll(async () => {
+beforeAll(() => {
   if (!enabled) return;
-  db = await createPgTestDatabase();
-  store = await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] });
-  slack = await startSlackFake({ users: defaultUsers() });
-  trunk = await startTrunkFake({ tokens: [TRUNK_TOKEN] });
-}, 60_000);
-
-afterAll(async () => {
-  for (const h of running) await h.close().catch(() => undefined);
-  await store?.close();
-  await slack?.close();
-  await trunk?.close();
-  await db?.drop();
-}, 60_000);
+  ({ store, slack, trunk } = pg.world);
+});
 
 function failingTests(n: number, due: number, prefix: string): Partial<WireFailingTest>[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -64,21 +45,10 @@ function dueSoon(leadMs: number, inMs: number) {
 }
 
 function app(offset: number, seams: AppProcessSeams = {}): Promise<Harness> {
-  return startHarness({
+  return pg.world.replica({
     process: true,
     seams: { clockOffsetMs: offset, digestTickCron: '* * * * * *', digestLeaseMs: 3000, ...seams },
-    slack,
-    trunk,
-    env: {
-      DATABASE_URL: db.url,
-      ENCRYPTION_KEY: key,
-      SCHEDULER_ENABLED: 'true',
-      LOG_LEVEL: 'info',
-      DEFAULT_REPO: 'acme/web:main',
-    },
-  }).then((h) => {
-    running.push(h);
-    return h;
+    env: { SCHEDULER_ENABLED: 'true', LOG_LEVEL: 'info', DEFAULT_REPO: 'acme/web:main' },
   });
 }
 
@@ -145,7 +115,6 @@ describe.skipIf(!enabled)('digests across replicas on one PostgreSQL', () => {
     }
     console.log(`fan-out: 40 digests claimed by ${owners.size} of 3 replicas`);
     for (const h of apps) await h.close();
-    running.length = 0;
   }, 120_000);
 
   it('a process killed with SIGKILL mid-digest: another finishes it, nothing posted twice', async () => {

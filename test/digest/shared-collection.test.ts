@@ -4,64 +4,41 @@
  * one repository, kind and minute claimed by different replicas read one shared collection; a collector
  * that died holding the collection's lease is taken over once its lease has expired.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeMessage, type SlackFake, startSlackFake } from '../../dev/fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake, type WireFailingTest } from '../../dev/fakes/trunk/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeMessage, SlackFake } from '../../dev/fakes/slack/server.ts';
+import type { TrunkFake, WireFailingTest } from '../../dev/fakes/trunk/index.ts';
 import { ClaimRepository } from '../../src/digest/claims.ts';
 import { SubscriptionRepository } from '../../src/digest/repository.ts';
 import { collectionLease } from '../../src/digest/shared-collection.ts';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import {
-  defaultUsers,
-  type Harness,
-  startHarness,
-  TEAM,
-  TRUNK_TOKEN,
-  USERS,
-} from '../helpers/app-harness.ts';
+import { defaultUsers, type Harness, TEAM, TRUNK_TOKEN, USERS } from '../helpers/app-harness.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { usePostgresWorld } from '../helpers/world.ts';
 
-const enabled = await pgTestsEnabled('shared digest collections (PostgreSQL)');
+const pg = await usePostgresWorld('shared digest collections (PostgreSQL)', {
+  slackOptions: { users: defaultUsers() },
+  trunkTokens: [TRUNK_TOKEN],
+});
+const enabled = pg.enabled;
 const MINUTE = 60_000;
 const DUE = Date.parse('2026-11-03T09:00:00Z');
 const clock = { now: DUE - 10 * MINUTE };
 
-let db: PgTestDatabase;
 let store: Store;
 let slack: SlackFake;
 let trunk: TrunkFake;
-const key = randomBytes(32).toString('base64');
-const apps: Harness[] = [];
 
-beforeAll(async () => {
+beforeAll(() => {
   if (!enabled) return;
-  db = await createPgTestDatabase();
-  store = await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] });
-  slack = await startSlackFake({ users: defaultUsers() });
-  trunk = await startTrunkFake({ tokens: [TRUNK_TOKEN] });
-}, 60_000);
-
-afterAll(async () => {
-  for (const h of apps) await h.close().catch(() => undefined);
-  await store?.close();
-  await slack?.close();
-  await trunk?.close();
-  await db?.drop();
-}, 60_000);
+  ({ store, slack, trunk } = pg.world);
+});
 
 /** A replica: its scheduler looks every second unless `tickCron` says otherwise. */
 async function replica(name: string, tickCron = '* * * * * *'): Promise<Harness> {
-  const h = await startHarness({
-    slack,
-    trunk,
-    env: { DATABASE_URL: db.url, ENCRYPTION_KEY: key, SCHEDULER_ENABLED: 'true' },
+  return pg.world.replica({
+    env: { SCHEDULER_ENABLED: 'true' },
     app: { clock: () => clock.now, replicaId: name, digest: { tickCron, paceMs: 0 }, watch: false },
   });
-  apps.push(h);
-  return h;
 }
 
 function failing(repo: string, n: number, due: number): Partial<WireFailingTest>[] {

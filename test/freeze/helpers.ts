@@ -1,11 +1,11 @@
 /**
- * A freezer wired as the app will wire it — real store, the queue domain's audited change flow, the real
- * Trunk client over HTTP to the Trunk fake — with a clock the test moves and the announcements collected.
+ * A freezer on the world (test/helpers/world.ts) — real store (one per simulated replica), the queue
+ * domain's audited change flow, the real Trunk client over HTTP to the Trunk fake — with a clock the test
+ * moves and the announcements collected. Its deps are the domain's own (FreezerDeps), so a test can stand
+ * in for a replica that dies mid-change; the app's worker (src/workers/freezer.ts) is tested through the
+ * wire in test/slack/e2e/freeze*.test.ts and test/freeze/processes.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
+import type { TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { resolveTarget } from '../../src/core/target.ts';
 import { Freezer, type FreezerDeps } from '../../src/freeze/freezer.ts';
 import { queueCallbacks } from '../../src/freeze/queue-callbacks.ts';
@@ -14,10 +14,10 @@ import { addWindow, type WindowView } from '../../src/freeze/windows.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import { describeTrunkFailure } from '../../src/slack/blocks/errors.ts';
 import { parseFreezeCommand } from '../../src/slack/commands/freeze.ts';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
+import { startWorld } from '../helpers/world.ts';
 
 export const WS = 'T0FREEZE1';
 export const CHANNEL = 'C0FREEZE1';
@@ -41,17 +41,12 @@ export interface Rig {
 export async function startRig(
   opts: { database?: { kind: 'postgres'; url: string }; replicas?: number } = {},
 ): Promise<Rig> {
-  const dir = mkdtempSync(join(tmpdir(), 'mq-freeze-'));
-  const stores: Store[] = [];
-  for (let i = 0; i < (opts.replicas ?? 1); i++)
-    stores.push(
-      await openStore({
-        database: opts.database ?? { kind: 'sqlite', path: join(dir, 'mq.db') },
-        encryptionKeys: [],
-      }),
-    );
-  const trunk = await startTrunkFake();
-  const clock = { now: Date.parse('2026-06-01T00:00:00Z') };
+  const world = await startWorld({
+    ...(opts.database ? { database: opts.database } : {}),
+    stores: opts.replicas ?? 1,
+    startAt: '2026-06-01T00:00:00Z',
+  });
+  const { trunk, clock, stores } = world;
   const events: FreezeEvent[] = [];
   const client = () =>
     createTrunkClient({
@@ -108,9 +103,7 @@ export async function startRig(
       await Promise.all(freezers.map((f) => f.idle()));
     },
     async close() {
-      for (const s of stores) await s.close();
-      await trunk.close();
-      rmSync(dir, { recursive: true, force: true });
+      await world.close();
     },
   };
   return rig;

@@ -11,37 +11,38 @@
  * the lease expires, sees the queue already paused, and records and announces it once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import { appProcess, type Harness, startHarness, USERS } from '../helpers/app-harness.ts';
+import { appProcess, defaultUsers, type Harness, TRUNK_TOKEN, USERS } from '../helpers/app-harness.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
 import { type Child, startChild, stopChild } from '../helpers/processes.ts';
+import { usePostgresWorld } from '../helpers/world.ts';
 
-const enabled = await pgTestsEnabled('freeze across processes (PostgreSQL)');
+const pg = await usePostgresWorld('freeze across processes (PostgreSQL)', {
+  slackOptions: { users: defaultUsers() },
+  trunkTokens: [TRUNK_TOKEN],
+});
+const enabled = pg.enabled;
 const WINDOWS = 8;
 const OPENED = Date.parse('2026-06-01T10:00:00Z');
 const channelOf = (i: number) => `C0FRZ${String(i).padStart(4, '0')}`;
 const repoOf = (i: number) => `acme/frozen-${i}`;
 
-let db: PgTestDatabase;
 let store: Store;
 let h: Harness;
 const others: Child[] = [];
 
 beforeAll(async () => {
   if (!enabled) return;
-  db = await createPgTestDatabase();
-  store = await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] });
+  store = pg.world.store;
   const seams = {
     clockOffsetMs: OPENED + 35_000 - Date.now(),
     freezeTickMs: 200,
     freezeLeaseMs: 3_000,
   };
-  h = await startHarness({
+  h = await pg.world.replica({
     process: true,
     seams,
-    env: { DATABASE_URL: db.url, SCHEDULER_ENABLED: 'true', LOG_LEVEL: 'info' },
+    env: { SCHEDULER_ENABLED: 'true', LOG_LEVEL: 'info' },
   });
   for (let i = 0; i < 2; i++) {
     others.push(await startChild(h.env, { timeoutMs: 30_000, ...appProcess(seams) }));
@@ -49,9 +50,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await Promise.all(others.map((c) => stopChild(c)));
-  await h?.close();
-  await store?.close();
-  await db?.drop();
 }, 30_000);
 
 describe.skipIf(!enabled)('freeze windows across three app processes', () => {

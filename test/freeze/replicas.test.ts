@@ -8,22 +8,20 @@ import { FreezeClaims } from '../../src/freeze/claims.ts';
 import type { Freezer } from '../../src/freeze/freezer.ts';
 import { queueCallbacks } from '../../src/freeze/queue-callbacks.ts';
 import { describeTrunkFailure } from '../../src/slack/blocks/errors.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { usePostgres } from '../helpers/world.ts';
 import { type Rig, startRig } from './helpers.ts';
 
-const enabled = await pgTestsEnabled('freeze replicas (PostgreSQL)');
-let db: PgTestDatabase;
+const pg = await usePostgres('freeze replicas (PostgreSQL)');
+const enabled = pg.enabled;
 let rig: Rig;
 let seq = 0;
 
 beforeAll(async () => {
   if (!enabled) return;
-  db = await createPgTestDatabase();
-  rig = await startRig({ database: { kind: 'postgres', url: db.url }, replicas: 3 });
+  rig = await startRig({ database: { kind: 'postgres', url: pg.db.url }, replicas: 3 });
 }, 60_000);
 afterAll(async () => {
   await rig?.close();
-  await db?.drop();
 }, 60_000);
 beforeEach(() => {
   if (!enabled) return;

@@ -1,21 +1,23 @@
 /**
- * Watch services wired as the app will wire them — real store (SQLite or PostgreSQL), real Trunk client
- * over HTTP to the Trunk fake — with a clock the test moves and a deliver callback that records what the
- * Slack side would be asked to send.
+ * Watch services on the world (test/helpers/world.ts) — real store (SQLite or PostgreSQL), real Trunk
+ * client over HTTP to the Trunk fake, a clock the test moves — delivering through what production runs:
+ * the Slack side's deliverBatch (createQueueEventDelivery, src/slack/events/service.ts) through the app's
+ * Slack outbox to the fake Slack, as src/workers/queue-watcher.ts wires it. `delivered` records what that
+ * path delivered; `failing` makes Slack refuse writes to a destination.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
+
+import type { SlackFake } from '../../dev/fakes/slack/server.ts';
+import type { TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { silentLogger } from '../../src/observability/log.ts';
-import { createMetrics, type Metrics } from '../../src/observability/metrics.ts';
-import { openStore } from '../../src/store/open.ts';
+import type { Metrics } from '../../src/observability/metrics.ts';
+import { createQueueEventDelivery } from '../../src/slack/events/service.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { TrunkApi } from '../../src/trunk/api.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
-import type { DeliveryResult, Destination, WatchEvent } from '../../src/watch/index.ts';
+import type { DeliverBatch, Destination, WatchEvent } from '../../src/watch/index.ts';
 import { createWatchService, type WatchService, type WatchServiceDeps } from '../../src/watch/service.ts';
+import { startWorld, type World, type WriteFaults } from '../helpers/world.ts';
 
 export const WS = 'T0WATCH01';
 export const REPO = { host: 'github.com', owner: 'acme', name: 'web' };
@@ -28,41 +30,62 @@ export interface Delivered {
 }
 
 export interface Rig {
+  world: World;
   store: Store;
   trunk: TrunkFake;
+  slack: SlackFake;
   /** The Trunk client a person's command (or Trunk's web app) would change the queue with. */
   api: TrunkApi;
   clock: { now: number };
   metrics: Metrics;
   delivered: Delivered[];
-  /** Destination keys whose next deliveries fail: value = how many more times, and whether for good. */
-  failing: Map<string, { times: number; final?: boolean }>;
+  /** Destinations (`channel:C1`) whose next Slack writes are refused: how many more times, and whether for good. */
+  failing: WriteFaults;
   service(name: string, overrides?: Partial<WatchServiceDeps>): WatchService;
   close(): Promise<void>;
 }
 
 export async function startRig(opts: { database?: { kind: 'postgres'; url: string } } = {}): Promise<Rig> {
-  const store = await openStore({
-    database: opts.database ?? {
-      kind: 'sqlite',
-      path: join(mkdtempSync(join(tmpdir(), 'mq-watch-')), 'mq.db'),
-    },
-    encryptionKeys: [],
+  const world = await startWorld({
+    ...(opts.database ? { database: opts.database } : {}),
+    trunkTokens: ['token-one'],
   });
-  const trunk = await startTrunkFake({ tokens: ['token-one'] });
+  const { store, trunk, clock, metrics } = world;
   const api = createTrunkClient({
     baseUrl: trunk.url,
     auth: apiTokenAuth('token-one'),
     retry: { maxAttempts: 1 },
   });
-  const clock = { now: Date.parse('2026-11-02T08:00:00Z') };
-  const metrics = createMetrics({ defaultMetrics: false });
   const delivered: Delivered[] = [];
-  const failing = new Map<string, { times: number; final?: boolean }>();
+  const failing: WriteFaults = new Map();
+  const app = await world.app();
+  const outbox = world.outbox({ faults: failing });
+  // The Slack side of queue events exactly as the queue-watcher worker builds it.
+  const delivery = createQueueEventDelivery({
+    config: app.config,
+    store,
+    workspaces: app.workspaces,
+    outbox,
+    logger: silentLogger(),
+    now: () => clock.now,
+  });
+  /** Production's deliverBatch, recording what it delivered and for which replica. */
+  const recording =
+    (replica: string): DeliverBatch =>
+    async (items, context) => {
+      const results = await delivery.deliverBatch(items, context);
+      for (const [i, { event, destinations }] of items.entries())
+        for (const destination of destinations)
+          if (results[i]?.find((r) => r.key === destination.key)?.ok)
+            delivered.push({ replica, event, destination });
+      return results;
+    };
   const services: WatchService[] = [];
   return {
+    world,
     store,
     trunk,
+    slack: world.slack,
     api,
     clock,
     metrics,
@@ -72,16 +95,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
       const s = createWatchService({
         store,
         trunkFor: (ws) => (ws === WS ? api : undefined),
-        deliver: async (event, destinations): Promise<DeliveryResult[]> =>
-          destinations.map((d) => {
-            const f = failing.get(d.key);
-            if (f && f.times > 0) {
-              f.times--;
-              return { key: d.key, ok: false, error: 'channel_is_archived', final: f.final === true };
-            }
-            delivered.push({ replica: name, event, destination: d });
-            return { key: d.key, ok: true };
-          }),
+        deliverBatch: recording(name),
         clock: () => clock.now,
         replicaId: name,
         intervalSeconds: 20,
@@ -96,8 +110,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
     },
     async close() {
       for (const s of services) await s.stop({ releaseLeases: false }).catch(() => undefined);
-      await store.close();
-      await trunk.close();
+      await world.close();
     },
   };
 }

@@ -5,22 +5,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueKeyOf } from '../../src/watch/index.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { usePostgres } from '../helpers/world.ts';
 import { lines, REPO, type Rig, startRig, TARGET, WS } from './helpers.ts';
 
-const enabled = await pgTestsEnabled('watch replicas (PostgreSQL)');
+const pg = await usePostgres('watch replicas (PostgreSQL)');
+const enabled = pg.enabled;
 const SEC = 1000;
-let db: PgTestDatabase;
 let rig: Rig;
 
 beforeAll(async () => {
   if (!enabled) return;
-  db = await createPgTestDatabase();
-  rig = await startRig({ database: { kind: 'postgres', url: db.url } });
+  rig = await startRig({ database: { kind: 'postgres', url: pg.db.url } });
 }, 60_000);
 afterAll(async () => {
   await rig?.close();
-  await db?.drop();
 }, 60_000);
 
 describe.skipIf(!enabled)('watch replicas on one PostgreSQL', () => {

@@ -1,7 +1,8 @@
 /**
  * The watcher through the real wire: the real Trunk client over HTTP to the Trunk fake, a real SQLite
  * store, and a clock the test moves. Changes are made at the fake (as Trunk's web app or a person's
- * command would), and the deliver callback records what the Slack side would be asked to send.
+ * command would); events go out through production's Slack side and outbox to the fake Slack, and the rig
+ * records what was delivered (test/watch/helpers.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatQueueRef } from '../../src/core/target.ts';
@@ -139,6 +140,7 @@ describe('watcher', () => {
       },
       rig.clock.now,
     );
+    rig.world.postedEarlier('C_LIVE', '1700000000.000100');
     await s.tick();
     await rig.api.submitPullRequest({ repo: REPO, targetBranch: 'main', pr: { number: 5 } });
     await rig.api.updateQueue({ repo: REPO, targetBranch: 'main', concurrency: 3 });
@@ -207,6 +209,7 @@ describe('watcher', () => {
         },
         rig.clock.now,
       );
+    for (let i = 0; i < 10; i++) rig.world.postedEarlier(`C${i}`, `17000000${i}.000100`);
     await rig.store.setChannelDefault(WS, 'C0', { repo: REPO, branch: 'main' });
     rig.trunk.clearRequests();
     await s.tick();

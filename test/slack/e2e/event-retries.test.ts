@@ -7,9 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackFake } from '../../../dev/fakes/slack/server.ts';
 import { eventCallbackBody, signedHeaders } from '../../../dev/fakes/slack/signing.ts';
-import { startTrunkFake } from '../../../dev/fakes/trunk/index.ts';
 import {
   defaultUsers,
   type Harness,
@@ -18,7 +16,7 @@ import {
   TRUNK_TOKEN,
   USERS,
 } from '../../helpers/app-harness.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../../helpers/pg.ts';
+import { usePostgresWorld } from '../../helpers/world.ts';
 
 /** An app_home_opened delivery: its effect (a views.publish for `user`) is easy to count. */
 const homeOpened = (user: string) =>
@@ -109,29 +107,22 @@ describe('one app (SQLite)', () => {
   });
 });
 
-const pgEnabled = await pgTestsEnabled('event retries across replicas');
+const pg = await usePostgresWorld('event retries across replicas', {
+  slackOptions: { users: defaultUsers() },
+  trunkTokens: [TRUNK_TOKEN],
+});
 
-describe.runIf(pgEnabled)('two replicas sharing PostgreSQL', () => {
-  let db: PgTestDatabase;
+describe.runIf(pg.enabled)('two replicas sharing PostgreSQL', () => {
   const apps: Harness[] = [];
   let secret: string;
   beforeAll(async () => {
-    db = await createPgTestDatabase();
-    const slack = await startSlackFake({ users: defaultUsers() });
-    const trunk = await startTrunkFake({ tokens: [TRUNK_TOKEN] });
-    trunk.addQueue('acme/web', 'main', { state: 'running' });
+    pg.world.trunk.addQueue('acme/web', 'main', { state: 'running' });
     secret = randomBytes(16).toString('hex');
-    const env = { DATABASE_URL: db.url, SLACK_SIGNING_SECRET: secret };
+    const env = { SLACK_SIGNING_SECRET: secret };
     // One after the other: the first applies the migrations.
-    apps.push(await startHarness({ slack, trunk, env }));
-    apps.push(await startHarness({ slack, trunk, env }));
+    apps.push(await pg.world.replica({ env }));
+    apps.push(await pg.world.replica({ env }));
   }, 30_000);
-  afterAll(async () => {
-    for (const a of apps) await a.close();
-    await apps[0]?.slack.close();
-    await apps[0]?.trunk.close();
-    await db?.drop();
-  });
 
   it('a retry delivered to the other replica does nothing', async () => {
     const [a, b] = apps as [Harness, Harness];

@@ -4,41 +4,27 @@
  * Twenty people open the Home, spread over the three, while others ask for statuses: together the replicas
  * never send more than TRUNK_MAX_RPS requests in a second, and a pause still goes through.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackFake } from '../../../dev/fakes/slack/server.ts';
-import { startTrunkFake } from '../../../dev/fakes/trunk/index.ts';
-import { type Harness, startHarness, TRUNK_TOKEN, USERS } from '../../helpers/app-harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, TRUNK_TOKEN, USERS } from '../../helpers/app-harness.ts';
 import { textOf } from '../../helpers/block-kit-reading.ts';
 import { busiestSecond, manyUsers, metricValue, PEOPLE, peopleAndQueues } from '../../helpers/people-load.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../../helpers/pg.ts';
+import { usePostgresWorld } from '../../helpers/world.ts';
 
-const pgEnabled = await pgTestsEnabled('Trunk budget across replicas');
+const pg = await usePostgresWorld('Trunk budget across replicas', {
+  slackOptions: { users: manyUsers() },
+  trunkTokens: [TRUNK_TOKEN],
+});
 /** Arrival stamps here may come late on a loaded machine (see trunk-budget-people.test.ts). */
 const JITTER_MS = 150;
 
-describe.runIf(pgEnabled)('three replicas share one Trunk budget through PostgreSQL', () => {
-  let db: PgTestDatabase;
+describe.runIf(pg.enabled)('three replicas share one Trunk budget through PostgreSQL', () => {
   const apps: Harness[] = [];
   beforeAll(async () => {
-    db = await createPgTestDatabase();
-    const slack = await startSlackFake({ users: manyUsers() });
-    const trunk = await startTrunkFake({ tokens: [TRUNK_TOKEN] });
-    const env = {
-      DATABASE_URL: db.url,
-      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      TRUNK_MAX_RPS: '10',
-    };
     // One after the other: the first applies the migrations.
-    for (let i = 0; i < 3; i++) apps.push(await startHarness({ slack, trunk, env, process: true }));
+    for (let i = 0; i < 3; i++)
+      apps.push(await pg.world.replica({ env: { TRUNK_MAX_RPS: '10' }, process: true }));
     await peopleAndQueues(apps[0]!, PEOPLE);
   }, 120_000);
-  afterAll(async () => {
-    for (const a of apps) await a.close();
-    await apps[0]?.slack.close();
-    await apps[0]?.trunk.close();
-    await db?.drop();
-  }, 60_000);
 
   it('twenty Homes and twelve statuses over three replicas stay within TRUNK_MAX_RPS together', {
     timeout: 90_000,
