@@ -1,10 +1,12 @@
 /**
  * `/mergequeue status [target]`: the queue with its buttons, posted in the channel as the bot so that
  * clicks can update that same message (chat.update). Falls back to respond in_channel when the bot
- * cannot post there.
+ * cannot post there. With a v2 key the PRs are listed in Trunk's dispatch order, read beside the queue (an
+ * order that cannot be read leaves v1's list, logged).
  */
 
-import type { TargetSpec } from '../../../core/target.ts';
+import type { QueueRef, TargetSpec } from '../../../core/target.ts';
+import type { MergeQueueOrder } from '../../../trunk/v2/schemas.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
 import { statusFreeze } from '../../freeze-status.ts';
@@ -17,6 +19,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   if ('outcome' in at) return at.outcome;
   const { ref, trunk } = at;
   const freeze = statusFreeze(req.deps, req.workspaceId, ref);
+  const dispatch = dispatchOrder(req, ref);
   const read = await servicesOf(req.deps).queue.queue(req.actor, at);
   if (read.answer === 'read_failed') {
     await sendReply(req.deps, req.respond, renderError(read.error));
@@ -24,9 +27,11 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   }
   const queue = read.value;
   const window = await freeze;
+  const order = await dispatch;
   const { liveStatus } = req.deps;
   const input = {
     ...(window ? { freeze: window } : {}),
+    ...(order ? { order } : {}),
     ref,
     queue,
     renderedAt: req.deps.now(),
@@ -64,4 +69,25 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
       });
   }
   return 'ok';
+}
+
+/** How long `status` waits for the dispatch order before showing v1's list. */
+const ORDER_DEADLINE_MS = 5_000;
+
+/** Trunk's dispatch order when the workspace has a v2 key; undefined otherwise or when it cannot be read (logged). */
+async function dispatchOrder(req: CommandRequest, ref: QueueRef): Promise<MergeQueueOrder | undefined> {
+  try {
+    const v2 = await req.deps.workspaces.v2For(req.workspaceId, 'interactive');
+    if (!v2) return undefined;
+    return await v2.reader.order(
+      { repo: ref.repo, targetBranch: ref.branch },
+      { deadlineMs: ORDER_DEADLINE_MS },
+    );
+  } catch (err) {
+    req.deps.logger.warn(
+      { err },
+      "could not read the queue's dispatch order from Trunk v2; showing v1's list",
+    );
+    return undefined;
+  }
 }
