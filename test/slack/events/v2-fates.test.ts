@@ -192,6 +192,44 @@ describe('with a v2 key', () => {
     expectValidV2(h);
   });
 
+  it('50 PRs failing in one poll cost one PR lookup and one history batch once the queue is known', async () => {
+    const { h } = s;
+    const q = fresh(s);
+    const numbers = Array.from({ length: 51 }, (_, i) => 300 + i);
+    for (const prNumber of numbers)
+      h.trunk.enqueuePr(q.repo, 'main', { prNumber, prAuthor: 'nobody-linked', state: 'testing' });
+    const sent = await h.sendCommand(`watch ${q.target} failed`, { channel: q.channel });
+    expect(textOf(await h.reply(sent.responseUrl))).toContain('follows');
+    await interval(s);
+    const leave = (n: number) => {
+      h.trunk.v2.setHistory(q.repo, n, failedHistory('TEST_RUN_REQUIRED_STATUS_FAILED'));
+      h.trunk.dequeuePr(q.repo, 'main', n);
+      h.trunk.addSubmittedPr(q.repo, 'main', {
+        prNumber: n,
+        prAuthor: 'nobody-linked',
+        state: 'failed',
+        isCurrentlySubmittedToQueue: false,
+      });
+    };
+    leave(numbers[0]!); // the first failure: the queue's ids are looked up once
+    await interval(s);
+    await h.slack.waitFor(() => feedPosts(h, q.channel)[0]);
+    await h.idle();
+    h.trunk.clearRequests();
+    for (const n of numbers.slice(1)) leave(n);
+    await interval(s);
+    const post = await h.slack.waitFor(() => feedPosts(h, q.channel)[1]);
+    expect(textOf(post)).toContain('50 updates');
+    expect(textOf(post)).toContain('a required check failed');
+    await h.idle();
+    const calls = v2Calls(h).map((r) => r.operation);
+    expect(calls.sort()).toEqual([
+      'pullRequests.queueEntryHistoryBatch',
+      'pullRequests.resolveByCoordinates',
+    ]);
+    expectValidV2(h);
+  });
+
   it('a late read: the note goes out with v1 words at once and is edited in place when the reason comes', async () => {
     const { h } = s;
     const q = fresh(s);
