@@ -49,6 +49,7 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     trunkFor: async (id) =>
       (await o.botStanding(id)) ? (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api : undefined,
     deliverBatch: delivery.deliverBatch,
+    departures: delivery.departures,
     deliver: async (event, destinations) => (await delivery.deliverBatch([{ event, destinations }]))[0] ?? [],
     clock: o.now,
     replicaId: o.replicaId,

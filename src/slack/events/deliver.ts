@@ -23,6 +23,8 @@ import type {
   DeliveryContext,
   DeliveryItem,
   DeliveryResult,
+  DepartureFate,
+  Departures,
   Destination,
   WatchEvent,
   WatchRepository,
@@ -72,6 +74,8 @@ export interface DeliverDeps extends LiveDeps {
   logger: Logger;
   /** Default STORY_WAIT_MS. */
   storyWaitMs?: number;
+  /** The poll's stories reads, reused by the delivery of its events (one per process). */
+  storyReads?: StoryReads;
 }
 
 type LeftEvent = Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>;
@@ -108,12 +112,16 @@ export function createSlackDeliver(d: DeliverDeps) {
           .map((i) => (i.event as LeftEvent).pr.number),
       ),
     ];
-    const storiesRead = left.length > 0 ? readStories(d, workspaceId, first.event.target, left) : undefined;
+    // The poll may have read them already (departures): that read is reused, and the time it was waited
+    // for counts, so a post is held storyWaitMs in all.
+    const found = left.length > 0 ? storiesOf(d, workspaceId, first.event.target, left) : undefined;
+    const storiesRead = found?.read;
     let storiesNow: Promise<StoriesNow> | undefined;
     /** The stories as they stand when a post is due: waited for at most storyWaitMs, once per burst. */
     const stories = (): Promise<StoriesNow> => {
-      if (!storiesRead) return Promise.resolve({ kind: 'now', stories: undefined });
-      storiesNow ??= within(storiesRead, d.storyWaitMs ?? STORY_WAIT_MS);
+      if (!found) return Promise.resolve({ kind: 'now', stories: undefined });
+      const waited = Date.now() - found.startedAt;
+      storiesNow ??= within(found.read, Math.max(0, (d.storyWaitMs ?? STORY_WAIT_MS) - waited));
       return storiesNow;
     };
 
@@ -264,6 +272,80 @@ async function forgetLive(d: DeliverDeps, dest: LiveDest, r: Extract<NotifyResul
     { channel: dest.channelId, ts: dest.ts, slackError: r.code },
     'live status message gone; forgotten',
   );
+}
+
+/** How long a stories read is kept for the delivery of the poll that started it. */
+const STORY_READ_KEEP_MS = 120_000;
+
+/**
+ * Stories reads of this process, per queue: the poll's read of departed PRs (departures) is the one the
+ * delivery of its events uses, so a burst costs one history batch. Kept briefly, in memory only.
+ */
+export class StoryReads {
+  readonly #reads = new Map<
+    string,
+    Array<{ startedAt: number; numbers: Set<number>; read: Promise<EventStories | undefined> }>
+  >();
+
+  keep(key: string, numbers: readonly number[], read: Promise<EventStories | undefined>): void {
+    const now = Date.now();
+    for (const [k, list] of this.#reads) {
+      const fresh = list.filter((r) => now - r.startedAt < STORY_READ_KEEP_MS);
+      if (fresh.length === 0) this.#reads.delete(k);
+      else this.#reads.set(k, fresh);
+    }
+    const list = this.#reads.get(key) ?? [];
+    list.push({ startedAt: now, numbers: new Set(numbers), read });
+    this.#reads.set(key, list);
+  }
+
+  /** A read of `key` still kept that covers every one of `numbers` (the newest first). */
+  find(key: string, numbers: readonly number[]) {
+    const now = Date.now();
+    return (this.#reads.get(key) ?? [])
+      .filter((r) => now - r.startedAt < STORY_READ_KEEP_MS && numbers.every((n) => r.numbers.has(n)))
+      .at(-1);
+  }
+}
+
+/** The stories of `prNumbers`: a kept read that covers them, else a new read (kept for the next). */
+function storiesOf(
+  d: DeliverDeps,
+  workspaceId: string,
+  target: WatchEvent['target'],
+  prNumbers: number[],
+): { startedAt: number; read: Promise<EventStories | undefined> } {
+  const key = readKey(workspaceId, target);
+  const kept = d.storyReads?.find(key, prNumbers);
+  if (kept) return kept;
+  const read = readStories(d, workspaceId, target, prNumbers);
+  d.storyReads?.keep(key, prNumbers, read);
+  return { startedAt: Date.now(), read };
+}
+
+/**
+ * The watcher's port (Departures): what became of the PRs that left in one poll, from one history batch,
+ * kept for the delivery of their events. A fate older than the PR's last change in the queue (a history
+ * that lags behind) is not given, so v1 is asked for that PR.
+ */
+export function createDepartures(d: DeliverDeps): Departures {
+  return async (workspaceId, target, prs) => {
+    const numbers = prs.map((p) => p.number);
+    const { read } = storiesOf(d, workspaceId, target, numbers);
+    const stories = await read;
+    if (!stories) return undefined;
+    const out = new Map<number, DepartureFate>();
+    for (const p of prs) {
+      const story = stories.get(p.number);
+      const kind = story?.ending?.kind;
+      if (kind !== 'merged' && kind !== 'failed' && kind !== 'cancelled') continue;
+      const endedAt = Date.parse(story?.steps.at(-1)?.at ?? '');
+      const since = p.stateChangedAt ? Date.parse(p.stateChangedAt) : Number.NaN;
+      if (Number.isFinite(since) && !(endedAt >= since)) continue;
+      out.set(p.number, kind);
+    }
+    return out;
+  };
 }
 
 /**

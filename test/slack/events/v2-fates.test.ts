@@ -86,7 +86,7 @@ function failedHistory(reason: string | null, failed: Record<string, unknown> = 
     { state: 'testing', changedAt: iso(20), reason: null },
     {
       state: 'failed',
-      changedAt: iso(1),
+      changedAt: iso(0),
       reason,
       failed: { failureCausingChecks: [], blockReasons: [], ...failed },
     },
@@ -166,7 +166,7 @@ describe('with a v2 key', () => {
     h.trunk.v2.setHistory(q.repo, 112, failedHistory('SOMETHING_TRUNK_ADDED_LATER'));
     h.trunk.v2.setHistory(q.repo, 113, [
       { state: 'pending', changedAt: iso(30), reason: 'MERGE_ITEM_NOW_READY' },
-      { state: 'cancelled', changedAt: iso(1), reason: 'PR_PUSHED_TO', actor: { gitHubLogin: AUTHOR.login } },
+      { state: 'cancelled', changedAt: iso(0), reason: 'PR_PUSHED_TO', actor: { gitHubLogin: AUTHOR.login } },
     ]);
     for (const pr of [111, 112]) leaves(s, q, pr, 'failed');
     leaves(s, q, 113, 'cancelled');
@@ -222,6 +222,8 @@ describe('with a v2 key', () => {
     expect(textOf(post)).toContain('50 updates');
     expect(textOf(post)).toContain('a required check failed');
     await h.idle();
+    // What became of them came from the same batch: no v1 read per PR.
+    expect(h.trunkCalls('getSubmittedPullRequest')).toHaveLength(0);
     const calls = v2Calls(h).map((r) => r.operation);
     expect(calls.sort()).toEqual([
       'pullRequests.queueEntryHistoryBatch',
