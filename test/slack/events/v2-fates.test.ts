@@ -338,6 +338,11 @@ describe('with a v2 key', () => {
     expect(t).toContain('Awaiting admission');
     assertValidMessage(msg.blocks);
     expect(h.trunkCalls('mergeQueues.order')).toHaveLength(1);
+    // Refresh redraws it in the same order, not v1's list.
+    await h.clickButton({ message: msg, actionId: 'mq_refresh', user: USERS.member });
+    await h.slack.waitFor(() => (msg.history.length > 0 ? msg : undefined));
+    expect(textOf(msg)).toMatch(/#143.*waits behind #141/);
+    expect(h.trunkCalls('mergeQueues.order')).toHaveLength(2);
     expectValidV2(h);
   });
 

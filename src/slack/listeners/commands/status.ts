@@ -5,10 +5,10 @@
  * order that cannot be read leaves v1's list, logged).
  */
 
-import type { QueueRef, TargetSpec } from '../../../core/target.ts';
-import type { MergeQueueOrder } from '../../../trunk/v2/schemas.ts';
+import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
+import { dispatchOrder } from '../../events/live.ts';
 import { statusFreeze } from '../../freeze-status.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import { servicesOf } from '../../services.ts';
@@ -19,7 +19,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   if ('outcome' in at) return at.outcome;
   const { ref, trunk } = at;
   const freeze = statusFreeze(req.deps, req.workspaceId, ref);
-  const dispatch = dispatchOrder(req, ref);
+  const dispatch = dispatchOrder(req.deps, req.workspaceId, ref);
   const read = await servicesOf(req.deps).queue.queue(req.actor, at);
   if (read.answer === 'read_failed') {
     await sendReply(req.deps, req.respond, renderError(read.error));
@@ -69,25 +69,4 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
       });
   }
   return 'ok';
-}
-
-/** How long `status` waits for the dispatch order before showing v1's list. */
-const ORDER_DEADLINE_MS = 5_000;
-
-/** Trunk's dispatch order when the workspace has a v2 key; undefined otherwise or when it cannot be read (logged). */
-async function dispatchOrder(req: CommandRequest, ref: QueueRef): Promise<MergeQueueOrder | undefined> {
-  try {
-    const v2 = await req.deps.workspaces.v2For(req.workspaceId, 'interactive');
-    if (!v2) return undefined;
-    return await v2.reader.order(
-      { repo: ref.repo, targetBranch: ref.branch },
-      { deadlineMs: ORDER_DEADLINE_MS },
-    );
-  } catch (err) {
-    req.deps.logger.warn(
-      { err },
-      "could not read the queue's dispatch order from Trunk v2; showing v1's list",
-    );
-    return undefined;
-  }
 }
