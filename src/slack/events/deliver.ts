@@ -275,7 +275,7 @@ async function forgetLive(d: DeliverDeps, dest: LiveDest, r: Extract<NotifyResul
 }
 
 /** How long a stories read is kept for the delivery of the poll that started it. */
-const STORY_READ_KEEP_MS = 120_000;
+const STORY_READ_KEEP_MS = 60_000;
 
 /**
  * Stories reads of this process, per queue: the poll's read of departed PRs (departures) is the one the
@@ -314,9 +314,10 @@ function storiesOf(
   workspaceId: string,
   target: WatchEvent['target'],
   prNumbers: number[],
+  fresh = false,
 ): { startedAt: number; read: Promise<EventStories | undefined> } {
   const key = readKey(workspaceId, target);
-  const kept = d.storyReads?.find(key, prNumbers);
+  const kept = fresh ? undefined : d.storyReads?.find(key, prNumbers);
   if (kept) return kept;
   const read = readStories(d, workspaceId, target, prNumbers);
   d.storyReads?.keep(key, prNumbers, read);
@@ -331,7 +332,8 @@ function storiesOf(
 export function createDepartures(d: DeliverDeps): Departures {
   return async (workspaceId, target, prs) => {
     const numbers = prs.map((p) => p.number);
-    const { read } = storiesOf(d, workspaceId, target, numbers);
+    // Always a new read: each poll's departures are what its events' delivery then finds (the newest).
+    const { read } = storiesOf(d, workspaceId, target, numbers, true);
     const stories = await read;
     if (!stories) return undefined;
     const out = new Map<number, DepartureFate>();
