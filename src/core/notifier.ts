@@ -28,7 +28,8 @@ export type Refusal = 'channel' | 'message' | 'person' | 'workspace';
 
 /** What became of one message. Never thrown: a failure is an answer. */
 export type NotifyResult =
-  | { ok: true; ts?: string }
+  /** `channel`: where Slack put it (a post to a user id lands in their DM, whose id chat.update needs). */
+  | { ok: true; ts?: string; channel?: string }
   | {
       ok: false;
       /** Slack's error code (`not_in_channel`), or the client's (`http_503`, `slack_webapi_request_error`). */

@@ -212,3 +212,15 @@ export function resolveDeparted(
   }
   return { ...base(facts, 'left', part), kind: 'left', pr: detail };
 }
+
+/** The event of a PR that left as Trunk v2's history says (no v1 read: its readiness is not known). */
+export function departedAs(
+  pr: EventPr,
+  fate: 'merged' | 'failed' | 'cancelled',
+  facts: DiffFacts,
+): WatchEvent {
+  const detail: EventPr = { ...pr, state: fate };
+  const part = String(pr.number);
+  if (fate === 'merged') return { ...base(facts, 'merged', part), kind: 'merged', pr: detail };
+  return { ...base(facts, fate, part), kind: fate, pr: detail };
+}

@@ -193,3 +193,19 @@ export interface DeliveryContext {
 
 /** Answers `results[i]` for `items[i]`, one result per destination, like Deliver. */
 export type DeliverBatch = (items: DeliveryItem[], context?: DeliveryContext) => Promise<DeliveryResult[][]>;
+
+/** How a PR left the queue, as Trunk v2's history tells it (see WatcherOptions.departures). */
+export type DepartureFate = 'merged' | 'failed' | 'cancelled';
+
+/**
+ * What became of PRs that left one queue, read in one batch (Trunk v2's histories): PR number → its fate.
+ * A PR missing from the answer (no history yet, a history that lags behind, or an attempt not over) is
+ * asked of v1 one by one.
+ * Undefined when the workspace has no v2 key or the read failed.
+ */
+export type Departures = (
+  workspaceId: string,
+  target: QueueTarget,
+  /** The PRs that left, with when they last changed state in the queue (a fate older than that is stale). */
+  prs: Array<{ number: number; stateChangedAt?: string }>,
+) => Promise<Map<number, DepartureFate> | undefined>;

@@ -17,6 +17,7 @@ import { TrunkNotFoundError } from '../trunk/errors.ts';
 import type { Queue } from '../trunk/types.ts';
 import {
   type DiffFacts,
+  departedAs,
   diffSnapshots,
   noteProgress,
   ourChangesFromAudit,
@@ -34,6 +35,8 @@ import {
   type DeliverBatch,
   type DeliveryContext,
   type DeliveryResult,
+  type DepartureFate,
+  type Departures,
   type Destination,
   queueKeyOf,
   type Topic,
@@ -55,6 +58,13 @@ export interface WatcherOptions {
    * `deliver` when given.
    */
   deliverBatch?: DeliverBatch;
+  /**
+   * Optional: what became of the PRs that left in one poll, in one batch (Trunk v2), instead of one v1 read
+   * per PR. Waited for at most `departuresWaitMs`; what it does not answer is asked of v1 as before.
+   */
+  departures?: Departures;
+  /** Default 3 s. */
+  departuresWaitMs?: number;
   /** Audit entries of a queue target (store.listAudit), to tell our changes from changes made elsewhere. */
   listAudit?(workspaceId: string, opts: { target: string; limit: number }): Promise<AuditEntry[]>;
   clock?: () => number;
@@ -223,7 +233,13 @@ export class Watcher {
     const next = toSnapshot(queue, stored?.snapshot, now);
     const diff = diffSnapshots(stored?.snapshot, next, facts);
     const events = [...diff.events];
+    const fates = await this.#departures(q, diff.departed, log);
     for (const pr of diff.departed) {
+      const fate = fates?.get(pr.number);
+      if (fate) {
+        events.push(departedAs(pr, fate, facts));
+        continue;
+      }
       try {
         events.push(
           resolveDeparted(
@@ -283,6 +299,37 @@ export class Watcher {
       this.#owned.delete(`${q.workspaceId}|${key}`);
       log.warn({ reason: err.message }, 'lost the queue lease; another replica polls it now');
       return undefined;
+    }
+  }
+
+  /** The fates of departed PRs from the batch port, when there is one and it answers in time; else undefined. */
+  async #departures(
+    q: FollowedQueue,
+    departed: ReadonlyArray<{ number: number; stateChangedAt?: string }>,
+    log: Logger,
+  ): Promise<Map<number, DepartureFate> | undefined> {
+    const port = this.#o.departures;
+    if (!port || departed.length === 0) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        port(
+          q.workspaceId,
+          q.target,
+          departed.map((p) => ({
+            number: p.number,
+            ...(p.stateChangedAt ? { stateChangedAt: p.stateChangedAt } : {}),
+          })),
+        ),
+        new Promise<undefined>((r) => {
+          timer = setTimeout(() => r(undefined), this.#o.departuresWaitMs ?? 3_000);
+        }),
+      ]);
+    } catch (err) {
+      log.warn({ err }, 'could not read what became of departed PRs in one batch; asking one by one');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -49,6 +49,7 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     trunkFor: async (id) =>
       (await o.botStanding(id)) ? (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api : undefined,
     deliverBatch: delivery.deliverBatch,
+    departures: delivery.departures,
     clock: o.now,
     replicaId: o.replicaId,
     intervalSeconds: o.config.watch.intervalSeconds,

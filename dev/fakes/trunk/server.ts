@@ -212,6 +212,8 @@ async function onV2Request(
   deps.record(entry);
   const denied = deps.v2.authenticate(req);
   const reply = denied ?? deps.v2.answer(route, req.method ?? 'GET', url);
+  const late = denied ? 0 : deps.v2.takeDelay(route.operation);
+  if (late > 0) await sleep(late, undefined, { signal: deps.closing }).catch(() => undefined);
   entry.status = reply.status;
   entry.done = true;
   entry.durationMs = performance.now() - started;

@@ -109,6 +109,7 @@ export class V2State {
   private readonly orders = new Map<string, unknown>();
   private readonly runs = new Map<string, unknown>();
   private readonly failures: Array<{ operation: V2FakeOperation; reply: V2Reply }> = [];
+  private readonly delays: Array<{ operation: V2FakeOperation; ms: number }> = [];
 
   private readonly queues: QueueStore;
   private readonly now: () => number;
@@ -169,8 +170,20 @@ export class V2State {
     this.failures.push({ operation, reply: err(status, code, message) });
   }
 
+  /** The next request to `operation` is answered `ms` late (a slow Trunk), as it would be answered now. */
+  delayNext(operation: V2FakeOperation, ms: number): void {
+    this.delays.push({ operation, ms });
+  }
+
+  /** How late the request to `operation` is answered (taken once). */
+  takeDelay(operation: V2FakeOperation | undefined): number {
+    const i = this.delays.findIndex((d) => d.operation === operation);
+    return i === -1 ? 0 : this.delays.splice(i, 1)[0]!.ms;
+  }
+
   reset(): void {
     this.failures.length = 0;
+    this.delays.length = 0;
     this.histories.clear();
     this.estimates.clear();
     this.estimatesOff.clear();

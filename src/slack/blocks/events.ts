@@ -6,6 +6,7 @@
 import type { ActionsBlockElement, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
 import { explainReadiness } from '../../queue/readiness.ts';
+import type { PrStory } from '../../queue/story.ts';
 import type { EventPr, SettingChange, WatchEvent } from '../../watch/types.ts';
 import type { SlackReply } from '../reply.ts';
 import {
@@ -24,6 +25,7 @@ import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, section, sectionsOfLines } from './kit.ts';
 import { prActionButtons } from './pr-actions.ts';
 import { stateButtons } from './status.ts';
+import { endingText, reasonWords } from './story.ts';
 
 export interface EventLinks {
   appUrl?: string;
@@ -32,6 +34,19 @@ export interface EventLinks {
 
 type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
 type LeftEvent = Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>;
+
+/** PR number → its story from Trunk v2 (the workspace has a v2 key and the read answered in time). */
+export type EventStories = ReadonlyMap<number, PrStory>;
+
+/**
+ * The story that tells how a PR left, when v2 has it: its latest attempt ended the way the event says
+ * (a history that lags behind the poll, or an attempt since, leaves v1's words).
+ */
+export function leftStory(e: WatchEvent, stories: EventStories | undefined): PrStory | undefined {
+  if (!stories || (e.kind !== 'failed' && e.kind !== 'cancelled')) return undefined;
+  const story = stories.get(e.pr.number);
+  return story?.ending?.kind === e.kind ? story : undefined;
+}
 
 const KIND_EMOJI: Record<WatchEvent['kind'], string> = {
   state: ':gear:',
@@ -94,7 +109,12 @@ function whyLines(e: LeftEvent): string[] {
  * PR (getSubmittedPullRequest and getQueue carry no test run id), so the run cannot be fetched here; the
  * PR's checks page lists the queue's checks, and `/mergequeue run <id>` reads a run whose id one has.
  */
-function fateSection(e: LeftEvent): string {
+function fateSection(e: LeftEvent, story?: PrStory): string {
+  // With v2: the reason and the next step, the same paragraph `why` shows (the note and the feed agree).
+  if (story) {
+    const text = endingText(e.target, e.pr.number, story);
+    return text.length > 3000 ? `${text.slice(0, 2990)}…` : text;
+  }
   const why = whyLines(e);
   if (why.length > 0) return `*Why, as Trunk reports it*\n${why.join('\n')}`;
   const label = esc(queueLabel(e.target));
@@ -105,8 +125,8 @@ function fateSection(e: LeftEvent): string {
   return `Trunk did not say why; see ${where}, or \`/mergequeue pr ${e.pr.number} ${label}\`.`;
 }
 
-/** One event as one line (grouped messages). */
-export function eventLine(e: WatchEvent): string {
+/** One event as one line (grouped messages); a PR that left says why when its story is known. */
+export function eventLine(e: WatchEvent, stories?: EventStories): string {
   const emoji = KIND_EMOJI[e.kind];
   switch (e.kind) {
     case 'state':
@@ -116,8 +136,11 @@ export function eventLine(e: WatchEvent): string {
         .join(', ')}${e.changes.length > 6 ? ` and ${e.changes.length - 6} more` : ''} (${whoChanged(e)})`;
     case 'health':
       return `${emoji} ${healthSentence(e)}`;
-    default:
-      return `${emoji} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]}`;
+    default: {
+      const ending = leftStory(e, stories)?.ending;
+      const why = ending && 'reason' in ending ? reasonWords(ending.reason) : undefined;
+      return `${emoji} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]}${why ? `: ${why}` : ''}`;
+    }
   }
 }
 
@@ -161,7 +184,7 @@ export function renderHealth(e: HealthEvent, l: EventLinks = {}): SlackReply {
 }
 
 /** One event in full: before → after for settings, why a PR failed. */
-function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks): SlackReply {
+function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?: EventStories): SlackReply {
   const label = queueLabel(e.target);
   const blocks: KnownBlock[] = [];
   let text: string;
@@ -175,7 +198,8 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks): SlackRep
     blocks.push(
       section(`${KIND_EMOJI[e.kind]} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*`),
     );
-    if (e.kind === 'failed' || e.kind === 'cancelled') blocks.push(section(fateSection(e)));
+    if (e.kind === 'failed' || e.kind === 'cancelled')
+      blocks.push(section(fateSection(e, leftStory(e, stories))));
     text = `#${e.pr.number} ${e.pr.title} ${KIND_WORDS[e.kind]} in ${label}`;
   }
   blocks.push(footer(e.target, e.at, l));
@@ -186,13 +210,23 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks): SlackRep
  * A channel's post for events of one queue: one event in full, several grouped in one message (so a busy
  * queue does not flood the channel). Health events are rendered on their own (renderHealth).
  */
-export function renderFeed(events: Array<Exclude<WatchEvent, HealthEvent>>, l: EventLinks = {}): SlackReply {
+export function renderFeed(
+  events: Array<Exclude<WatchEvent, HealthEvent>>,
+  l: EventLinks = {},
+  stories?: EventStories,
+): SlackReply {
   const first = events[0];
   if (!first) throw new Error('renderFeed needs at least one event');
-  if (events.length === 1) return renderOne(first, l);
+  if (events.length === 1) return renderOne(first, l, stories);
   const label = queueLabel(first.target);
   const blocks: KnownBlock[] = [section(`*${esc(label)}* · ${plural(events.length, 'update')}`)];
-  blocks.push(...sectionsOfLines(events.map(eventLine), 8, (n) => `_…and ${n} more_`));
+  blocks.push(
+    ...sectionsOfLines(
+      events.map((e) => eventLine(e, stories)),
+      8,
+      (n) => `_…and ${n} more_`,
+    ),
+  );
   blocks.push(footer(first.target, events[events.length - 1]!.at, l));
   const kinds = [...new Set(events.map((e) => e.kind))].join(', ');
   return { text: esc(`${label}: ${plural(events.length, 'update')} (${kinds})`), blocks };
@@ -214,6 +248,8 @@ export function renderAuthorNote(
   e: Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' }>,
   to: NoteReader,
   l: EventLinks = {},
+  /** The PR's story from Trunk v2, when the workspace has a v2 key and it was read. */
+  story?: PrStory,
 ): SlackReply {
   const label = queueLabel(e.target);
   const blocks: KnownBlock[] = [
@@ -223,7 +259,7 @@ export function renderAuthorNote(
   ];
   const buttons = e.kind === 'failed' || e.kind === 'cancelled';
   if (buttons) {
-    blocks.push(section(fateSection(e)));
+    blocks.push(section(fateSection(e, leftStory(e, story ? new Map([[e.pr.number, story]]) : undefined))));
     blocks.push(
       prActionButtons({
         ref: e.target,

@@ -6,6 +6,7 @@ import type { ActionsBlockElement, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
 import type { WindowView } from '../../freeze/index.ts';
 import { type EnqueuedPullRequest, PRIORITIES, QUEUE_INT_MAX, type Queue } from '../../trunk/types.ts';
+import type { MergeQueueOrder, QueuedPullRequest } from '../../trunk/v2/schemas.ts';
 import type { SlackReply } from '../reply.ts';
 import {
   code,
@@ -49,6 +50,11 @@ export interface StatusInput {
   freeze?: StatusFreeze;
   /** A live status message (it keeps itself current), or one whose live period has ended. */
   live?: 'live' | 'ended';
+  /**
+   * Trunk's dispatch order (v2, when the workspace has a key): the PRs are listed in it — batches testing,
+   * then pending with what each waits behind, then awaiting admission — instead of v1's list.
+   */
+  order?: MergeQueueOrder;
 }
 
 export type StatusFreeze = WindowView & { current: NonNullable<WindowView['current']> };
@@ -110,6 +116,85 @@ export function prLine(ref: QueueRef, pr: EnqueuedPullRequest): string {
   return `• ${parts.join(' · ')}`;
 }
 
+function queuedText(ref: QueueRef, pr: QueuedPullRequest, v1: Map<number, EnqueuedPullRequest>): string {
+  const known = v1.get(pr.number);
+  const parts = [
+    `${link(pr.url ?? prUrl(ref.repo, pr.number), `#${pr.number}`)} ${escTrim(pr.title || known?.prTitle || '(no title)', 100)}`,
+  ];
+  if (known?.prAuthor) parts.push(`by ${escTrim(known.prAuthor, 60)}`);
+  if (known) parts.push(priorityLabel(known));
+  if (known?.skipTheLine) parts.push('skips the line');
+  return parts.join(' · ');
+}
+
+function numbers(prs: readonly QueuedPullRequest[], max = 5): string {
+  const shown = prs.slice(0, max).map((p) => `#${p.number}`);
+  return shown.join(', ') + (prs.length > max ? ` and ${prs.length - max} more` : '');
+}
+
+/**
+ * The PR list in Trunk's dispatch order: group headings, then one line per PR (at most `max`; the count of
+ * the rest is answered). A PR v1 lists that the order leaves out (Trunk omits PRs not ready yet) is listed
+ * last, so nothing in the queue disappears from the message.
+ */
+export function orderLines(
+  ref: QueueRef,
+  order: MergeQueueOrder,
+  v1Prs: readonly EnqueuedPullRequest[],
+  max: number,
+): { lines: string[]; total: number; hidden: number } {
+  const v1 = new Map(v1Prs.map((p) => [p.prNumber, p]));
+  const groups: Array<{ heading: string; items: string[] }> = [];
+  const seen = new Set<number>();
+  const testing = order.batches.flatMap((b, i) =>
+    b.pullRequests.map((p) => {
+      seen.add(p.number);
+      const batch = order.batches.length > 1 || b.pullRequests.length > 1 ? `batch ${i + 1}` : '';
+      const notes = [batch, b.isBisection ? 'tested alone after its batch failed' : ''].filter(Boolean);
+      return `• ${queuedText(ref, p, v1)}${notes.length > 0 ? ` · ${notes.join(', ')}` : ''}`;
+    }),
+  );
+  if (testing.length > 0) groups.push({ heading: '*Testing*', items: testing });
+  const pending = order.pending.map((item) => {
+    seen.add(item.pullRequest.number);
+    const held = item.schedulability === 'heldBehindFailure';
+    const after =
+      held && item.heldBy.length > 0
+        ? `held behind the failure of ${numbers(item.heldBy)}`
+        : item.directlyAhead.length > 0
+          ? `waits behind ${numbers(item.directlyAhead)}`
+          : held
+            ? 'held behind a failure ahead of it'
+            : 'next to be tested';
+    return `• ${queuedText(ref, item.pullRequest, v1)} · ${after}`;
+  });
+  if (pending.length > 0) groups.push({ heading: '*Waiting to be tested*', items: pending });
+  const admission = order.awaitingAdmission.map((p) => {
+    seen.add(p.number);
+    return `• ${queuedText(ref, p, v1)}`;
+  });
+  const admissionTotal = Math.max(order.awaitingAdmissionTotal ?? 0, admission.length);
+  if (admission.length > 0)
+    groups.push({
+      heading: `*Awaiting admission${admissionTotal > admission.length ? ` (${admissionTotal})` : ''}*`,
+      items: admission,
+    });
+  const rest = v1Prs.filter((p) => !seen.has(p.prNumber));
+  if (rest.length > 0)
+    groups.push({ heading: '*Submitted, not in the order yet*', items: rest.map((p) => prLine(ref, p)) });
+
+  const total = testing.length + pending.length + admissionTotal + rest.length;
+  const lines: string[] = [];
+  let shown = 0;
+  for (const g of groups) {
+    if (shown >= max) break;
+    const take = g.items.slice(0, max - shown);
+    lines.push(g.heading, ...take);
+    shown += take.length;
+  }
+  return { lines, total, hidden: total - shown };
+}
+
 export function renderStatus(input: StatusInput): SlackReply {
   const { ref, queue, renderedAt } = input;
   const label = queueLabel(ref);
@@ -145,7 +230,20 @@ export function renderStatus(input: StatusInput): SlackReply {
   if (input.freeze) blocks.push(context(freezeStatusLine(input.freeze)));
 
   blocks.push(divider());
-  if (!prsKnown) {
+  if (input.order) {
+    const max = Math.max(1, input.maxPrs ?? 15);
+    const { lines, total, hidden } = orderLines(ref, input.order, prs, max);
+    if (total === 0) blocks.push(section("*Enqueued PRs:* none (Trunk's dispatch order)"));
+    else {
+      const extra = hidden > 0 ? 1 : 0;
+      const all = [
+        `*Enqueued PRs (${total}), in Trunk's dispatch order*`,
+        ...lines,
+        ...(hidden > 0 ? [`_…and ${hidden} more_`] : []),
+      ];
+      blocks.push(...sectionsOfLines(all, 6, (n) => `_…and ${n - extra + hidden} more_`));
+    }
+  } else if (!prsKnown) {
     blocks.push(
       section('*Enqueued PRs:* not included in this answer from Trunk; press Refresh to list them.'),
     );

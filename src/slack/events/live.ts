@@ -4,11 +4,15 @@
  * three per queue and channel are live: registering a fourth retires the oldest, which is redrawn at once
  * saying it is no longer live. When its time is up a message is redrawn once more the same way, with its
  * Refresh button kept. One that Slack says is gone is forgotten (deliver.ts).
+ *
+ * With a v2 key, a redraw lists the PRs in Trunk's dispatch order (one order read per queue and pass, joined
+ * like the queue read); an order that cannot be read leaves v1's list (logged).
  */
 import type { NotifyResult } from '../../core/notifier.ts';
 import type { QueueRef } from '../../core/target.ts';
 import type { Logger } from '../../observability/log.ts';
 import type { Queue } from '../../trunk/types.ts';
+import type { MergeQueueOrder } from '../../trunk/v2/schemas.ts';
 import { type LiveMessage, type LiveMessageRepository, queueKeyOf } from '../../watch/index.ts';
 import { renderLiveEndedUnread } from '../blocks/events.ts';
 import { renderStatus } from '../blocks/status.ts';
@@ -37,7 +41,7 @@ export interface LiveStatus {
 
 export interface LiveDeps {
   repo: LiveMessageRepository;
-  workspaces: Pick<Workspaces, 'backgroundTrunkFor'>;
+  workspaces: Pick<Workspaces, 'backgroundTrunkFor' | 'v2For'>;
   outbox: SlackOutbox;
   logger: Logger;
   now: () => number;
@@ -74,6 +78,65 @@ export function liveStatus(d: LiveDeps): LiveStatus {
 /** One Trunk read per queue, however many of its live messages are drawn in one pass. */
 export type QueueReads = Map<string, Promise<Queue>>;
 
+/** One dispatch-order read per queue (v2), however many of its live messages are drawn in one pass. */
+export type OrderReads = Map<string, Promise<MergeQueueOrder | undefined>>;
+
+/**
+ * The queue's dispatch order when the workspace has a v2 key (caller `watch`, so it waits behind people's
+ * commands in the budget); undefined without a key, and when it cannot be read (logged: v1's list is shown).
+ */
+export function orderOf(
+  d: Pick<LiveDeps, 'workspaces' | 'logger'>,
+  workspaceId: string,
+  target: QueueRef,
+  orders: OrderReads,
+): Promise<MergeQueueOrder | undefined> {
+  const key = readKey(workspaceId, target);
+  let read = orders.get(key);
+  if (!read) {
+    read = (async () => {
+      const v2 = await d.workspaces.v2For(workspaceId, 'watch');
+      return v2?.reader.order({ repo: target.repo, targetBranch: target.branch });
+    })().catch((err: unknown) => {
+      d.logger.warn(
+        { err, workspace: workspaceId, queue: queueKeyOf(target) },
+        "could not read the queue's dispatch order from Trunk v2; showing v1's list",
+      );
+      return undefined;
+    });
+    orders.set(key, read);
+  }
+  return read;
+}
+
+/** How long a person's `status` or click waits for the dispatch order before showing v1's list. */
+export const ORDER_DEADLINE_MS = 5_000;
+
+/**
+ * The queue's dispatch order for what a person asked for (`status`, a click that redraws a status message):
+ * undefined without a v2 key, and when it cannot be read within ORDER_DEADLINE_MS (logged: v1's list).
+ */
+export async function dispatchOrder(
+  d: Pick<LiveDeps, 'workspaces' | 'logger'>,
+  workspaceId: string,
+  target: QueueRef,
+): Promise<MergeQueueOrder | undefined> {
+  try {
+    const v2 = await d.workspaces.v2For(workspaceId, 'interactive');
+    if (!v2) return undefined;
+    return await v2.reader.order(
+      { repo: target.repo, targetBranch: target.branch },
+      { deadlineMs: ORDER_DEADLINE_MS },
+    );
+  } catch (err) {
+    d.logger.warn(
+      { err, workspace: workspaceId, queue: queueKeyOf(target) },
+      "could not read the queue's dispatch order from Trunk v2; showing v1's list",
+    );
+    return undefined;
+  }
+}
+
 /** The key of a queue's read in QueueReads. */
 export function readKey(workspaceId: string, target: QueueRef): string {
   return `${workspaceId}|${queueKeyOf(target)}`;
@@ -90,10 +153,11 @@ export function redrawLive(
   m: LiveRef,
   live: 'live' | 'ended',
   reads: QueueReads,
+  orders: OrderReads = new Map(),
 ): Promise<NotifyResult> {
   return d.outbox.update(
     { workspaceId: m.workspaceId, channel: m.channelId, ts: m.ts },
-    () => drawLive(d, m, live, reads),
+    () => drawLive(d, m, live, reads, orders),
     'live',
     // A live redraw never replaces a waiting final one (nor the other way round): both keep their turn.
     { coalesce: `${live}|${m.ts}` },
@@ -106,6 +170,7 @@ async function drawLive(
   m: LiveRef,
   live: 'live' | 'ended',
   reads: QueueReads,
+  orders: OrderReads,
 ): Promise<SlackReply | undefined> {
   if (live === 'live') {
     const still = await d.repo.get(m.workspaceId, m.channelId, m.ts);
@@ -117,6 +182,8 @@ async function drawLive(
     ...(trunk?.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
   };
   const key = readKey(m.workspaceId, m.target);
+  // Read beside the queue, not after it: a redraw waits for the slower of the two, never their sum.
+  const order = trunk ? orderOf(d, m.workspaceId, m.target, orders) : Promise.resolve(undefined);
   let queue: Queue | undefined;
   try {
     let read = reads.get(key);
@@ -131,17 +198,25 @@ async function drawLive(
     if (live === 'live') throw err;
     d.logger.warn({ err, channel: m.channelId }, 'could not read the queue for a live message that ended');
   }
-  return queue
-    ? renderStatus({ ref: m.target, queue, renderedAt: d.now(), live, ...links })
-    : renderLiveEndedUnread(m.target, d.now(), links);
+  if (!queue) return renderLiveEndedUnread(m.target, d.now(), links);
+  const dispatch = await order;
+  return renderStatus({
+    ref: m.target,
+    queue,
+    renderedAt: d.now(),
+    live,
+    ...links,
+    ...(dispatch ? { order: dispatch } : {}),
+  });
 }
 
 /** Redraws the messages whose live period ended as no longer live; each is taken by one replica only. */
 export async function expireLive(d: LiveDeps, reads: QueueReads = new Map()): Promise<number> {
   const expired = await d.repo.takeExpired(d.now());
+  const orders: OrderReads = new Map();
   await Promise.all(
     expired.map(async (m) => {
-      const r = await redrawLive(d, m, 'ended', reads);
+      const r = await redrawLive(d, m, 'ended', reads, orders);
       if (!r.ok)
         d.logger.warn(
           { slackError: r.code, channel: m.channelId },

@@ -7,10 +7,15 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../observability/log.ts';
 import type { Store } from '../../store/types.ts';
-import { type DeliverBatch, LiveMessageRepository, WatchRepository } from '../../watch/index.ts';
+import {
+  type DeliverBatch,
+  type Departures,
+  LiveMessageRepository,
+  WatchRepository,
+} from '../../watch/index.ts';
 import type { SlackOutbox } from '../outbox/outbox.ts';
 import type { Workspaces } from '../workspace.ts';
-import { createSlackDeliver, type DeliverDeps } from './deliver.ts';
+import { createDepartures, createSlackDeliver, type DeliverDeps, StoryReads } from './deliver.ts';
 import { expireLive, type LiveStatus, liveStatus } from './live.ts';
 
 export interface QueueEventDeliveryOptions {
@@ -25,6 +30,8 @@ export interface QueueEventDeliveryOptions {
 
 export interface QueueEventDelivery {
   readonly deliverBatch: DeliverBatch;
+  /** The watcher's port: what became of departed PRs, from one v2 history batch (reused by the delivery). */
+  readonly departures: Departures;
   readonly live: LiveStatus;
   /** Ends the live status messages whose time is up; answers how many (0 when it failed, logged). */
   expire(): Promise<number>;
@@ -40,9 +47,11 @@ export function createQueueEventDelivery(o: QueueEventDeliveryOptions): QueueEve
     now: o.now,
     appUrl: o.config.trunk.appUrl,
     liveHours: o.config.watch.liveStatusHours,
+    storyReads: new StoryReads(),
   };
   return {
     deliverBatch: createSlackDeliver(liveDeps),
+    departures: createDepartures(liveDeps),
     live: liveStatus(liveDeps),
     expire: () =>
       expireLive(liveDeps).catch((err: unknown) => {

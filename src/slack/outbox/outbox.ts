@@ -43,7 +43,7 @@ interface OutboxJob {
   kind: MessageKind;
   /** Writes with the same key are one: a newer one replaces an older one still waiting. */
   coalesce?: string;
-  run(client: WebClient): Promise<{ ts?: string | undefined }>;
+  run(client: WebClient): Promise<{ ts?: string | undefined; channel?: string }>;
 }
 
 export interface SlackOutboxOptions {
@@ -102,7 +102,7 @@ export class SlackOutbox implements Notifier {
           unfurl_media: false,
           ...(to.threadTs ? { thread_ts: to.threadTs } : {}),
         });
-        return { ts: res.ts };
+        return { ts: res.ts, ...(res.channel ? { channel: res.channel } : {}) };
       },
     });
   }
@@ -244,8 +244,8 @@ export class SlackOutbox implements Notifier {
       if (item.dropped || this.#abandoned) return STOPPED;
       item.sending = true;
       try {
-        const { ts } = await job.run(client);
-        return ts ? { ok: true, ts } : { ok: true };
+        const { ts, channel } = await job.run(client);
+        return ts ? { ok: true, ts, ...(channel ? { channel } : {}) } : { ok: true };
       } catch (err) {
         const failure = classify(err);
         const wait = retryDelay(failure, attempt);

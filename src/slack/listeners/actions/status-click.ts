@@ -7,6 +7,7 @@ import { formatQueueRef } from '../../../core/target.ts';
 import type { QueueAt, QueueChangeRequest } from '../../../services/queue.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
+import { dispatchOrder } from '../../events/live.ts';
 import { statusFreeze } from '../../freeze-status.ts';
 import { updateMessage } from '../../interaction.ts';
 import { servicesOf } from '../../services.ts';
@@ -21,7 +22,9 @@ export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): 
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
+  const order = dispatchOrder(c.deps, c.workspaceId, c.value.ref);
   const window = await statusFreeze(c.deps, c.workspaceId, c.value.ref);
+  const dispatch = await order;
   // A live status message stays marked live when a click redraws it.
   const live =
     c.channelId && c.messageTs && !c.ephemeral
@@ -30,6 +33,7 @@ export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): P
   const reply = renderStatus({
     ...(window ? { freeze: window } : {}),
     ...(live ? { live: 'live' as const } : {}),
+    ...(dispatch ? { order: dispatch } : {}),
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),

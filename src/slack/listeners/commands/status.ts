@@ -1,12 +1,14 @@
 /**
  * `/mergequeue status [target]`: the queue with its buttons, posted in the channel as the bot so that
  * clicks can update that same message (chat.update). Falls back to respond in_channel when the bot
- * cannot post there.
+ * cannot post there. With a v2 key the PRs are listed in Trunk's dispatch order, read beside the queue (an
+ * order that cannot be read leaves v1's list, logged).
  */
 
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
+import { dispatchOrder } from '../../events/live.ts';
 import { statusFreeze } from '../../freeze-status.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import { servicesOf } from '../../services.ts';
@@ -17,6 +19,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   if ('outcome' in at) return at.outcome;
   const { ref, trunk } = at;
   const freeze = statusFreeze(req.deps, req.workspaceId, ref);
+  const dispatch = dispatchOrder(req.deps, req.workspaceId, ref);
   const read = await servicesOf(req.deps).queue.queue(req.actor, at);
   if (read.answer === 'read_failed') {
     await sendReply(req.deps, req.respond, renderError(read.error));
@@ -24,9 +27,11 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   }
   const queue = read.value;
   const window = await freeze;
+  const order = await dispatch;
   const { liveStatus } = req.deps;
   const input = {
     ...(window ? { freeze: window } : {}),
+    ...(order ? { order } : {}),
     ref,
     queue,
     renderedAt: req.deps.now(),
