@@ -11,6 +11,16 @@ const optStr = z
   .string()
   .nullish()
   .transform((v) => v ?? undefined);
+/** An absent or null flag reads false. */
+const flag = z
+  .boolean()
+  .nullish()
+  .transform((v) => v ?? false);
+const optInt = z
+  .number()
+  .int()
+  .nullish()
+  .transform((v) => v ?? undefined);
 const list = <T extends z.ZodType>(item: T) =>
   z
     .array(item)
@@ -22,10 +32,7 @@ export const page = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),
     nextCursor: optStr,
-    hasMore: z
-      .boolean()
-      .nullish()
-      .transform((v) => v ?? false),
+    hasMore: flag,
   });
 
 export const repositorySchema = z.object({
@@ -70,21 +77,14 @@ export const pullRequestSchema = z.object({
   url: optStr,
   htmlUrl: optStr,
   state: optStr,
-  isCurrentlySubmittedToQueue: z
-    .boolean()
-    .nullish()
-    .transform((v) => v ?? false),
+  isCurrentlySubmittedToQueue: flag,
   queueEntry: queueEntrySchema.nullish().transform((v) => v ?? undefined),
 });
 
 const prRef = z.object({
   id: optStr,
   pullRequestId: optStr,
-  number: z
-    .number()
-    .int()
-    .nullish()
-    .transform((v) => v ?? undefined),
+  number: optInt,
   title: optStr,
   url: optStr,
 });
@@ -99,11 +99,7 @@ const conflictCulpritSchema = z.object({
   kind: optStr,
   sha: optStr,
   pullRequestId: optStr,
-  number: z
-    .number()
-    .int()
-    .nullish()
-    .transform((v) => v ?? undefined),
+  number: optInt,
   url: optStr,
 });
 
@@ -165,10 +161,7 @@ export const orderSchema = z.object({
     z.object({
       verificationRunId: optStr,
       state: optStr,
-      isBisection: z
-        .boolean()
-        .nullish()
-        .transform((v) => v ?? false),
+      isBisection: flag,
       pullRequests: list(queuedPrSchema),
     }),
   ),
@@ -181,11 +174,7 @@ export const orderSchema = z.object({
     }),
   ),
   awaitingAdmission: list(queuedPrSchema),
-  awaitingAdmissionTotal: z
-    .number()
-    .int()
-    .nullish()
-    .transform((v) => v ?? undefined),
+  awaitingAdmissionTotal: optInt,
 });
 
 /** The estimate schema is incomplete in Trunk's docs (cut after `kind`): everything past `status` is optional. */
@@ -200,10 +189,7 @@ export const estimateSchema = z.object({
 export const verificationRunSchema = z.object({
   id: str,
   status: str,
-  isBisection: z
-    .boolean()
-    .nullish()
-    .transform((v) => v ?? false),
+  isBisection: flag,
   requiredStatuses: list(str),
   checks: list(z.object({ name: str, status: optStr, conclusion: optStr, url: optStr })),
   testedPullRequests: list(z.object({ number: z.number().int().nullish(), id: optStr })),
