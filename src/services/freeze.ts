@@ -3,11 +3,12 @@
  * adding, removing and skipping are for operators. Refusals and changes are audited here; the Slack side
  * renders the answer and tells the channel about changes (where the window's starts and ends are announced).
  */
-import { formatQueueRef } from '../core/target.ts';
+import { formatQueueRef, type QueueRef } from '../core/target.ts';
 import {
   addWindow,
   type FreezeAdd,
   listWindows,
+  nextOrActiveWindow,
   removeWindow,
   type SkipResult,
   skipNext,
@@ -33,11 +34,22 @@ export type FreezeAnswer =
   | { answer: 'not_found'; id: string }
   | { answer: 'skip'; id: string; result: SkipResult };
 
+/** The window a status message shows: open now, or the next one, with its current occurrence. */
+export type StatusWindow = WindowView & { current: NonNullable<WindowView['current']> };
+
 export interface FreezeService {
   handle(actor: Actor, request: FreezeRequest): Promise<FreezeAnswer>;
+  /**
+   * The queue's open or next window for a status message, read beside the queue and never in the way of
+   * it: undefined when it has none or the store did not answer (logged).
+   */
+  statusWindow(actor: Actor, ref: QueueRef): Promise<StatusWindow | undefined>;
 }
 
-export function createFreezeService(deps: Pick<ServiceDeps, 'store'>, queue: QueueService): FreezeService {
+export function createFreezeService(
+  deps: Pick<ServiceDeps, 'store' | 'logger'>,
+  queue: QueueService,
+): FreezeService {
   const db = deps.store.db;
 
   /** Undefined when the actor is an operator; otherwise the refusal (audited by the queue's rule). */
@@ -127,6 +139,16 @@ export function createFreezeService(deps: Pick<ServiceDeps, 'store'>, queue: Que
         case 'remove':
         case 'skip':
           return removeOrSkip(actor, request.kind, request.id);
+      }
+    },
+
+    async statusWindow(actor, ref) {
+      try {
+        return await nextOrActiveWindow(db, actor.workspace.id, ref, actor.now());
+      } catch (err) {
+        // The status itself still matters more than the window line.
+        deps.logger.warn({ err }, 'could not read freeze windows for a status message');
+        return undefined;
       }
     },
   };
