@@ -9,7 +9,6 @@ import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
 import { dispatchOrder } from '../../events/live.ts';
-import { statusFreeze } from '../../freeze-status.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
@@ -18,9 +17,10 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
   const { ref, trunk } = at;
-  const freeze = statusFreeze(req.deps, req.workspaceId, ref);
+  const services = servicesOf(req.deps);
+  const freeze = services.freeze.statusWindow(req.actor, ref);
   const dispatch = dispatchOrder(req.deps, req.workspaceId, ref);
-  const read = await servicesOf(req.deps).queue.queue(req.actor, at);
+  const read = await services.queue.queue(req.actor, at);
   if (read.answer === 'read_failed') {
     await sendReply(req.deps, req.respond, renderError(read.error));
     return 'failed';
