@@ -9,7 +9,7 @@ import type { QueueRef } from '../../core/target.ts';
 import { describeSchedule, repoLabel, type Subscription } from '../../digest/index.ts';
 import type { WindowView } from '../../freeze/index.ts';
 import type { EtaAnswer } from '../../queue/story-reader.ts';
-import type { Operator } from '../../store/types.ts';
+import type { HomeData } from '../../services/home.ts';
 import type { EnqueuedPullRequest, Queue } from '../../trunk/types.ts';
 import type { Watch } from '../../watch/index.ts';
 import type { SlackReply } from '../reply.ts';
@@ -70,7 +70,7 @@ export interface HomeInput {
   digests: Subscription[];
   watches: Watch[];
   freezes: WindowView[];
-  operators: Operator[];
+  operators: HomeData['operators'];
   installerUserId?: string;
   /** What a click on this Home answered (refusals, "already paused", announcements), newest last. */
   notices?: SlackReply[];
