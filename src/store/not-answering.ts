@@ -1,18 +1,5 @@
-/**
- * The database did not answer in time: a PostgreSQL connect, query, statement or idle-in-transaction
- * timeout, or SQLite still locked by another process after its busy timeout. Both engines throw this one
- * error so the person is told "the store is not answering" instead of waiting on a hung request.
- */
-export class StoreNotAnsweringError extends Error {
-  constructor(what: string, options?: { cause?: unknown }) {
-    super(`The store is not answering (${what})`, options);
-    this.name = 'StoreNotAnsweringError';
-  }
-}
-
-export function isStoreNotAnswering(err: unknown): err is StoreNotAnsweringError {
-  return err instanceof StoreNotAnsweringError;
-}
+/** How each engine's timeouts become the one StoreNotAnsweringError (core/store-not-answering.ts). */
+import { StoreNotAnsweringError } from '../core/store-not-answering.ts';
 
 /** PostgreSQL SQLSTATEs: query_canceled (statement_timeout), idle_in_transaction_session_timeout. */
 const PG_TIMEOUT_CODES = new Set(['57014', '25P03']);

@@ -2,7 +2,7 @@
  * Ephemeral replies for everything that went wrong: a usage error, a refusal, a missing default target, a
  * Trunk failure. Each says what happened and what to try; none contains a stack trace or a secret.
  */
-import { isStoreNotAnswering } from '../../store/not-answering.ts';
+import { isStoreNotAnswering } from '../../core/store-not-answering.ts';
 import { PULL_REQUEST_WRITES } from '../../trunk/api.ts';
 import { isTrunkError, type TrunkError, TrunkRateLimitedError } from '../../trunk/errors.ts';
 import type { SlackReply } from '../reply.ts';
