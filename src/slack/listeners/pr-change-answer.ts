@@ -8,6 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import { formatQueueRef } from '../../core/target.ts';
 import type { PrAction, PrChangeResult } from '../../queue/pull-requests.ts';
 import type { Actor } from '../../services/actor.ts';
+import type { WorkspaceTrunk } from '../../services/ports.ts';
 import type { QueueAt } from '../../services/queue.ts';
 import type { SubmittedPullRequest } from '../../trunk/types.ts';
 import { renderNoop } from '../blocks/announcement.ts';
@@ -23,7 +24,6 @@ import {
 import type { SlackDeps } from '../deps.ts';
 import { postToChannel, sendReply, updateMessage } from '../interaction.ts';
 import type { SlackReply } from '../reply.ts';
-import type { WorkspaceTrunk } from '../workspace.ts';
 
 /** One click (or Cancel's confirmation) on a PR message, checked and ready to act on. */
 export interface PrClick {

@@ -7,6 +7,7 @@
 import type { App, BlockAction, ButtonAction, Context, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Actor } from '../../../services/actor.ts';
+import type { WorkspaceTrunk } from '../../../services/ports.ts';
 import { interactionActor } from '../../actor.ts';
 import { renderError, renderInvalidButton, renderNotConnected } from '../../blocks/errors.ts';
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
@@ -14,7 +15,6 @@ import type { SlackDeps } from '../../deps.ts';
 import { homeSession, isHomeClick } from '../../home.ts';
 import { afterAck, sendReply } from '../../interaction.ts';
 import { servicesOf } from '../../services.ts';
-import type { WorkspaceTrunk } from '../../workspace.ts';
 import type { Outcome } from '../outcome.ts';
 
 /** A click on a button whose value parses as V. */
