@@ -1,12 +1,17 @@
 /**
  * Which part of src/ (and dev/) may import which: the README's picture,
- * `slack → (queue, digest, workspace, watch, freeze) → trunk` with `store` beside them and `core` under
- * everything, written as rules a build can check. `npm test` runs it (`npm run deps`); it prints each import
- * that runs the wrong way as `from → to` with the rule's name, and exits non-zero. No import breaks a rule
- * today, and there is no list of exceptions.
+ * `slack → services → (queue, digest, workspace, watch, freeze) → trunk` with `store` beside them and `core`
+ * under everything, written as rules a build can check. `npm test` runs it (`npm run deps`); it prints each
+ * import that runs the wrong way as `from → to` with the rule's name, and exits non-zero. No import breaks a
+ * rule today, and there is no list of exceptions.
+ *
+ * The rules are allow-lists: each says what a part MAY import (`pathNot`), and everything else is refused.
+ * A new folder is therefore covered without editing this file: a new src/<name>/ is a domain (the strictest
+ * place short of core/), and nothing may import it unless a rule below lets it.
  *
  * How to read a rule: `from` is the importing file, `to` the imported one; paths are regular expressions
- * over paths relative to the repository root. `dependencyTypesNot: ['type-only']` exempts `import type`.
+ * over paths relative to the repository root (a package's path ends in `node_modules/<name>/…`). `dependencyTypesNot:
+ * ['type-only']` exempts `import type`; `dependencyTypes: ['type-only']` applies to `import type` alone.
  * When a rule is in your way, the fix is almost always to move the code to the part it belongs to (or to a
  * neutral module both sides may import), not to add an exception here.
  *
@@ -20,6 +25,48 @@
  * of Slack and Trunk, the sandbox), which the image leaves out. test/ and bench/ may import anything.
  */
 const DEV_TOOLS = '^dev/';
+
+/**
+ * The parts that are not a domain. Every other folder of src/ is a domain (queue, digest, workspace, watch,
+ * freeze today, and any new one): `$1` in a rule is its name.
+ */
+const NOT_A_DOMAIN = 'core|trunk|store|services|slack|workers|observability|http|cli';
+const DOMAIN = `^src/(?!(?:${NOT_A_DOMAIN})/)([^/]+)/`;
+
+/** What lies below the domains: every domain and service may import these. */
+const BELOW_THE_DOMAINS = '^src/(core|store|trunk|observability)/';
+
+/**
+ * The modules that define a `*Repository` class (rows of the store, read and written by a domain). Only
+ * domains and services use them; test/production/dependency-rules.test.ts fails when a file that defines a
+ * repository is missing here.
+ */
+const REPOSITORY_MODULES = [
+  '^src/digest/(claims|shared-collection|repository)\\.ts$',
+  '^src/freeze/repository\\.ts$',
+  '^src/watch/(feeds|outbox|people|queue-state)\\.ts$',
+];
+
+/**
+ * What a listener (src/slack/listeners/) may import: parse → call a service → render → reply. Beside the
+ * services, the grammars, the renderers, core/ and observability/, the Slack-side plumbing a listener needs
+ * to talk to Slack, each file named (a new one is added here on purpose, with its reason):
+ */
+const LISTENERS_MAY_IMPORT = [
+  '^src/slack/listeners/',
+  '^src/services/',
+  '^src/slack/(commands|blocks)/',
+  '^src/(core|observability)/',
+  // what a listener is handed (SlackDeps), the request's Actor, the services for these deps
+  '^src/slack/(deps|actor|services)\\.ts$',
+  // reply, post, update and error helpers, and the SlackReply a renderer returns
+  '^src/slack/(interaction|reply)\\.ts$',
+  // Slack-only steps of a listener: open a modal, publish the Home, answer a response_url, finish inside a
+  // view submission's ack, apply tokens_revoked, ask Slack whether a channel is shared (Slack Connect)
+  '^src/slack/(modals|home|pr-actor|answer-budget|revocation|shared-channels)\\.ts$',
+  // Bolt's and Slack's own types
+  'node_modules/@slack/(bolt|web-api|types)/',
+];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -46,13 +93,12 @@ module.exports = {
       name: 'trunk-is-the-api-client-alone',
       severity: 'error',
       comment:
-        "trunk/ is Trunk's API client: schemas, errors, retries, pagination. It knows nothing of Slack, of " +
-        'what a command means, or of where things are stored, so it can be reused and tested against the ' +
-        'Trunk fake by itself, and a v2 client can replace it without touching the rest.',
+        "trunk/ is Trunk's API client: schemas, errors, retries, pagination. It imports only itself, core/ and " +
+        'observability/: it knows nothing of Slack, of what a command means, or of where things are stored, ' +
+        'so it can be reused and tested against the Trunk fake by itself, and a v2 client can replace it ' +
+        'without touching the rest.',
       from: { path: '^src/trunk/' },
-      to: {
-        path: ['^src/(slack|queue|digest|workspace|store|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
-      },
+      to: { path: '^src/', pathNot: '^src/(trunk|core|observability)/' },
     },
     {
       name: 'trunk-knows-no-slack-package',
@@ -67,13 +113,12 @@ module.exports = {
       name: 'store-knows-no-domain-or-slack',
       severity: 'error',
       comment:
-        'store/ is one interface over SQLite and PostgreSQL. It stores what it is given and knows nothing of ' +
-        'how commands are parsed (queue/), what a digest is for (digest/) or how Slack is wired (slack/), ' +
-        'so either database can be swapped or tested by the shared contract suite alone.',
+        'store/ is one interface over SQLite and PostgreSQL. It imports only itself and core/: it stores what ' +
+        'it is given and knows nothing of how commands are parsed (queue/), what a digest is for (digest/), ' +
+        'the services or how Slack is wired (slack/), so either database can be swapped or tested by the ' +
+        'shared contract suite alone.',
       from: { path: '^src/store/' },
-      to: {
-        path: ['^src/(slack|queue|digest|workspace|http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
-      },
+      to: { path: '^src/', pathNot: '^src/(store|core)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'store-takes-only-types-from-trunk-and-observability',
@@ -83,7 +128,11 @@ module.exports = {
         "into the API client or depend on the logger's internals (such as its list of secret keys): a " +
         'logger is handed to it, and what counts as secret for the store is decided in the store.',
       from: { path: '^src/store/' },
-      to: { path: '^src/(trunk|observability)/', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(store|core|trunk|observability)/',
+        dependencyTypes: ['type-only'],
+      },
     },
     {
       name: 'store-knows-no-bolt',
@@ -95,46 +144,37 @@ module.exports = {
       to: { path: 'node_modules/@slack/' },
     },
     {
-      name: 'domain-never-imports-slack',
+      name: 'domain-imports-only-what-lies-below',
       severity: 'error',
       comment:
-        'queue/, digest/, workspace/, watch/ and freeze/ are the domain: plain data in, plain data out (what a change means, who may ' +
-        'run it, what a digest says). Replies, Block Kit and Bolt types belong to slack/, which calls the ' +
-        'domain; the reverse arrow would make the domain untestable without Slack.',
-      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
-      to: { path: ['^src/slack/', 'node_modules/@slack/'] },
+        'A domain (queue/, digest/, workspace/, watch/, freeze/, and any new folder of src/) is plain data in, ' +
+        'plain data out: what a change means, who may run it, what a digest says. It imports only itself, ' +
+        'core/, store/, trunk/ and observability/ (and another domain as domains-are-independent allows). ' +
+        'Replies, Block Kit and Bolt belong to slack/, the application layer to services/, the assembly to ' +
+        'the composition root (app.ts, main.ts, lifecycle.ts, config.ts, http/, cli/, workers/); each calls ' +
+        'the domain, and the reverse arrow would make the domain untestable without them.',
+      from: { path: DOMAIN },
+      to: { path: '^src/', pathNot: [DOMAIN, BELOW_THE_DOMAINS] },
     },
     {
-      name: 'services-never-import-slack',
+      name: 'domain-knows-no-slack-package',
       severity: 'error',
       comment:
-        'services/ is the application layer: who is asking, may they, the answer. It sees Slack only through ' +
-        'ports (services/ports.ts, the Actor of services/actor.ts) that slack/ implements, so a service can be ' +
-        'called from any surface and tested as a plain function.',
-      from: { path: '^src/services/' },
-      to: {
-        path: ['^src/slack/', 'node_modules/@slack/', '^src/(http|cli)/', '^src/(app|main|lifecycle)\\.ts$'],
-      },
-    },
-    {
-      name: 'domain-never-imports-the-composition-root',
-      severity: 'error',
-      comment:
-        'app.ts, main.ts, lifecycle.ts and http/ assemble the parts; a domain module that imported any of ' +
-        'them would pull the whole app into its tests.',
-      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
-      to: { path: ['^src/(http|cli)/', '^src/(app|main|lifecycle)\\.ts$'] },
+        'A domain sees Slack only through ports it declares (the Notifier of core/notifier.ts, the ' +
+        "DigestSurface), never Bolt's or Slack's packages.",
+      from: { path: DOMAIN },
+      to: { path: 'node_modules/@slack/' },
     },
     {
       name: 'domains-are-independent',
       severity: 'error',
       comment:
-        'queue/, digest/, workspace/ and watch/ are siblings: what they share (targets such as owner/repo:branch, ' +
-        'local time) lives in core/, which all may import, so a change to one domain never ripples into another. ' +
-        'freeze/ is the one automation built on another domain: a freeze window changes the queue through ' +
-        "the queue's own change flow (rule freeze-builds-only-on-queue).",
-      from: { path: '^src/(queue|digest|workspace|watch|freeze)/' },
-      to: { path: '^src/(queue|digest|workspace|watch|freeze)/', pathNot: ['^src/$1/', '^src/queue/'] },
+        'The domains are siblings: what they share (targets such as owner/repo:branch, local time) lives in ' +
+        'core/, which all may import, so a change to one domain never ripples into another. freeze/ is the ' +
+        "one automation built on another domain: a freeze window changes the queue through the queue's own " +
+        'change flow (rule freeze-builds-only-on-queue).',
+      from: { path: DOMAIN },
+      to: { path: DOMAIN, pathNot: ['^src/$1/', '^src/queue/'] },
     },
     {
       name: 'freeze-builds-only-on-queue',
@@ -142,8 +182,77 @@ module.exports = {
       comment:
         'Only freeze/ may use the queue domain (to pause, drain and resume through the same audited flow as ' +
         'a person); the queue never knows about freeze windows, and no other domain reaches into it.',
-      from: { path: '^src/(digest|workspace|watch)/' },
+      from: { path: DOMAIN, pathNot: '^src/(freeze|queue)/' },
       to: { path: '^src/queue/' },
+    },
+    {
+      name: 'services-import-only-domains-and-below',
+      severity: 'error',
+      comment:
+        'services/ is the application layer: who is asking, may they, the answer. It imports only itself, ' +
+        'the domains and what lies below them; it sees Slack only through ports (services/ports.ts, the ' +
+        'Actor of services/actor.ts) that slack/ implements, and never the composition root, so a service ' +
+        'can be called from any surface and tested as a plain function.',
+      from: { path: '^src/services/' },
+      to: { path: '^src/', pathNot: ['^src/services/', DOMAIN, BELOW_THE_DOMAINS] },
+    },
+    {
+      name: 'services-know-no-slack-package',
+      severity: 'error',
+      comment: "A service is called from any surface: Bolt's and Slack's packages belong to slack/.",
+      from: { path: '^src/services/' },
+      to: { path: 'node_modules/@slack/' },
+    },
+    {
+      name: 'listeners-import-only-services-grammars-renderers',
+      severity: 'error',
+      comment:
+        'A listener parses (slack/commands/), calls a service (services/), renders (slack/blocks/) and ' +
+        "replies; it imports only those, core/, observability/, Bolt's and Slack's types and the few " +
+        'Slack-side helpers named in LISTENERS_MAY_IMPORT. A rule, a repository or a store query in a ' +
+        'listener is a rule the next surface re-implements: move it into the service.',
+      from: { path: '^src/slack/listeners/' },
+      to: { pathNot: LISTENERS_MAY_IMPORT, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'listeners-name-only-plain-data-types',
+      severity: 'error',
+      comment:
+        'A listener may name the plain data types it passes between a service and a renderer (a domain or ' +
+        'trunk/ type, `import type`), but takes no other type from outside LISTENERS_MAY_IMPORT.',
+      from: { path: '^src/slack/listeners/' },
+      to: {
+        pathNot: [...LISTENERS_MAY_IMPORT, DOMAIN, '^src/trunk/'],
+        dependencyTypes: ['type-only'],
+      },
+    },
+    {
+      name: 'listeners-and-renderers-never-reach-the-store',
+      severity: 'error',
+      comment:
+        'Listeners and renderers (slack/blocks/) never import store/ or a repository module, not even a ' +
+        'type: every store access, permission and visibility rule lives in a service, and a renderer draws ' +
+        'the plain data it is handed.',
+      from: { path: '^src/slack/(listeners|blocks)/' },
+      to: { path: ['^src/store/', ...REPOSITORY_MODULES] },
+    },
+    {
+      name: 'outbox-knows-no-store',
+      severity: 'error',
+      comment:
+        'The Slack outbox posts what it is given: what to remember about a post (a paused feed, a delivered ' +
+        'event) is told to its caller through the outcome, not written to the store by the outbox.',
+      from: { path: '^src/slack/outbox/' },
+      to: { path: ['^src/store/', ...REPOSITORY_MODULES] },
+    },
+    {
+      name: 'bolt-adapters-take-the-store-as-a-port',
+      severity: 'error',
+      comment:
+        "Bolt's installation store and the replay guard are handed the narrow part of the store they use " +
+        "(Store['installations'], Pick<Store, 'claimOnce'>); they name its types and call nothing else of it.",
+      from: { path: '^src/slack/(installation-store|replay-guard)\\.ts$' },
+      to: { path: ['^src/store/', ...REPOSITORY_MODULES], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'product-never-imports-dev-tools',

@@ -1,0 +1,36 @@
+/**
+ * The import rules (.dependency-cruiser.cjs) name the repository modules by path, since a rule cannot see
+ * which file defines a `*Repository` class: this keeps that list complete, so that a new repository is out
+ * of listeners' and renderers' reach without anyone remembering to add it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/processes.ts';
+
+interface Rule {
+  name: string;
+  to: { path?: string | string[] };
+}
+
+const config = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: Rule[] };
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+describe('the import rules', () => {
+  it('keep every module that defines a repository out of listeners and renderers', () => {
+    const rule = config.forbidden.find((r) => r.name === 'listeners-and-renderers-never-reach-the-store');
+    const refused = [rule?.to.path ?? []].flat().map((p) => new RegExp(p));
+    const repositories = sourceFiles(join(ROOT, 'src'))
+      .filter((file) => /\bclass \w+Repository\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(ROOT, file).split('\\').join('/'));
+    expect(repositories.length).toBeGreaterThan(0);
+    const unlisted = repositories.filter((path) => !refused.some((re) => re.test(path)));
+    expect(unlisted).toEqual([]);
+  });
+});
