@@ -333,24 +333,6 @@ export async function updateSettings(
   return { outcome: 'ok', action: 'settings', target, before, after, view: withPrs(after, before) };
 }
 
-/** Audits a refused change (the caller shows the refusal). Nothing else happens. */
-export async function recordRefusal(
-  ctx: Pick<QueueContext, 'store' | 'workspaceId' | 'userId' | 'now'>,
-  action: string,
-  target: string,
-  because: string,
-): Promise<void> {
-  await ctx.store.appendAudit({
-    workspaceId: ctx.workspaceId,
-    userId: ctx.userId,
-    action,
-    target,
-    outcome: 'refused',
-    detail: { because },
-    at: ctx.now(),
-  });
-}
-
 // ---- helpers ------------------------------------------------------------------------------------------
 
 function withPrs(after: Queue, before: Queue): Queue {

@@ -1,16 +1,13 @@
 /**
  * Small helpers every listener shares: which workspace a request belongs to, which queue a command means,
- * whether the person may change it, and how an answer reaches Slack (respond, or a channel post that
- * falls back to respond when the bot is not in the channel). Slack failures are logged and counted,
- * never thrown at the person.
+ * and how an answer reaches Slack (respond, or a channel post that falls back to respond when the bot is
+ * not in the channel). Slack failures are logged and counted, never thrown at the person. (Whether the
+ * person may change a queue is the queue service's question: services/queue.ts.)
  */
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
-import { checkOperator, type OperatorDecision } from '../queue/permissions.ts';
-import type { QueueContext } from '../queue/service.ts';
 import type { AuditLost } from '../store/audit-retrying.ts';
-import type { TrunkApi } from '../trunk/api.ts';
 import { isSlackApiError, slackAnswer } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
 import { refusalOf } from './outbox/final-errors.ts';
@@ -41,32 +38,6 @@ export async function resolveRef(
     deps.store.getWorkspace(workspaceId),
   ]);
   return resolveTarget(typed, channelDefault, ws?.defaultTarget, deps.config.defaultTarget);
-}
-
-export function mayOperate(
-  deps: SlackDeps,
-  client: WebClient,
-  workspaceId: string,
-  userId: string,
-  /** The user's team as the request said it (block_actions `user.team_id`); checked against users.info. */
-  payloadTeamId?: string,
-): Promise<OperatorDecision> {
-  return checkOperator({
-    directory: deps.directory.forWorkspace(workspaceId, client),
-    store: deps.store,
-    workspaceId,
-    userId,
-    payloadTeamId,
-  });
-}
-
-export function queueContext(
-  deps: SlackDeps,
-  trunk: TrunkApi,
-  workspaceId: string,
-  userId: string,
-): QueueContext {
-  return { trunk, store: deps.store, workspaceId, userId, now: deps.now, auditLost: auditLostSink(deps) };
 }
 
 /** An audit entry lost after its retries: logged at error and counted; the change it records stands. */

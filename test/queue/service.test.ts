@@ -12,7 +12,6 @@ import {
   type QueueContext,
   readPullRequest,
   readTestRun,
-  recordRefusal,
   setConcurrency,
   updateSettings,
 } from '../../src/queue/service.ts';
@@ -330,18 +329,5 @@ describe('summaries', () => {
       { owner: '@a', count: 2 },
       { owner: '@b', count: 1 },
     ]);
-  });
-});
-
-describe('refusals', () => {
-  it('records refusals without changing anything', async () => {
-    await recordRefusal(ctx('UEVE'), 'pause', target, 'not an operator');
-    expect((await audit()).at(-1)).toMatchObject({
-      userId: 'UEVE',
-      action: 'pause',
-      outcome: 'refused',
-      detail: { because: 'not an operator' },
-    });
-    expect(fake.requests).toHaveLength(0);
   });
 });

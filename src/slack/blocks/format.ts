@@ -102,10 +102,6 @@ export function safeUrl(url: unknown): string | undefined {
   }
 }
 
-export function repoUrl(repo: RepoRef): string | undefined {
-  return safeUrl(`https://${repo.host}/${repo.owner}/${repo.name}`);
-}
-
 export function prUrl(repo: RepoRef, n: number): string | undefined {
   return safeUrl(`https://${repo.host}/${repo.owner}/${repo.name}/pull/${n}`);
 }

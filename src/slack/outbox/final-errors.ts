@@ -40,7 +40,3 @@ export const FINAL_SLACK_ERRORS: ReadonlyMap<string, Refusal> = new Map<string, 
 export function refusalOf(code: string): Refusal | undefined {
   return FINAL_SLACK_ERRORS.get(code);
 }
-
-export function isFinalSlackError(code: string): boolean {
-  return FINAL_SLACK_ERRORS.has(code);
-}
