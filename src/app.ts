@@ -79,7 +79,10 @@ export interface AppOverrides {
    */
   slack?: { signingSecret?: string; botToken?: string; apiUrl?: string };
   trunk?: {
-    /** Deadline of Trunk calls made for commands and clicks; default 2.5 s. */
+    /**
+     * Deadline of Trunk calls made for commands and clicks; default 30 s (INTERACTIVE_DEADLINE_MS in
+     * slack/workspace.ts).
+     */
     interactiveDeadlineMs?: number;
   };
   /** false: no digest service (commands answer that digests are unavailable). */
