@@ -18,6 +18,8 @@ import {
   updateSettings,
 } from '../queue/service.ts';
 import type { Queue, QueueState, SettableQueueState, SubmittedPullRequest, TestRun } from '../trunk/types.ts';
+import type { MergeQueueOrder } from '../trunk/v2/schemas.ts';
+import { queueKeyOf } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps, WorkspaceTrunk } from './ports.ts';
 
@@ -59,6 +61,9 @@ export type QueueChangeAnswer =
 
 const ACTION_OF = { paused: 'pause', draining: 'drain', running: 'resume' } as const;
 
+/** How long a person's `status` or click waits for the dispatch order before showing v1's list. */
+export const ORDER_DEADLINE_MS = 5_000;
+
 export class QueueService {
   readonly #deps: ServiceDeps;
 
@@ -69,6 +74,29 @@ export class QueueService {
   /** The workspace's Trunk access; undefined when it is not connected. */
   trunk(actor: Actor): Promise<WorkspaceTrunk | undefined> {
     return this.#deps.trunk.trunkFor(actor.workspace.id);
+  }
+
+  /**
+   * The queue's dispatch order for what a person asked for (`status`, a click that redraws a status
+   * message): undefined without a v2 key, and when it cannot be read within ORDER_DEADLINE_MS (logged:
+   * v1's list is shown).
+   */
+  async dispatchOrder(actor: Actor, target: QueueRef): Promise<MergeQueueOrder | undefined> {
+    const workspaceId = actor.workspace.id;
+    try {
+      const v2 = await this.#deps.trunk.v2For(workspaceId, 'interactive');
+      if (!v2) return undefined;
+      return await v2.reader.order(
+        { repo: target.repo, targetBranch: target.branch },
+        { deadlineMs: ORDER_DEADLINE_MS },
+      );
+    } catch (err) {
+      this.#deps.logger.warn(
+        { err, workspace: workspaceId, queue: queueKeyOf(target) },
+        "could not read the queue's dispatch order from Trunk v2; showing v1's list",
+      );
+      return undefined;
+    }
   }
 
   /** The queue a command means: typed, else the channel's default, the workspace's, then DEFAULT_REPO. */

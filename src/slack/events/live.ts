@@ -109,34 +109,6 @@ export function orderOf(
   return read;
 }
 
-/** How long a person's `status` or click waits for the dispatch order before showing v1's list. */
-export const ORDER_DEADLINE_MS = 5_000;
-
-/**
- * The queue's dispatch order for what a person asked for (`status`, a click that redraws a status message):
- * undefined without a v2 key, and when it cannot be read within ORDER_DEADLINE_MS (logged: v1's list).
- */
-export async function dispatchOrder(
-  d: Pick<LiveDeps, 'workspaces' | 'logger'>,
-  workspaceId: string,
-  target: QueueRef,
-): Promise<MergeQueueOrder | undefined> {
-  try {
-    const v2 = await d.workspaces.v2For(workspaceId, 'interactive');
-    if (!v2) return undefined;
-    return await v2.reader.order(
-      { repo: target.repo, targetBranch: target.branch },
-      { deadlineMs: ORDER_DEADLINE_MS },
-    );
-  } catch (err) {
-    d.logger.warn(
-      { err, workspace: workspaceId, queue: queueKeyOf(target) },
-      "could not read the queue's dispatch order from Trunk v2; showing v1's list",
-    );
-    return undefined;
-  }
-}
-
 /** The key of a queue's read in QueueReads. */
 export function readKey(workspaceId: string, target: QueueRef): string {
   return `${workspaceId}|${queueKeyOf(target)}`;

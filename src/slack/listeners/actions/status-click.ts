@@ -7,7 +7,6 @@ import { formatQueueRef } from '../../../core/target.ts';
 import type { QueueAt, QueueChangeRequest } from '../../../services/queue.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
-import { dispatchOrder } from '../../events/live.ts';
 import { updateMessage } from '../../interaction.ts';
 import { servicesOf } from '../../services.ts';
 import type { Outcome } from '../outcome.ts';
@@ -21,8 +20,9 @@ export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): 
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
-  const order = dispatchOrder(c.deps, c.workspaceId, c.value.ref);
-  const window = await servicesOf(c.deps).freeze.statusWindow(c.actor, c.value.ref);
+  const services = servicesOf(c.deps);
+  const order = services.queue.dispatchOrder(c.actor, c.value.ref);
+  const window = await services.freeze.statusWindow(c.actor, c.value.ref);
   const dispatch = await order;
   // A live status message stays marked live when a click redraws it.
   const live =

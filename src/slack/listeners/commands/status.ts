@@ -8,7 +8,6 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
-import { dispatchOrder } from '../../events/live.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
@@ -19,7 +18,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
   const { ref, trunk } = at;
   const services = servicesOf(req.deps);
   const freeze = services.freeze.statusWindow(req.actor, ref);
-  const dispatch = dispatchOrder(req.deps, req.workspaceId, ref);
+  const dispatch = services.queue.dispatchOrder(req.actor, ref);
   const read = await services.queue.queue(req.actor, at);
   if (read.answer === 'read_failed') {
     await sendReply(req.deps, req.respond, renderError(read.error));
