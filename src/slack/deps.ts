@@ -5,7 +5,7 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { DirectoryCache } from './directory.ts';
-import type { LiveStatus } from './events/live.ts';
+import type { LiveStatus } from './queue-events/live.ts';
 import type { Workspaces } from './workspace.ts';
 
 /** The part of the digest service the `/mergequeue digest …` command uses. */

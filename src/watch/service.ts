@@ -15,7 +15,7 @@ export interface WatchServiceDeps
   extends Omit<WatcherOptions, 'db' | 'followed' | 'listAudit' | 'deliver' | 'deliverBatch'>,
     Partial<Pick<WatcherOptions, 'followed'>> {
   store: Pick<Store, 'db' | 'listAudit'>;
-  /** The Slack side (src/slack/events/deliver.ts): every claimed event of one queue in one call. */
+  /** The Slack side (src/slack/queue-events/deliver.ts): every claimed event of one queue in one call. */
   deliverBatch: DeliverBatch;
   /** DEFAULT_REPO: counts as each workspace's default queue. */
   defaultTarget?: TargetSpec;

@@ -1,6 +1,6 @@
 /**
  * Queue events as the app runs them: the watch domain's watcher (one poller per followed queue, with the
- * Trunk budget's `watch` caller) delivering through the Slack side (slack/events/service.ts), and the expiry
+ * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/service.ts), and the expiry
  * of live status messages once a watch interval. One worker, two loops; stopping it releases this
  * replica's queue leases so another replica polls those queues at once.
  */
@@ -9,9 +9,9 @@ import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { LiveStatus } from '../slack/events/live.ts';
-import { createQueueEventDelivery } from '../slack/events/service.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
+import type { LiveStatus } from '../slack/queue-events/live.ts';
+import { createQueueEventDelivery } from '../slack/queue-events/service.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import { createWatchService, type WatchService } from '../watch/index.ts';

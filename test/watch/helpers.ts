@@ -1,7 +1,7 @@
 /**
  * Watch services on the world (test/helpers/world.ts) — real store (SQLite or PostgreSQL), real Trunk
  * client over HTTP to the Trunk fake, a clock the test moves — delivering through what production runs:
- * the Slack side's deliverBatch (createQueueEventDelivery, src/slack/events/service.ts) through the app's
+ * the Slack side's deliverBatch (createQueueEventDelivery, src/slack/queue-events/service.ts) through the app's
  * Slack outbox to the fake Slack, as src/workers/queue-watcher.ts wires it. `delivered` records what that
  * path delivered; `failing` makes Slack refuse writes to a destination.
  */
@@ -10,7 +10,7 @@ import type { SlackFake } from '../../dev/fakes/slack/server.ts';
 import type { TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
-import { createQueueEventDelivery } from '../../src/slack/events/service.ts';
+import { createQueueEventDelivery } from '../../src/slack/queue-events/service.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { TrunkApi } from '../../src/trunk/api.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
