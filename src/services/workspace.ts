@@ -73,6 +73,16 @@ export class WorkspaceService {
     this.#deps = deps;
   }
 
+  /**
+   * Slack says the app was uninstalled (app_uninstalled): the workspace's tokens, Trunk credentials, defaults,
+   * operators, digests and feeds go; the audit log stays. No person asks, so there is no actor.
+   */
+  async uninstalled(workspaceId: string): Promise<void> {
+    await this.#deps.store.deleteWorkspace(workspaceId);
+    this.#deps.trunk.invalidate(workspaceId);
+    this.#deps.logger.info({ workspaceId, why: 'app_uninstalled' }, 'workspace data deleted');
+  }
+
   /** The configuration as the channel sees it (anyone may read). */
   async show(actor: Actor, channelId: string | undefined): Promise<ConfigView> {
     const view = await readConfig(this.context(actor), channelId);
