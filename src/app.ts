@@ -323,6 +323,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     directory,
     digest: digestService as DigestCommands | undefined,
     now,
+    outbox,
     ...(events ? { liveStatus: events.live } : {}),
   };
   registerListeners(bolt, deps);

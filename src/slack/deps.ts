@@ -1,5 +1,6 @@
 /** What every listener is given: built once in app.ts, passed to each `register(app, deps)`. */
 import type { Config } from '../config.ts';
+import type { Notifier } from '../core/notifier.ts';
 import type { DigestService } from '../digest/index.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -21,6 +22,8 @@ export interface SlackDeps {
   /** Undefined when the digest service is disabled. */
   digest: DigestCommands | undefined;
   now: () => number;
+  /** The app's one Slack outbox: a notice a person's action leads to (a DM to someone else) goes through it. */
+  outbox: Notifier;
   /** Live status messages; absent when the queue watcher is turned off. */
   liveStatus?: LiveStatus;
 }

@@ -25,9 +25,10 @@ async function tellEarlierHolder(
   newHolder: string,
 ): Promise<void> {
   const text = `:link: GitHub login \`${login}\` is no longer linked to you: ${mention(req.userId)} linked it to ${mention(newHolder)}, an operator's confirmed link. You will get no more notes about that login's PRs. If it is yours, ask an operator; \`/mergequeue me github <login>\` links your own.`;
-  try {
-    await req.client.chat.postMessage({ channel: earlier, text, unfurl_links: false, unfurl_media: false });
-  } catch (err) {
-    req.deps.logger.warn({ err }, 'could not tell a person their GitHub login was moved');
-  }
+  // Through the outbox, paced with everything else the app posts to that person.
+  const sent = await req.deps.outbox
+    .post({ workspaceId: req.workspaceId, channel: earlier }, { text }, 'notice')
+    .catch((err: unknown) => ({ ok: false as const, code: String(err) }));
+  if (!sent.ok)
+    req.deps.logger.warn({ slackError: sent.code }, 'could not tell a person their GitHub login was moved');
 }
