@@ -61,7 +61,10 @@ describe.runIf(pg.enabled)('three replicas share one Trunk budget through Postgr
     await new Promise((r) => setTimeout(r, 1_500));
 
     const times = a.trunkCalls().map((r) => r.at);
-    expect(times.length).toBeGreaterThan(20);
+    // More than one second's budget went out (how many more depends on the read cache and on how many reads
+    // were told Trunk is busy, both timing-dependent): three budgets of their own, 10 each, could have sent
+    // them all within one second, which the next line would catch.
+    expect(times.length).toBeGreaterThan(10);
     // Three processes, one budget: never more than ten in a second, all of them together.
     expect(busiestSecond(times, JITTER_MS)).toBeLessThanOrEqual(10);
     for (const h of [a, b, c])
