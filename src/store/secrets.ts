@@ -20,6 +20,7 @@ export const SECRET_COLUMNS: ReadonlyArray<{ table: string; column: string }> = 
   { table: 'slack_installations', column: 'incoming_webhook_url' },
   { table: 'workspace_settings', column: 'trunk_token' },
   { table: 'workspace_settings', column: 'trunk_v2_key' },
+  { table: 'workspace_settings', column: 'trunk_webhook_secrets' },
 ];
 
 /** Key ids found in stored ciphertexts (authoritative: read from the values themselves). */

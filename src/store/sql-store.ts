@@ -5,6 +5,7 @@
 
 import { SECRET_KEYS } from '../core/secret-keys.ts';
 import { parseTarget, type TargetSpec } from '../core/target.ts';
+import { webhookSecretsProblem } from '../core/webhook-secrets.ts';
 import type { Logger } from '../observability/log.ts';
 import type { SecretBox } from './crypto.ts';
 import type { EngineDb } from './engine.ts';
@@ -53,6 +54,7 @@ type SettingsRow = {
   trunk_updated_by: string | null;
   trunk_updated_at: number | null;
   has_v2_key: boolean | number | null;
+  has_webhook_secrets: boolean | number | null;
 };
 
 export interface SqlStoreOptions {
@@ -121,7 +123,7 @@ export class SqlStore implements Store {
   async getWorkspace(workspaceId: string): Promise<WorkspaceSettings | undefined> {
     const rows = await this.db.query<SettingsRow>(
       `SELECT workspace_id, default_target, installer_user_id, trunk_org_slug, trunk_token, trunk_updated_by, trunk_updated_at,
-         trunk_v2_key IS NOT NULL AS has_v2_key
+         trunk_v2_key IS NOT NULL AS has_v2_key, trunk_webhook_secrets IS NOT NULL AS has_webhook_secrets
        FROM workspace_settings WHERE workspace_id = $1`,
       [workspaceId],
     );
@@ -136,6 +138,8 @@ export class SqlStore implements Store {
     if (row.installer_user_id !== null) ws.installerUserId = row.installer_user_id;
     // SQLite answers 0/1, PostgreSQL a boolean.
     if (row.has_v2_key === true || Number(row.has_v2_key) === 1) ws.hasTrunkV2Key = true;
+    if (row.has_webhook_secrets === true || Number(row.has_webhook_secrets) === 1)
+      ws.hasTrunkWebhookSecrets = true;
     return ws;
   }
 
@@ -221,6 +225,43 @@ export class SqlStore implements Store {
     const sealed = rows[0]?.trunk_v2_key;
     if (!sealed) return undefined;
     return this.#box.decrypt(sealed, { table: 'workspace_settings', workspaceId, field: 'trunk_v2_key' });
+  }
+
+  async setTrunkWebhookSecrets(
+    workspaceId: string,
+    secrets: readonly string[],
+    updatedBy: string,
+  ): Promise<void> {
+    const list = [...new Set(secrets.map((x) => x.trim()).filter((x) => x !== ''))];
+    const problem = webhookSecretsProblem(list);
+    if (problem) throw new InvalidStoreInputError([`Webhook signing secrets: ${problem}.`]);
+    const ctx = { table: 'workspace_settings', workspaceId, field: 'trunk_webhook_secrets' };
+    const sealed = list.length === 0 ? null : this.#box.encrypt(list.join('\n'), ctx);
+    const now = this.#now();
+    await this.db.transaction(async (tx) => {
+      if (sealed !== null) await recordKeyUse(tx, this.#box.currentKeyId!, now);
+      await tx.execute(
+        `INSERT INTO workspace_settings (workspace_id, trunk_webhook_secrets, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (workspace_id) DO UPDATE SET trunk_webhook_secrets = excluded.trunk_webhook_secrets,
+           updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+        [workspaceId, sealed, updatedBy, now],
+      );
+    });
+    this.#logger?.info({ workspaceId, updatedBy, count: list.length }, 'trunk webhook secrets stored');
+  }
+
+  async getTrunkWebhookSecrets(workspaceId: string): Promise<string[]> {
+    const rows = await this.db.query<{ trunk_webhook_secrets: string | null }>(
+      'SELECT trunk_webhook_secrets FROM workspace_settings WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    const sealed = rows[0]?.trunk_webhook_secrets;
+    if (!sealed) return [];
+    const ctx = { table: 'workspace_settings', workspaceId, field: 'trunk_webhook_secrets' };
+    return this.#box
+      .decrypt(sealed, ctx)
+      .split('\n')
+      .filter((x) => x !== '');
   }
 
   async deleteWorkspace(workspaceId: string): Promise<void> {

@@ -68,6 +68,8 @@ export interface WorkspaceSettings {
   hasTrunkCredentials: boolean;
   /** Whether a Trunk v2 API key is stored (read with getTrunkV2Key). */
   hasTrunkV2Key?: boolean;
+  /** Whether Trunk webhook signing secrets are stored (read with getTrunkWebhookSecrets). */
+  hasTrunkWebhookSecrets?: boolean;
   trunkOrgSlug?: string;
   trunkCredentialsUpdatedBy?: string;
   trunkCredentialsUpdatedAt?: number;
@@ -264,6 +266,14 @@ export interface Store {
    */
   setTrunkV2Key(workspaceId: string, key: string | undefined, updatedBy: string): Promise<void>;
   getTrunkV2Key(workspaceId: string): Promise<string | undefined>;
+  /**
+   * Encrypts and stores the workspace's Trunk webhook signing secrets (`whsec_…`, one per Trunk endpoint),
+   * replacing the list; an empty list removes them. A value not shaped `whsec_<base64>` throws
+   * InvalidStoreInputError. Requires ENCRYPTION_KEY like the v1 token.
+   */
+  setTrunkWebhookSecrets(workspaceId: string, secrets: readonly string[], updatedBy: string): Promise<void>;
+  /** The stored signing secrets (empty when none). */
+  getTrunkWebhookSecrets(workspaceId: string): Promise<string[]>;
   /** Uninstall: tokens, credentials, settings, channels, operators and digests of the workspace. Audit stays. */
   deleteWorkspace(workspaceId: string): Promise<void>;
   /**
