@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { parseTarget, type TargetSpec } from './core/target.ts';
+import { splitWebhookSecrets, webhookSecretsProblem } from './core/webhook-secrets.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -46,6 +47,11 @@ export interface Config {
     /** Single-workspace mode: a v2 API key (TRUNK_API_KEY); one stored with `connect` wins over it. */
     v2Key?: string;
     orgSlug?: string;
+    /**
+     * Single-workspace mode: the signing secrets (`whsec_…`) of the workspace's Trunk webhook endpoints
+     * (TRUNK_WEBHOOK_SECRET, comma-separated); those stored with `connect` count too.
+     */
+    webhookSecrets?: string[];
     /** Requests per second per Trunk organization this process allows itself (src/trunk/budget.ts). */
     maxRps: number;
   };
@@ -134,6 +140,8 @@ const envSchema = z.object({
   TRUNK_API_KEY: optionalText.refine((s) => s === undefined || /^trunk_v2_\S+$/.test(s), {
     message: 'must be a Trunk v2 API key starting with "trunk_v2_" (Trunk → Settings → Developer → API Keys)',
   }),
+  // The signing secrets of Trunk's webhook endpoints (Svix), comma-separated; checked in loadConfig.
+  TRUNK_WEBHOOK_SECRET: optionalText,
   TRUNK_ORG_SLUG: optionalText.refine((s) => s === undefined || /^[A-Za-z0-9_.-]{1,200}$/.test(s), {
     message: 'must be the organization slug from Trunk settings (letters, digits, "-", "_", ".")',
   }),
@@ -337,6 +345,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { tool?: 
     );
   }
 
+  let webhookSecrets: string[] | undefined;
+  if (e.TRUNK_WEBHOOK_SECRET) {
+    const list = splitWebhookSecrets(e.TRUNK_WEBHOOK_SECRET);
+    const problem = webhookSecretsProblem(list);
+    if (problem) problems.push(`TRUNK_WEBHOOK_SECRET: ${problem}`);
+    else if (mode === 'oauth')
+      problems.push(
+        'TRUNK_WEBHOOK_SECRET: is for single-workspace mode; with OAuth install each workspace enters its secrets in /mergequeue connect',
+      );
+    else webhookSecrets = list;
+  }
+
   // A deployment that lost its Slack variables must not quietly serve the sandbox in their place.
   const productionSettings = [
     e.NODE_ENV === 'production' ? 'NODE_ENV=production' : undefined,
@@ -370,6 +390,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { tool?: 
   if (e.TRUNK_API_TOKEN) trunk.token = e.TRUNK_API_TOKEN;
   if (e.TRUNK_API_KEY) trunk.v2Key = e.TRUNK_API_KEY;
   if (e.TRUNK_ORG_SLUG) trunk.orgSlug = e.TRUNK_ORG_SLUG;
+  if (webhookSecrets) trunk.webhookSecrets = webhookSecrets;
 
   const config: Config = {
     port: e.PORT ?? 3000,

@@ -15,6 +15,8 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/\bxapp-[A-Za-z0-9-]+/g, '[redacted]'], // Slack app-level tokens
   [/\b(Bearer|Basic) +[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'], // Authorization header values
   [/\bv0=[a-f0-9]{64}\b/g, '[redacted]'], // Slack request signatures
+  [/\bwhsec_[A-Za-z0-9+/=]+/g, '[redacted]'], // Trunk (Svix) webhook signing secrets
+  [/\bv1,[A-Za-z0-9+/]{40,}={0,2}/g, '[redacted]'], // Trunk (Svix) webhook signatures
   [/\b\d{6,}\.\d{6,}\.[0-9a-f]{20,}\b/g, '[redacted]'], // Slack OAuth codes
   // OAuth parameters in URLs and form bodies (the exchange and the refresh grant).
   [/([?&](?:code|client_secret|refresh_token|state)=)[^&\s"'\\]+/g, '$1[redacted]'],
