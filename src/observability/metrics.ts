@@ -41,6 +41,8 @@ export interface Metrics {
   readonly outboxFinalErrors: Counter<'code'>;
   /** Slack outbox: writes still queued at shutdown and dropped, by kind (feed, live, digest…). */
   readonly outboxDropped: Counter<'kind'>;
+  /** Trunk webhook deliveries by outcome (applied, duplicate, ignored, stale, rejected, too_large, failed). */
+  readonly webhookDeliveries: Counter<'outcome'>;
   /** Tells the registry how to read the outbox's depth and oldest item at each scrape. */
   observeOutbox(probe: () => { depth: number; oldestAgeMs: number }): void;
 }
@@ -171,6 +173,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'mergequeue_outbox_dropped_total',
       help: 'Slack writes still queued at shutdown and dropped, by kind',
       labelNames: ['kind'] as const,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'mergequeue_trunk_webhook_deliveries_total',
+      help: 'Trunk webhook deliveries, by outcome',
+      labelNames: ['outcome'] as const,
       registers,
     }),
     observeOutbox(probe) {
