@@ -123,6 +123,11 @@ export type WatchEvent =
       /** Readiness as Trunk reported it when the PR left (explain with queue/readiness.ts). */
       readiness?: Readiness;
       prBaseBranch?: string;
+      /**
+       * Trunk's reason code as its webhook sent it (`failure_reason` / `cancellation_reason`), shown in the
+       * words `why` uses (an unknown code as sent).
+       */
+      reason?: string;
     })
   | (EventBase & {
       /** The PR left the queue and Trunk no longer says what became of it (404). Live messages only. */

@@ -116,6 +116,7 @@ function fateSection(e: LeftEvent, story?: PrStory): string {
     return text.length > 3000 ? `${text.slice(0, 2990)}…` : text;
   }
   const why = whyLines(e);
+  if (e.reason) why.unshift(`• ${reasonWords(e.reason)}`);
   if (why.length > 0) return `*Why, as Trunk reports it*\n${why.join('\n')}`;
   const label = esc(queueLabel(e.target));
   const checks = prUrl(e.target.repo, e.pr.number);
@@ -138,7 +139,12 @@ export function eventLine(e: WatchEvent, stories?: EventStories): string {
       return `${emoji} ${healthSentence(e)}`;
     default: {
       const ending = leftStory(e, stories)?.ending;
-      const why = ending && 'reason' in ending ? reasonWords(ending.reason) : undefined;
+      const why =
+        ending && 'reason' in ending
+          ? reasonWords(ending.reason)
+          : 'reason' in e
+            ? reasonWords(e.reason)
+            : undefined;
       return `${emoji} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]}${why ? `: ${why}` : ''}`;
     }
   }
