@@ -7,6 +7,7 @@
 import { SqlLeases } from '../store/leases.ts';
 import type { Db, DbExecutor, Row } from '../store/types.ts';
 import type { HealthRecord } from './health.ts';
+import { isTransitionKind, recordPolledTransition } from './transitions.ts';
 import type { StoredSnapshot, WatchEvent } from './types.ts';
 
 /** The poll's write was refused: the lease is no longer ours, or another replica wrote a newer snapshot. */
@@ -98,6 +99,11 @@ export interface PollWrite {
   events: readonly WatchEvent[];
   /** The health records of each watch of the queue after this poll. */
   health: ReadonlyArray<{ watchId: string; records: readonly HealthRecord[] }>;
+  /**
+   * When the snapshot the diff was made against was taken: a PR transition a webhook delivered since then is
+   * not written again (transitions.ts).
+   */
+  since?: number;
 }
 
 export class SnapshotRepository {
@@ -182,13 +188,36 @@ export class SnapshotRepository {
               [w.workspaceId, w.queueKey, w.next.seq, snap, w.next.takenAt, w.prevSeq],
             );
       if (written !== 1) throw new LostLeaseError(`snapshot of ${w.queueKey} moved on under us`);
-      await insertEvents(tx, w.events, w.now);
+      const fresh: WatchEvent[] = [];
+      for (const e of w.events)
+        if (!('pr' in e) || !isTransitionKind(e.kind) || (await recordPolledTransition(tx, polled(e, w))))
+          fresh.push(e);
+      await insertEvents(tx, fresh, w.now);
       for (const h of w.health) await saveHealth(tx, w.workspaceId, w.queueKey, h.watchId, h.records);
     });
   }
 }
 
-async function insertEvents(tx: DbExecutor, events: readonly WatchEvent[], now: number): Promise<void> {
+/** The transition a poll's PR event stands for: when Trunk says the PR's state changed, else now. */
+function polled(e: Extract<WatchEvent, { pr: unknown }>, w: PollWrite) {
+  const at = e.pr.stateChangedAt ? Date.parse(e.pr.stateChangedAt) : Number.NaN;
+  return {
+    workspaceId: e.workspaceId,
+    queueKey: e.queueKey,
+    prNumber: e.pr.number,
+    kind: e.kind as Parameters<typeof recordPolledTransition>[1]['kind'],
+    occurredAt: Number.isFinite(at) ? at : w.now,
+    now: w.now,
+    since: w.since ?? w.now,
+  };
+}
+
+/** Writes events to the outbox (an id written before is left as it is). */
+export async function insertEvents(
+  tx: DbExecutor,
+  events: readonly WatchEvent[],
+  now: number,
+): Promise<void> {
   for (const e of events)
     await tx.execute(
       `INSERT INTO watch_events (event_id, workspace_id, queue_key, seq, kind, payload, created_at)

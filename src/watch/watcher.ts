@@ -38,6 +38,7 @@ import {
   type DepartureFate,
   type Departures,
   type Destination,
+  type QueueTarget,
   queueKeyOf,
   type Topic,
   type WatchEvent,
@@ -289,6 +290,7 @@ export class Watcher {
         now,
         leaseUntil: now + this.#leaseMs,
         prevSeq: stored?.seq,
+        ...(stored ? { since: stored.takenAt } : {}),
         next: { seq: facts.seq, takenAt: now, snapshot },
         events,
         health,
@@ -450,6 +452,14 @@ export class Watcher {
         this.#inFlight.delete(sending);
       });
     this.#inFlight.add(sending);
+  }
+
+  /**
+   * Hands the queue's waiting events to the Slack side now, without polling (a webhook wrote one): each
+   * (event, destination) is claimed first, so this is safe beside the queue's poller on any replica.
+   */
+  async deliverNow(workspaceId: string, target: QueueTarget): Promise<void> {
+    await this.#deliverPending({ workspaceId, target }, queueKeyOf(target), this.#now(), {});
   }
 
   /** Marks done the events whose every destination was sent or failed for good. */
