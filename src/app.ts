@@ -9,6 +9,7 @@ import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver 
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Config } from './config.ts';
 import { createHttpRoutes } from './http/routes.ts';
+import { createTrunkWebhookRoutes } from './http/trunk-webhooks.ts';
 import {
   createLifecycle,
   guardHttpReceiver,
@@ -35,7 +36,9 @@ import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-int
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
+import { InboxRepository } from './webhooks/inbox.ts';
 import { createWorkers, type QueueEvents } from './workers/index.ts';
+import type { WebhookInboxWorker } from './workers/webhook-inbox.ts';
 
 /**
  * Bot scopes the app asks for at install; keep in step with manifest.yml. channels:read and groups:read let
@@ -123,6 +126,8 @@ export interface RunningApp {
   readonly workspaces: Workspaces;
   /** Queue events (feeds, live status messages, notes to authors); undefined when turned off. */
   readonly events: QueueEvents | undefined;
+  /** The worker draining Trunk's webhook inbox (POST /trunk/webhooks/<workspace>). */
+  readonly webhooks: WebhookInboxWorker;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -160,8 +165,21 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     fetch: instrumentedSlackFetch(metrics),
   };
 
+  // Trunk's webhooks: kept in the inbox by the route, drained by its worker (made below with the others).
+  let webhookWorker: WebhookInboxWorker | undefined;
+  const webhookRoutes = createTrunkWebhookRoutes({
+    secretsFor: (id) => webhookSecretsFor(id),
+    inbox: new InboxRepository(store.db),
+    kept: () => webhookWorker?.kick(),
+    metrics,
+    logger: logger.child({ component: 'webhooks' }),
+    now,
+    lifecycle,
+  });
+
   const customRoutes: CustomRoute[] = [
     ...createHttpRoutes({ metrics, store, lifecycle, logger }),
+    ...webhookRoutes,
     ...(overrides.http?.customRoutes ?? []),
   ];
 
@@ -301,7 +319,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   // Background work (digests, freeze windows, queue events, audit retention): workers on the lifecycle,
   // started once the app listens and stopped, in this order, after the requests in flight.
-  const { digests: digestService, events } = createWorkers(lifecycle, {
+  const {
+    digests: digestService,
+    events,
+    webhooks,
+  } = createWorkers(lifecycle, {
     config,
     store,
     workspaces,
@@ -313,6 +335,17 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     replicaId: overrides.replicaId ?? `${process.pid}`,
     overrides,
   });
+
+  webhookWorker = webhooks;
+  /** Stored secrets; in single-workspace mode TRUNK_WEBHOOK_SECRET's too, for the bot's own workspace only. */
+  const webhookSecretsFor = async (workspaceId: string): Promise<string[]> => {
+    const stored = await store.getTrunkWebhookSecrets(workspaceId);
+    const configured = config.trunk.webhookSecrets;
+    if (!configured || !ownWorkspace) return stored;
+    const own = await ownWorkspace.get().catch(() => undefined);
+    const ours = own && (own.teamId === workspaceId || own.enterpriseId === workspaceId);
+    return ours ? [...configured, ...stored] : stored;
+  };
 
   const deps: SlackDeps = {
     config,
@@ -357,6 +390,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     bolt,
     workspaces,
     events,
+    webhooks,
     async start() {
       if (started) return;
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.

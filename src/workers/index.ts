@@ -15,9 +15,13 @@ import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import { createAuditRetention } from '../store/audit-retention.ts';
 import type { Store } from '../store/types.ts';
+import { listFollowedQueues } from '../watch/index.ts';
+import { createMergeQueueSink } from '../watch/webhook-sink.ts';
+import type { WebhookSink } from '../webhooks/ports.ts';
 import { botStanding } from './bot-standing.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
+import { createWebhookInboxWorker, type WebhookInboxWorker } from './webhook-inbox.ts';
 
 export type { QueueEvents } from './queue-watcher.ts';
 
@@ -49,6 +53,8 @@ export interface Workers {
   readonly freezer: FreezerWorker;
   /** undefined when turned off (AppOverrides.watch false). */
   readonly events: QueueEvents | undefined;
+  /** Drains Trunk's webhook inbox into the sinks (kicked by POST /trunk/webhooks/<workspace>). */
+  readonly webhooks: WebhookInboxWorker;
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -123,6 +129,35 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           botStanding: standing,
           ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
+  // Trunk's webhooks: every family's sink, asked in this order; a delivery no sink accepts is ignored.
+  const webhookSinks: WebhookSink[] = [];
+  if (events)
+    webhookSinks.push(
+      createMergeQueueSink({
+        db: o.store.db,
+        followed: (t) =>
+          listFollowedQueues(
+            o.store.db,
+            t,
+            config.defaultTarget ? { defaultTarget: config.defaultTarget } : {},
+          ),
+        clock: o.now,
+        deliverNow: (ws, target) => events.watch.watcher.deliverNow(ws, target),
+        logger: o.logger.child({ component: 'webhooks' }),
+      }),
+    );
+  // The inbox is drained at once on every kick (each delivery kept, any replica); its timed passes, which
+  // pick up what a stopped replica left, run where the scheduler does. It stops before the watcher.
+  const webhooks = createWebhookInboxWorker({
+    db: o.store.db,
+    sinks: webhookSinks,
+    replicaId: o.replicaId,
+    clock: o.now,
+    logger: o.logger,
+    metrics: o.metrics,
+  });
+  lifecycle.addWorker(webhooks, scheduler);
+
   // Stopping releases this replica's queue leases so another replica polls them at once. Then the Slack
   // outbox, after every loop that fills it (it is the last worker): it drains until the deadline, then drops
   // (and logs) what is left; the deliveries it answered are settled before the store closes.
@@ -140,5 +175,5 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     scheduler,
   );
 
-  return { digests, freezer, events };
+  return { digests, freezer, events, webhooks };
 }

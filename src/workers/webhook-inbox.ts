@@ -1,0 +1,54 @@
+/**
+ * The worker that drains Trunk's webhook inbox (src/webhooks/drainer.ts) with core/periodic-passes.ts: a pass
+ * every few seconds where the scheduler runs, and one at once whenever the route keeps a new delivery (on any
+ * replica: the drain's lease keeps one replica per workspace at a time, so each delivery is applied once).
+ */
+import { randomBytes } from 'node:crypto';
+import { PeriodicPasses } from '../core/periodic-passes.ts';
+import type { Worker } from '../lifecycle.ts';
+import type { Logger } from '../observability/log.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { Db } from '../store/types.ts';
+import { InboxDrainer } from '../webhooks/drainer.ts';
+import type { WebhookSink } from '../webhooks/ports.ts';
+
+/** How often the inbox is looked at without a kick (deliveries left by a replica that stopped mid-drain). */
+export const INBOX_PASS_MS = 5_000;
+
+export interface WebhookInboxWorker extends Worker {
+  readonly drainer: InboxDrainer;
+  /** A delivery was kept: drain now (or right after the pass in progress). */
+  kick(): void;
+  /** Settles when no pass runs (tests). */
+  idle(): Promise<void>;
+}
+
+export function createWebhookInboxWorker(o: {
+  db: Db;
+  sinks: readonly WebhookSink[];
+  replicaId: string;
+  clock: () => number;
+  logger: Logger;
+  metrics: Pick<Metrics, 'webhookDeliveries'>;
+}): WebhookInboxWorker {
+  const logger = o.logger.child({ component: 'webhooks' });
+  // A suffix keeps two replicas apart even when both report pid 1 (containers).
+  const drainer = new InboxDrainer({
+    ...o,
+    replicaId: `${o.replicaId}-${randomBytes(3).toString('hex')}`,
+    logger,
+  });
+  const passes = new PeriodicPasses({
+    every: INBOX_PASS_MS,
+    pass: () => drainer.pass(),
+    onError: (err) => logger.error({ err }, 'draining the webhook inbox failed'),
+  });
+  return {
+    name: 'webhook-inbox',
+    drainer,
+    kick: () => passes.request(),
+    idle: () => passes.idle(),
+    start: () => void passes.start(),
+    stop: async (deadline) => void (await passes.stop(deadline)),
+  };
+}
