@@ -89,6 +89,8 @@ export interface QueueActivity {
   stop(): void;
   /** Back to step 0: the same seed then tells the same story again (used by the fake's reset()). */
   reset(): void;
+  /** Calls `fn` with each step's events (the fake's webhooks send them). */
+  listen(fn: (events: readonly ActivityEvent[]) => void): void;
 }
 
 /** What activity remembers of one queue between steps. */
@@ -140,6 +142,7 @@ export function createQueueActivity(
   let events: ActivityEvent[] = [];
   let step = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
+  const listeners: Array<(events: readonly ActivityEvent[]) => void> = [];
 
   function storyOf(key: string): Story {
     let s = stories.get(key);
@@ -287,6 +290,7 @@ export function createQueueActivity(
     }
     events.push(...out);
     if (events.length > 10_000) events = events.slice(-10_000);
+    for (const fn of listeners) fn(out);
     return out;
   }
 
@@ -314,6 +318,9 @@ export function createQueueActivity(
     },
     start,
     stop,
+    listen(fn) {
+      listeners.push(fn);
+    },
     reset() {
       stories = new Map();
       events = [];

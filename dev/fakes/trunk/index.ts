@@ -50,6 +50,7 @@ import {
   toRepo,
 } from './state.ts';
 import { type V2FakeOperation, V2State } from './v2.ts';
+import { FakeWebhooks } from './webhooks.ts';
 
 export type {
   ActivityEvent,
@@ -85,6 +86,8 @@ export {
   toRepo,
 } from './state.ts';
 export type { V2FakeOperation, V2State, V2Transition } from './v2.ts';
+export type { HeaderStyle, SentAttempt, Subscription, WebhookChaos } from './webhooks.ts';
+export { FakeWebhooks, newMessageId, newWebhookSecret, signDelivery } from './webhooks.ts';
 
 export interface TrunkFakeOptions {
   /** Accepted x-api-token values; default ['test-token']. */
@@ -131,6 +134,8 @@ export interface TrunkFake {
   readonly activity: QueueActivity | undefined;
   /** Trunk API v2 over the same queues: its keys, and the histories, orders and estimates a test sets. */
   readonly v2: V2State;
+  /** Trunk's webhooks through Svix: subscribe an endpoint; the activity's PR transitions are sent to it. */
+  readonly webhooks: FakeWebhooks;
 
   // ---- merge queue state
   /** Creates (or replaces) a queue; `prs` become enqueuedPullRequests. Returns the getQueue view. */
@@ -207,6 +212,7 @@ class TrunkFakeImpl implements TrunkFake {
   readonly server;
   readonly activity: QueueActivity | undefined;
   readonly v2: V2State;
+  readonly webhooks: FakeWebhooks;
 
   constructor(opts: TrunkFakeOptions) {
     this.acceptedTokens = new Set(opts.tokens ?? ['test-token']);
@@ -222,6 +228,14 @@ class TrunkFakeImpl implements TrunkFake {
       loopingPageTokens: () => this.faults.quirks.loopingPageTokens === true,
     };
     this.v2 = new V2State(this.queues, this.now, () => this.activity?.events ?? []);
+    this.webhooks = new FakeWebhooks(this.now);
+    this.activity?.listen((events) =>
+      this.webhooks.fromActivity(events, (queue, pr) => {
+        const [repo = '', branch = 'main'] = queue.split(':');
+        const record = this.queues.get(repo, branch);
+        return record ? findSubmittedPr(record, pr)?.prAuthor : undefined;
+      }),
+    );
     this.server = createFakeServer({
       state,
       v2: this.v2,
