@@ -1,0 +1,288 @@
+/**
+ * Issue 21, receiving Trunk's webhooks through the real wire: signed POSTs to the app's
+ * /trunk/webhooks/<workspace> (svix-* and webhook-* headers, signed with the `standardwebhooks` scheme by the
+ * fake Trunk's helper), the fake Slack, the fake Trunk. Verification (good, forged, stale, rotated secret,
+ * unknown workspace, unsigned, oversized), a duplicate delivery, and the merge-queue pipeline: a webhook's
+ * transition posted at once, the poll that sees the same transition posting nothing more (and the other way
+ * round), an outage covered by the poll, an older transition arriving late dropped; the metric counts each.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newMessageId, newWebhookSecret, signDelivery } from '../../dev/fakes/trunk/index.ts';
+import { InboxRepository } from '../../src/webhooks/inbox.ts';
+import { type Harness, startHarness, TEAM } from '../helpers/app-harness.ts';
+import { textOf } from '../helpers/block-kit-reading.ts';
+
+const OLD_SECRET = newWebhookSecret();
+const NEW_SECRET = newWebhookSecret();
+const now = () => Math.floor(Date.now() / 1000);
+
+let h: Harness;
+const clock = { now: Date.now() };
+
+beforeAll(async () => {
+  h = await startHarness({
+    app: { clock: () => clock.now },
+    env: { TRUNK_WEBHOOK_SECRET: `${OLD_SECRET},${NEW_SECRET}` },
+  });
+}, 30_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+const endpoint = (ws = TEAM) => `${h.url}/trunk/webhooks/${ws}`;
+
+async function post(
+  body: string,
+  headers: Record<string, string>,
+  ws = TEAM,
+): Promise<{ status: number; text: string }> {
+  const res = await fetch(endpoint(ws), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+function payload(type: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type,
+    action: type.split('.')[1],
+    status: type.split('.')[1],
+    author: 'octocat',
+    pr_number: 4901,
+    repository: { host: 'github.com', owner: 'acme', name: 'elsewhere' },
+    target_branch: 'main',
+    http_details_url: 'https://app.trunk.io/gh/acme/elsewhere/merge/main/1',
+    timestamp: new Date().toISOString(),
+    ...extra,
+  });
+}
+
+async function metric(outcome: string): Promise<number> {
+  const text = await (await fetch(`${h.url}/metrics`)).text();
+  const m = new RegExp(`mergequeue_trunk_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)`).exec(
+    text,
+  );
+  return m ? Number(m[1]) : 0;
+}
+
+const kept = (id: string) =>
+  h.app!.store.db.query('SELECT delivery_id FROM webhook_inbox WHERE delivery_id = $1', [id]);
+
+describe('verification', () => {
+  it('keeps a delivery signed with svix-* headers and answers 200 at once', async () => {
+    const id = newMessageId();
+    const body = payload('pull_request.submitted');
+    const r = await post(body, signDelivery(OLD_SECRET, id, now(), body));
+    expect(r.status).toBe(200);
+    expect(await kept(id)).toHaveLength(1);
+  });
+
+  it('accepts the white-labelled webhook-* header names', async () => {
+    const id = newMessageId();
+    const body = payload('pull_request.queued');
+    const r = await post(body, signDelivery(NEW_SECRET, id, now(), body, 'webhook'));
+    expect(r.status).toBe(200);
+    expect(await kept(id)).toHaveLength(1);
+  });
+
+  it('accepts any one of several signatures and secrets (rotation)', async () => {
+    const id = newMessageId();
+    const body = payload('pull_request.testing');
+    const ts = now();
+    const stale = signDelivery(newWebhookSecret(), id, ts, body)['svix-signature']!;
+    const good = signDelivery(NEW_SECRET, id, ts, body);
+    const r = await post(body, { ...good, 'svix-signature': `${stale} ${good['svix-signature']}` });
+    expect(r.status).toBe(200);
+    expect(await kept(id)).toHaveLength(1);
+  });
+
+  it('refuses forged, stale, unsigned and unknown-workspace deliveries with a fixed 401, keeping nothing', async () => {
+    const before = await metric('rejected');
+    const body = payload('pull_request.merged');
+    const forgedId = newMessageId();
+    const forged = await post(body, signDelivery(newWebhookSecret(), forgedId, now(), body));
+    const tamperedId = newMessageId();
+    const tampered = await post(
+      body.replace('4901', '4902'),
+      signDelivery(OLD_SECRET, tamperedId, now(), body),
+    );
+    const staleId = newMessageId();
+    const stale = await post(body, signDelivery(OLD_SECRET, staleId, now() - 6 * 60, body));
+    const unsigned = await post(body, {});
+    const otherId = newMessageId();
+    const other = await post(body, signDelivery(OLD_SECRET, otherId, now(), body), 'T0SOMEONE');
+    for (const r of [forged, tampered, stale, unsigned, other]) {
+      expect(r.status).toBe(401);
+      expect(r.text).toBe('unauthorized\n');
+      expect(r.text).not.toContain('whsec_');
+    }
+    for (const id of [forgedId, tamperedId, staleId, otherId]) expect(await kept(id)).toHaveLength(0);
+    expect(await metric('rejected')).toBe(before + 5);
+  });
+
+  it('answers 413 to an oversized body and keeps nothing', async () => {
+    const id = newMessageId();
+    const body = payload('pull_request.submitted', { padding: 'x'.repeat(1024 * 1024 + 10) });
+    const r = await post(body, signDelivery(OLD_SECRET, id, now(), body));
+    expect(r.status).toBe(413);
+    expect(await kept(id)).toHaveLength(0);
+    expect(await metric('too_large')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers a retried delivery (same id) 200 and does nothing new', async () => {
+    const id = newMessageId();
+    const body = payload('pull_request.submitted');
+    const first = await post(body, signDelivery(OLD_SECRET, id, now(), body));
+    const before = await metric('duplicate');
+    const again = await post(body, signDelivery(OLD_SECRET, id, now(), body));
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(await kept(id)).toHaveLength(1);
+    expect(await metric('duplicate')).toBe(before + 1);
+    const rows = await new InboxRepository(h.app!.store.db).lastReceived(TEAM);
+    expect(rows).toBeDefined();
+  });
+});
+
+describe('the merge-queue pipeline', () => {
+  let n = 0;
+  async function watched(topics = 'submitted testing merged failed') {
+    n++;
+    const repo = `acme/hook${n}`;
+    const channel = `C0HOOK${String(n).padStart(4, '0')}`;
+    h.trunk.addQueue(repo, 'main', { state: 'running' });
+    const sent = await h.sendCommand(`watch ${repo}:main ${topics}`, { channel });
+    expect(textOf(await h.reply(sent.responseUrl))).toContain('follows');
+    await tick();
+    return { repo, owner: 'acme', name: `hook${n}`, channel };
+  }
+  async function tick(seconds = 21) {
+    clock.now += seconds * 1000;
+    await h.app!.events!.tick();
+  }
+  /** Waits until every webhook the fake sent is answered, the inbox drained and Slack answered. */
+  async function settle() {
+    await h.trunk.webhooks.settled();
+    await h.app!.webhooks.idle();
+    await h.app!.events!.watch.watcher.settled();
+  }
+  const posts = (channel: string) =>
+    h.slack.channelMessages(channel).filter((m) => !/started a feed of|feed of/.test(textOf(m)));
+  function send(
+    q: { owner: string; name: string },
+    action: string,
+    pr: number,
+    extra: Record<string, unknown> = {},
+  ) {
+    return h.trunk.webhooks.deliver(`pull_request.${action}`, {
+      action,
+      status: action,
+      author: 'octocat',
+      pr_number: pr,
+      repository: { host: 'github.com', owner: q.owner, name: q.name },
+      target_branch: 'main',
+      ...extra,
+    });
+  }
+
+  beforeAll(() => {
+    h.trunk.webhooks.subscribe(endpoint(), NEW_SECRET);
+  });
+
+  it('posts a webhook transition at once, and the poll that sees it later posts nothing more', async () => {
+    const q = await watched();
+    h.trunk.enqueuePr(q.repo, 'main', {
+      prNumber: 11,
+      prAuthor: 'octocat',
+      prTitle: 'Fast path',
+      state: 'pending',
+    });
+    const started = Date.now();
+    send(q, 'submitted', 11);
+    await settle();
+    const first = await h.slack.waitFor(() => posts(q.channel)[0]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(textOf(first)).toContain('#11');
+    expect(textOf(first)).toContain('entered the queue');
+    await tick();
+    await settle();
+    expect(posts(q.channel)).toHaveLength(1);
+  });
+
+  it('posts a polled transition once when its webhook comes later', async () => {
+    const q = await watched();
+    h.trunk.enqueuePr(q.repo, 'main', { prNumber: 21, prAuthor: 'octocat', state: 'pending' });
+    await tick();
+    await settle();
+    expect(posts(q.channel)).toHaveLength(1);
+    send(q, 'submitted', 21);
+    await settle();
+    expect(posts(q.channel)).toHaveLength(1);
+  });
+
+  it('shows the failure reason Trunk sent, in the words `why` uses, once', async () => {
+    const q = await watched();
+    h.trunk.enqueuePr(q.repo, 'main', { prNumber: 31, prAuthor: 'octocat', state: 'testing' });
+    await tick();
+    await settle();
+    const before = posts(q.channel).length;
+    send(q, 'failed', 31, { failure_reason: 'SOMETHING_NEW_ENTIRELY' });
+    await settle();
+    const failed = await h.slack.waitFor(() => posts(q.channel)[before]);
+    expect(textOf(failed)).toContain('SOMETHING_NEW_ENTIRELY');
+    h.trunk.dequeuePr(q.repo, 'main', 31);
+    h.trunk.addSubmittedPr(q.repo, 'main', {
+      prNumber: 31,
+      prAuthor: 'octocat',
+      state: 'failed',
+      isCurrentlySubmittedToQueue: false,
+    });
+    await tick();
+    await settle();
+    expect(posts(q.channel)).toHaveLength(before + 1);
+  });
+
+  it('covers a webhook outage by polling', async () => {
+    const q = await watched();
+    h.trunk.webhooks.setOutage(true);
+    try {
+      h.trunk.enqueuePr(q.repo, 'main', { prNumber: 41, prAuthor: 'octocat', state: 'pending' });
+      send(q, 'submitted', 41);
+      await settle();
+      expect(posts(q.channel)).toHaveLength(0);
+      await tick();
+      await settle();
+      expect(posts(q.channel).map(textOf).join('\n')).toContain('#41');
+      expect(posts(q.channel)).toHaveLength(1);
+    } finally {
+      h.trunk.webhooks.setOutage(false);
+    }
+  });
+
+  it('drops an older transition that arrives after a newer one', async () => {
+    const q = await watched();
+    const before = await metric('stale');
+    const t0 = Date.now();
+    send(q, 'merged', 51, { timestamp: new Date(t0).toISOString() });
+    await settle();
+    send(q, 'testing', 51, { timestamp: new Date(t0 - 60_000).toISOString() });
+    await settle();
+    const texts = posts(q.channel).map(textOf);
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toContain('merged');
+    expect(await metric('stale')).toBe(before + 1);
+  });
+
+  it('ignores transitions of queues nobody follows, and unknown event types', async () => {
+    const before = await metric('ignored');
+    h.trunk.webhooks.deliver('pull_request.testing', {
+      pr_number: 61,
+      repository: { host: 'github.com', owner: 'acme', name: 'unfollowed' },
+      target_branch: 'main',
+    });
+    h.trunk.webhooks.deliver('something.new', { hello: 'world' });
+    await settle();
+    expect(await metric('ignored')).toBe(before + 2);
+  });
+});
