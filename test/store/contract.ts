@@ -335,6 +335,32 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await store.getTrunkCredentials('TV2KEY')).toMatchObject({ orgSlug: 'acme' });
     });
 
+    it('keeps several Trunk webhook secrets per workspace, encrypted, replaceable and removable', async () => {
+      const whsec = () => track(`whsec_${randomBytes(24).toString('base64')}`);
+      expect(await store.getTrunkWebhookSecrets('TWHSEC')).toEqual([]);
+      const [a, b] = [whsec(), whsec()];
+      await store.setTrunkWebhookSecrets('TWHSEC', [a, b], 'UADMIN');
+      expect(await store.getTrunkWebhookSecrets('TWHSEC')).toEqual([a, b]);
+      expect((await store.getWorkspace('TWHSEC'))?.hasTrunkWebhookSecrets).toBe(true);
+      const raw = await store.db.query<{ trunk_webhook_secrets: string }>(
+        "SELECT trunk_webhook_secrets FROM workspace_settings WHERE workspace_id = 'TWHSEC'",
+      );
+      expect(raw[0]?.trunk_webhook_secrets.startsWith(`v1.${keyIdOf(key)}.`)).toBe(true);
+      expect(raw[0]?.trunk_webhook_secrets).not.toContain('whsec_');
+      const c = whsec();
+      await store.setTrunkWebhookSecrets('TWHSEC', [c], 'UADMIN');
+      expect(await store.getTrunkWebhookSecrets('TWHSEC')).toEqual([c]);
+      const err = await store
+        .setTrunkWebhookSecrets('TWHSEC', ['whsec_not base64!'], 'UADMIN')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InvalidStoreInputError);
+      expect((err as Error).message).not.toContain('not base64');
+      expect(await store.getTrunkWebhookSecrets('TWHSEC')).toEqual([c]);
+      await store.setTrunkWebhookSecrets('TWHSEC', [], 'UADMIN');
+      expect(await store.getTrunkWebhookSecrets('TWHSEC')).toEqual([]);
+      expect((await store.getWorkspace('TWHSEC'))?.hasTrunkWebhookSecrets).toBeUndefined();
+    });
+
     it('refuses a v2 key that is not one, without echoing it, and stores nothing', async () => {
       const err = await store.setTrunkV2Key('TV2BAD', 'a-v1-token-by-mistake', 'U1').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidStoreInputError);
