@@ -11,18 +11,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { TRUNK_WEBHOOKS_PATH } from '../webhooks/endpoint.ts';
 import type { InboxRepository } from '../webhooks/inbox.ts';
 import type { WebhookDelivery } from '../webhooks/ports.ts';
 import { verifyDelivery } from '../webhooks/verify.ts';
 
-export const TRUNK_WEBHOOKS_PATH = '/trunk/webhooks';
 /** Trunk's payloads are a few kilobytes; anything near this is not one of them. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-/** The endpoint's path for a workspace (shown by `connect`). */
-export function webhookPath(workspaceId: string): string {
-  return `${TRUNK_WEBHOOKS_PATH}/${workspaceId}`;
-}
 
 const WORKSPACE_ID = /^[TE][A-Z0-9]{2,40}$/;
 

@@ -6,6 +6,7 @@
 import { DEFAULT_HOST, type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
+import { webhookPath } from '../webhooks/endpoint.ts';
 import {
   type ConfigContext,
   type ConfigView,
@@ -52,6 +53,8 @@ export type ConnectAnswer =
       defaultTarget: TargetSpec | undefined;
       /** What happened to the v2 key: stored (new or replaced), removed, or left as it was. */
       v2Key: 'stored' | 'removed' | 'kept';
+      /** Trunk's webhooks: the endpoint's path for this workspace, and what happened to its secrets. */
+      webhooks: { path: string; secrets: 'stored' | 'removed' | 'kept' };
     };
 
 /**
@@ -191,9 +194,24 @@ export class WorkspaceService {
       v2Key = input.v2Key === null ? 'removed' : 'stored';
       await actor.audit('connect.v2_key', '', 'ok', { v2Key });
     }
+    let secrets: 'stored' | 'removed' | 'kept' = 'kept';
+    if (result.ok && input.webhookSecrets !== undefined) {
+      await store.setTrunkWebhookSecrets(workspaceId, input.webhookSecrets ?? [], actor.userId);
+      secrets = input.webhookSecrets === null ? 'removed' : 'stored';
+      await actor.audit('connect.webhook_secrets', '', 'ok', {
+        secrets,
+        count: input.webhookSecrets?.length ?? 0,
+      });
+    }
     trunk.invalidate(workspaceId);
     if (!result.ok) return { answer: 'save_failed' };
-    return { answer: 'connected', orgSlug: input.orgSlug, defaultTarget: input.defaultTarget, v2Key };
+    return {
+      answer: 'connected',
+      orgSlug: input.orgSlug,
+      defaultTarget: input.defaultTarget,
+      v2Key,
+      webhooks: { path: webhookPath(workspaceId), secrets },
+    };
   }
 
   private async refuseUnlessOperator(actor: Actor, action: string): Promise<NotOperator | undefined> {

@@ -121,6 +121,7 @@ export async function openConnectModal(
     ...(ws?.defaultTarget ? { defaultTarget: ws.defaultTarget } : {}),
     hasToken: ws?.hasTrunkCredentials ?? false,
     hasV2Key: ws?.hasTrunkV2Key ?? false,
+    hasWebhookSecrets: ws?.hasTrunkWebhookSecrets ?? false,
   });
   try {
     await client.views.open({

@@ -114,6 +114,8 @@ export interface ConnectInput {
   defaultTarget?: TargetSpec;
   /** A Trunk v2 API key to store (a string), to remove (null), or left as it is (undefined). */
   v2Key?: string | null;
+  /** Trunk webhook signing secrets to store (replacing the list), to remove (null), or left (undefined). */
+  webhookSecrets?: string[] | null;
 }
 
 export type ConnectResult = { ok: true } | { ok: false; error: TrunkError; field: 'token' | 'defaultRepo' };

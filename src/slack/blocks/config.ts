@@ -76,6 +76,8 @@ export function renderConnected(
   orgSlug: string,
   defaultTarget?: TargetSpec,
   v2Key: 'stored' | 'removed' | 'kept' = 'kept',
+  /** Trunk's webhooks: this workspace's endpoint path and what happened to its signing secrets. */
+  webhooks?: { path: string; secrets: 'stored' | 'removed' | 'kept' },
 ): SlackReply {
   const v2 =
     v2Key === 'stored'
@@ -84,5 +86,12 @@ export function renderConnected(
         ? ' The v2 API key is removed: `why` and `eta` answer from v1.'
         : '';
   const text = `Connected to Trunk organization \`${escTrim(orgSlug, 200)}\`${defaultTarget ? `, default queue ${targetText(defaultTarget)}` : ''}.${v2}`;
-  return ephemeral(text, [section(`:white_check_mark: ${text}`), context('Try `/mergequeue status`.')]);
+  const hooks = webhooks
+    ? `${webhooks.secrets === 'stored' ? 'Webhook signing secrets stored. ' : webhooks.secrets === 'removed' ? 'Webhook signing secrets removed. ' : ''}Trunk webhooks for this workspace go to \`${escTrim(webhooks.path, 200)}\` on this app's public address (Trunk → Merge Queue → Settings → Webhooks; tick \`pull_request.*\` and \`pull_request_batch.*\`).`
+    : undefined;
+  return ephemeral(text, [
+    section(`:white_check_mark: ${text}`),
+    ...(hooks ? [context(hooks)] : []),
+    context('Try `/mergequeue status`.'),
+  ]);
 }

@@ -4,6 +4,7 @@
  */
 import type { KnownBlock, ModalView } from '@slack/types';
 import { formatTargetSpec, parseTarget, type TargetSpec } from '../../core/target.ts';
+import { splitWebhookSecrets, webhookSecretsProblem } from '../../core/webhook-secrets.ts';
 import type { ConnectInput } from '../../workspace/config.ts';
 import { escTrim } from './format.ts';
 import { CALLBACKS } from './ids.ts';
@@ -15,14 +16,34 @@ export const CONNECT_BLOCKS = {
   orgSlug: 'orgSlug',
   defaultRepo: 'defaultRepo',
   v2Key: 'v2Key',
+  webhookSecrets: 'webhookSecrets',
 } as const;
 
 /** What to type in the v2 key field to remove a stored key. */
 export const REMOVE_V2_KEY = 'remove';
 
 export function buildConnectModal(
-  current: { orgSlug?: string; defaultTarget?: TargetSpec; hasToken?: boolean; hasV2Key?: boolean } = {},
+  current: {
+    orgSlug?: string;
+    defaultTarget?: TargetSpec;
+    hasToken?: boolean;
+    hasV2Key?: boolean;
+    hasWebhookSecrets?: boolean;
+  } = {},
 ): ModalView {
+  const webhookSecrets: KnownBlock = {
+    type: 'input',
+    block_id: CONNECT_BLOCKS.webhookSecrets,
+    label: plain('Trunk webhook signing secrets (optional)', 100),
+    hint: plain(
+      current.hasWebhookSecrets
+        ? `Secrets are stored: leave empty to keep them, paste the full list (one per line or comma-separated) to replace them, or type "${REMOVE_V2_KEY}".`
+        : "whsec_…, from each Trunk webhook endpoint's page (Merge Queue and Flaky Tests each have one), one per line: queue events then reach Slack within seconds.",
+      300,
+    ),
+    optional: true,
+    element: { type: 'plain_text_input', action_id: INPUT_ACTION, multiline: true, max_length: 2000 },
+  };
   const v2Key: KnownBlock = {
     type: 'input',
     block_id: CONNECT_BLOCKS.v2Key,
@@ -87,6 +108,7 @@ export function buildConnectModal(
       slug,
       repo,
       v2Key,
+      webhookSecrets,
     ],
   };
 }
@@ -102,6 +124,7 @@ export function parseConnectSubmission(values: SubmissionValues): ConnectSubmiss
   const orgSlug = get(CONNECT_BLOCKS.orgSlug);
   const repoText = get(CONNECT_BLOCKS.defaultRepo);
   const v2Text = get(CONNECT_BLOCKS.v2Key);
+  const secretsText = get(CONNECT_BLOCKS.webhookSecrets);
   if (!token) errors[CONNECT_BLOCKS.token] = 'Paste the API token from Trunk.';
   else if (token.length < 8 || token.length > 500 || /\s/.test(token))
     errors[CONNECT_BLOCKS.token] = 'That does not look like a Trunk API token (no spaces, 8–500 characters).';
@@ -123,9 +146,20 @@ export function parseConnectSubmission(values: SubmissionValues): ConnectSubmiss
         `That is not a Trunk v2 API key: it starts with trunk_v2_ (Trunk → Settings → Developer → API Keys). Leave it empty to skip, or type "${REMOVE_V2_KEY}".`;
     else v2Key = v2Text;
   }
+  let webhookSecrets: string[] | null | undefined;
+  if (secretsText.toLowerCase() === REMOVE_V2_KEY) webhookSecrets = null;
+  else if (secretsText) {
+    const list = splitWebhookSecrets(secretsText);
+    const problem = webhookSecretsProblem(list);
+    if (problem)
+      errors[CONNECT_BLOCKS.webhookSecrets] =
+        `${problem[0]?.toUpperCase()}${problem.slice(1)}. Leave it empty to skip, or type "${REMOVE_V2_KEY}".`;
+    else webhookSecrets = list;
+  }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const input: ConnectInput = { token, orgSlug };
   if (defaultTarget) input.defaultTarget = defaultTarget;
   if (v2Key !== undefined) input.v2Key = v2Key;
+  if (webhookSecrets !== undefined) input.webhookSecrets = webhookSecrets;
   return { ok: true, input };
 }

@@ -82,7 +82,7 @@ export function register(app: App, deps: SlackDeps): void {
       }
       await ack();
       deps.metrics.interactions.inc({ name: CALLBACKS.connect, outcome: 'ok' });
-      const connected = renderConnected(a.orgSlug, a.defaultTarget, a.v2Key);
+      const connected = renderConnected(a.orgSlug, a.defaultTarget, a.v2Key, a.webhooks);
       // From the Home tab: the Home shows the connection (and this answer) at once.
       if (meta?.h) await publishHome(deps, client, actor.workspace.id, actor.userId, [connected]);
       else if (meta) await tellPrivately(deps, client, meta.c, actor.userId, connected);
