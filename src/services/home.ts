@@ -22,6 +22,7 @@ import {
   WatchRepository,
   type WorkspaceQueue,
 } from '../watch/index.ts';
+import { InboxRepository } from '../webhooks/inbox.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
 import { visibleTo } from './visibility.ts';
@@ -67,6 +68,8 @@ export interface HomeData {
   v2: { has: false } | { has: true; source: 'connect' | 'environment' };
   /** False when secrets cannot be stored here (no ENCRYPTION_KEY), so Connect cannot work from Slack. */
   canConnect: boolean;
+  /** Trunk's webhooks: when the workspace's latest delivery arrived (epoch ms), if one is remembered. */
+  webhooks: { lastDeliveryAt?: number };
   /** The person's GitHub login, when linked. */
   login?: string;
   prs: HomePrData[];
@@ -93,20 +96,31 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
       const db = deps.store.db;
       const defaults = deps.defaults();
       const defaultTarget = defaults.defaultTarget ? { defaultTarget: defaults.defaultTarget } : {};
-      const [ws, operators, decision, trunk, link, allQueues, allDigests, allWatches, allFreezes] =
-        await Promise.all([
-          deps.store.getWorkspace(workspaceId),
-          deps.store.listOperators(workspaceId),
-          actor.operator(),
-          // The Home only shows: its reads come through the process's short cache (the watcher's last poll,
-          // or a read of the last seconds), so twenty people opening it cost one read per queue.
-          deps.trunk.readsFor(workspaceId),
-          new PeopleRepository(db).get(workspaceId, actor.userId),
-          listWorkspaceQueues(db, workspaceId, now, defaultTarget),
-          new SubscriptionRepository(db).list(workspaceId),
-          new WatchRepository(db).listWorkspace(workspaceId),
-          listWindows(db, workspaceId, now),
-        ]);
+      const [
+        ws,
+        operators,
+        decision,
+        trunk,
+        link,
+        allQueues,
+        allDigests,
+        allWatches,
+        allFreezes,
+        lastDelivery,
+      ] = await Promise.all([
+        deps.store.getWorkspace(workspaceId),
+        deps.store.listOperators(workspaceId),
+        actor.operator(),
+        // The Home only shows: its reads come through the process's short cache (the watcher's last poll,
+        // or a read of the last seconds), so twenty people opening it cost one read per queue.
+        deps.trunk.readsFor(workspaceId),
+        new PeopleRepository(db).get(workspaceId, actor.userId),
+        listWorkspaceQueues(db, workspaceId, now, defaultTarget),
+        new SubscriptionRepository(db).list(workspaceId),
+        new WatchRepository(db).listWorkspace(workspaceId),
+        listWindows(db, workspaceId, now),
+        new InboxRepository(db).lastReceived(workspaceId),
+      ]);
       // Only what belongs to channels the person can see, by the rule `digest list` uses (a guest: their own).
       const [digests, watches, freezes, queues] = await Promise.all([
         visibleTo(actor, allDigests, (d) => d.channelId),
@@ -147,6 +161,7 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         trunk: { connected: trunk !== undefined, ...(orgSlug ? { orgSlug } : {}) },
         v2: v2 ? { has: true, source: v2.source } : { has: false },
         canConnect: defaults.canStoreSecrets,
+        webhooks: lastDelivery === undefined ? {} : { lastDeliveryAt: lastDelivery },
         ...(login ? { login } : {}),
         prs,
         // A queue that could not be read at all says so itself; only a listing that failed alone is named here.

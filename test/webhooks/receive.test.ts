@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newMessageId, newWebhookSecret, signDelivery } from '../../dev/fakes/trunk/index.ts';
 import { InboxRepository } from '../../src/webhooks/inbox.ts';
-import { type Harness, startHarness, TEAM } from '../helpers/app-harness.ts';
+import { type Harness, startHarness, TEAM, USERS } from '../helpers/app-harness.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
 
 const OLD_SECRET = newWebhookSecret();
@@ -140,8 +140,14 @@ describe('verification', () => {
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(await kept(id)).toHaveLength(1);
     expect(await metric('duplicate')).toBe(before + 1);
-    const rows = await new InboxRepository(h.app!.store.db).lastReceived(TEAM);
-    expect(rows).toBeDefined();
+    expect(await new InboxRepository(h.app!.store.db).lastReceived(TEAM)).toBe(clock.now);
+  });
+
+  it("shows on the Home when the workspace's last delivery arrived", async () => {
+    const home = await h.openHome(USERS.admin);
+    const text = JSON.stringify(home.view);
+    expect(text).toContain('Trunk webhooks:* last delivery');
+    expect(text).toContain(`<!date^${Math.floor(clock.now / 1000)}^`);
   });
 });
 

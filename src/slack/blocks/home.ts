@@ -60,6 +60,8 @@ export interface HomeInput {
   v2?: { has: false } | { has: true; source: 'connect' | 'environment' };
   /** Why an operator cannot connect from here (no ENCRYPTION_KEY); absent when they can. */
   connectBlocked?: string;
+  /** Trunk's webhooks: when the workspace's latest delivery arrived. */
+  webhooks?: { lastDeliveryAt?: number };
   appUrl?: string;
   /** The person's GitHub login, when linked. */
   login?: string;
@@ -267,6 +269,13 @@ function operatorBlocks(input: HomeInput): KnownBlock[] {
   ];
 }
 
+/** When Trunk's webhooks last reached the app, or that none has (queue events then come by polling). */
+function webhooksLine(lastDeliveryAt: number | undefined): string {
+  return lastDeliveryAt === undefined
+    ? '*Trunk webhooks:* no delivery received yet: queue events come by polling (add the endpoint shown by `/mergequeue connect` in Trunk for events within seconds).'
+    : `*Trunk webhooks:* last delivery ${slackDate(lastDeliveryAt)}.`;
+}
+
 /** Which Trunk v2 features the workspace has, and how to get them when it has none. */
 function v2Line(v2: NonNullable<HomeInput['v2']>, operator: boolean): string {
   if (v2.has)
@@ -281,6 +290,7 @@ function trunkBlocks(input: HomeInput): KnownBlock[] {
     : '*Trunk:* not connected';
   const out: KnownBlock[] = [divider()];
   if (connected && input.v2) out.push(context(v2Line(input.v2, input.operator)));
+  if (connected && input.webhooks) out.push(context(webhooksLine(input.webhooks.lastDeliveryAt)));
   if (!input.operator) {
     out.push(section(connected ? status : `${status}. Ask an operator to run \`/mergequeue connect\`.`));
     return out;
