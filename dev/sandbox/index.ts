@@ -16,7 +16,7 @@ import { parseTarget } from '../../src/core/target.ts';
 import type { SandboxModule } from '../../src/main.ts';
 import { createLogger, type Logger } from '../../src/observability/log.ts';
 import { type SlackFake, startSlackFake } from '../fakes/slack/server.ts';
-import { startTrunkFake, type TrunkFake } from '../fakes/trunk/index.ts';
+import { newWebhookSecret, startTrunkFake, type TrunkFake } from '../fakes/trunk/index.ts';
 import { Conversation } from './conversation.ts';
 import {
   BOT_ID,
@@ -115,6 +115,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
       databasePath = join(dir, 'sandbox.db');
     }
 
+    // The fake Trunk's webhooks reach the app as Svix would deliver them: the feed moves within a second.
+    const webhookSecret = newWebhookSecret();
     const sandboxConfig: Config = {
       ...config,
       trunk: {
@@ -123,6 +125,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
         token: trunkToken,
         v2Key: trunkV2Key,
         orgSlug: SANDBOX_ORG,
+        webhookSecrets: [webhookSecret],
       },
       database: { kind: 'sqlite', path: databasePath },
       // Single-workspace mode stores no secret, but a key keeps `connect` working in the sandbox too.
@@ -169,6 +172,9 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     await seedApp(running.store.db, { now: (opts.clock ?? Date.now)(), tz: viewerTz });
     await running.start();
     eventsUrl = `http://127.0.0.1:${running.port}${EVENTS_PATH}`;
+    trunk.webhooks.subscribe(`http://127.0.0.1:${running.port}/trunk/webhooks/${TEAM_ID}`, webhookSecret, {
+      types: ['pull_request.', 'pull_request_batch.'],
+    });
     const every = opts.activityIntervalMs ?? activityIntervalFromEnv();
     if (every > 0) {
       const timer = setInterval(() => story.step(), every);
