@@ -147,7 +147,8 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
       }),
     );
   // The inbox is drained at once on every kick (each delivery kept, any replica); its timed passes, which
-  // pick up what a stopped replica left, run where the scheduler does. It stops before the watcher.
+  // pick up what a stopped replica left, run where the scheduler does. It starts and stops with the queue
+  // watcher (one shutdown step), before it: the events it writes are the watcher's to deliver.
   const webhooks = createWebhookInboxWorker({
     db: o.store.db,
     sinks: webhookSinks,
@@ -156,7 +157,6 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     logger: o.logger,
     metrics: o.metrics,
   });
-  lifecycle.addWorker(webhooks, scheduler);
 
   // Stopping releases this replica's queue leases so another replica polls them at once. Then the Slack
   // outbox, after every loop that fills it (it is the last worker): it drains until the deadline, then drops
@@ -165,8 +165,12 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   lifecycle.addWorker(
     {
       name: 'queue-watcher',
-      start: () => watcher.start(),
+      start: async () => {
+        await webhooks.start();
+        await watcher.start();
+      },
       stop: async (deadline) => {
+        await webhooks.stop(deadline);
         await watcher.stop(deadline);
         await o.outbox.stop(Math.max(0, deadline - Date.now()));
         await events?.watch.watcher.settled();
