@@ -202,19 +202,29 @@ export class SqlStore implements Store {
       throw new InvalidStoreInputError([
         'That is not a Trunk v2 API key: it starts with trunk_v2_ (Trunk → Settings → Developer → API Keys).',
       ]);
-    const ctx = { table: 'workspace_settings', workspaceId, field: 'trunk_v2_key' };
+    await this.#setSettingsSecret(workspaceId, 'trunk_v2_key', value, updatedBy);
+    this.#logger?.info({ workspaceId, updatedBy, removed: value === undefined }, 'trunk v2 key stored');
+  }
+
+  /** Encrypts `value` into one secret column of the workspace's settings (undefined clears it). */
+  async #setSettingsSecret(
+    workspaceId: string,
+    column: 'trunk_v2_key' | 'trunk_webhook_secrets',
+    value: string | undefined,
+    updatedBy: string,
+  ): Promise<void> {
+    const ctx = { table: 'workspace_settings', workspaceId, field: column };
     const sealed = value === undefined ? null : this.#box.encrypt(value, ctx);
     const now = this.#now();
     await this.db.transaction(async (tx) => {
       if (sealed !== null) await recordKeyUse(tx, this.#box.currentKeyId!, now);
       await tx.execute(
-        `INSERT INTO workspace_settings (workspace_id, trunk_v2_key, updated_by, updated_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (workspace_id) DO UPDATE SET trunk_v2_key = excluded.trunk_v2_key,
+        `INSERT INTO workspace_settings (workspace_id, ${column}, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (workspace_id) DO UPDATE SET ${column} = excluded.${column},
            updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
         [workspaceId, sealed, updatedBy, now],
       );
     });
-    this.#logger?.info({ workspaceId, updatedBy, removed: sealed === null }, 'trunk v2 key stored');
   }
 
   async getTrunkV2Key(workspaceId: string): Promise<string | undefined> {
@@ -235,18 +245,12 @@ export class SqlStore implements Store {
     const list = [...new Set(secrets.map((x) => x.trim()).filter((x) => x !== ''))];
     const problem = webhookSecretsProblem(list);
     if (problem) throw new InvalidStoreInputError([`Webhook signing secrets: ${problem}.`]);
-    const ctx = { table: 'workspace_settings', workspaceId, field: 'trunk_webhook_secrets' };
-    const sealed = list.length === 0 ? null : this.#box.encrypt(list.join('\n'), ctx);
-    const now = this.#now();
-    await this.db.transaction(async (tx) => {
-      if (sealed !== null) await recordKeyUse(tx, this.#box.currentKeyId!, now);
-      await tx.execute(
-        `INSERT INTO workspace_settings (workspace_id, trunk_webhook_secrets, updated_by, updated_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (workspace_id) DO UPDATE SET trunk_webhook_secrets = excluded.trunk_webhook_secrets,
-           updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
-        [workspaceId, sealed, updatedBy, now],
-      );
-    });
+    await this.#setSettingsSecret(
+      workspaceId,
+      'trunk_webhook_secrets',
+      list.length === 0 ? undefined : list.join('\n'),
+      updatedBy,
+    );
     this.#logger?.info({ workspaceId, updatedBy, count: list.length }, 'trunk webhook secrets stored');
   }
 
