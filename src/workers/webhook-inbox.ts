@@ -6,11 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Worker } from '../lifecycle.ts';
-import type { Logger } from '../observability/log.ts';
-import type { Metrics } from '../observability/metrics.ts';
-import type { Db } from '../store/types.ts';
-import { InboxDrainer } from '../webhooks/drainer.ts';
-import type { WebhookSink } from '../webhooks/ports.ts';
+import { InboxDrainer, type InboxDrainerOptions } from '../webhooks/drainer.ts';
 
 /** How often the inbox is looked at without a kick (deliveries left by a replica that stopped mid-drain). */
 export const INBOX_PASS_MS = 5_000;
@@ -23,14 +19,7 @@ export interface WebhookInboxWorker extends Worker {
   idle(): Promise<void>;
 }
 
-export function createWebhookInboxWorker(o: {
-  db: Db;
-  sinks: readonly WebhookSink[];
-  replicaId: string;
-  clock: () => number;
-  logger: Logger;
-  metrics: Pick<Metrics, 'webhookDeliveries'>;
-}): WebhookInboxWorker {
+export function createWebhookInboxWorker(o: InboxDrainerOptions): WebhookInboxWorker {
   const logger = o.logger.child({ component: 'webhooks' });
   // A suffix keeps two replicas apart even when both report pid 1 (containers).
   const drainer = new InboxDrainer({
