@@ -280,6 +280,53 @@ describe('the merge-queue pipeline', () => {
     expect(await metric('stale')).toBe(before + 1);
   });
 
+  it('announces each PR of a merged batch once, and a cancellation with its reason in words', async () => {
+    const q = await watched();
+    for (const prNumber of [71, 72, 73])
+      h.trunk.enqueuePr(q.repo, 'main', { prNumber, prAuthor: 'octocat', state: 'testing' });
+    await tick();
+    await settle();
+    const before = posts(q.channel).length;
+    h.trunk.webhooks.deliver('pull_request_batch.merged', {
+      action: 'merged',
+      status: 'merged',
+      pr_numbers: [71, 72],
+      repository: { host: 'github.com', owner: q.owner, name: q.name },
+      target_branch: 'main',
+      test_branch: 'trunk-merge/pr-71-72/abc',
+    });
+    send(q, 'canceled', 73, { cancellation_reason: 'USER_REQUESTED', unknown_field: { nested: true } });
+    await settle();
+    const said = await h.slack.waitFor(() => {
+      const text = posts(q.channel).slice(before).map(textOf).join('\n');
+      return ['#71', '#72', '#73'].every((n) => text.includes(n)) ? text : undefined;
+    });
+    expect(said).toMatch(/#71[\s\S]*merged/);
+    expect(said).toMatch(/#72[\s\S]*merged/);
+    expect(said).toContain('#73');
+    expect(said).toContain('cancelled');
+    expect(said).toContain('someone asked for it');
+    expect(said).not.toContain('USER_REQUESTED');
+    // The poll sees all three gone (merged, merged, cancelled): nothing more is posted.
+    for (const [prNumber, state] of [
+      [71, 'merged'],
+      [72, 'merged'],
+      [73, 'cancelled'],
+    ] as const) {
+      h.trunk.dequeuePr(q.repo, 'main', prNumber);
+      h.trunk.addSubmittedPr(q.repo, 'main', {
+        prNumber,
+        prAuthor: 'octocat',
+        state,
+        isCurrentlySubmittedToQueue: false,
+      });
+    }
+    const count = posts(q.channel).length;
+    await tick();
+    await settle();
+    expect(posts(q.channel)).toHaveLength(count);
+  });
+
   it('ignores transitions of queues nobody follows, and unknown event types', async () => {
     const before = await metric('ignored');
     h.trunk.webhooks.deliver('pull_request.testing', {
