@@ -327,6 +327,22 @@ describe('the merge-queue pipeline', () => {
     expect(posts(q.channel)).toHaveLength(count);
   });
 
+  it("announces a PR submitted through the app by the fake's webhook, before any poll", async () => {
+    const q = await watched();
+    const sent = await h.sendCommand(`submit 81 ${q.repo}:main`, { user: USERS.admin });
+    expect(sent.status).toBe(200);
+    await h.trunk.waitForRequest('submitPullRequest');
+    await settle();
+    const post = await h.slack.waitFor(() => posts(q.channel).find((m) => textOf(m).includes('#81')));
+    expect(textOf(post)).toContain('entered the queue');
+    expect(
+      h.trunk.webhooks.attempts.some((a) => a.type === 'pull_request.submitted' && a.status === 200),
+    ).toBe(true);
+    await tick();
+    await settle();
+    expect(posts(q.channel).filter((m) => textOf(m).includes('#81'))).toHaveLength(1);
+  });
+
   it('ignores transitions of queues nobody follows, and unknown event types', async () => {
     const before = await metric('ignored');
     h.trunk.webhooks.deliver('pull_request.testing', {

@@ -4,7 +4,7 @@
  */
 import type { FailingList, PageTokens, RowSource } from './flaky.ts';
 import type { WireQuarantinedTest } from './generate.ts';
-import type { QueueStore } from './state.ts';
+import type { QueueRecord, QueueStore } from './state.ts';
 
 export type Outcome = { status: 200; json: Record<string, unknown> } | { status: 400 | 404; text: string };
 
@@ -23,4 +23,6 @@ export interface HandlerState {
   now?: () => number;
   /** Quirk: hand out the current page's token as the next one (a buggy server the client must survive). */
   loopingPageTokens?: () => boolean;
+  /** A PR changed state through the API (submit, cancel, restart): the fake's webhooks announce it. */
+  prTransition?: (record: QueueRecord, prNumber: number, kind: 'submitted' | 'cancelled' | 'testing') => void;
 }

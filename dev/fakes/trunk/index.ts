@@ -226,6 +226,19 @@ class TrunkFakeImpl implements TrunkFake {
       orgSlug: opts.orgSlug,
       now: this.now,
       loopingPageTokens: () => this.faults.quirks.loopingPageTokens === true,
+      prTransition: (record, prNumber, kind) =>
+        this.webhooks.fromActivity(
+          [
+            {
+              step: 0,
+              queue: queueLabel(record.repo, record.settings.branch),
+              kind,
+              prNumber,
+              at: new Date(this.now()).toISOString(),
+            },
+          ],
+          () => findSubmittedPr(record, prNumber)?.prAuthor,
+        ),
     };
     this.v2 = new V2State(this.queues, this.now, () => this.activity?.events ?? []);
     this.webhooks = new FakeWebhooks(this.now);

@@ -102,6 +102,7 @@ export function submitPullRequest(body: unknown, s: HandlerState): Outcome {
         noBatch: c.noBatch,
       }),
     );
+    s.prTransition?.(record, c.prNumber, 'submitted');
     return done;
   });
 }
@@ -119,6 +120,7 @@ export function cancelPullRequest(body: unknown, s: HandlerState): Outcome {
       stateChangedAt: isoNow(s),
       isCurrentlySubmittedToQueue: false,
     });
+    s.prTransition?.(record, c.prNumber, 'cancelled');
     return done;
   });
 }
@@ -142,6 +144,7 @@ export function restartTestsOnPullRequest(body: unknown, s: HandlerState): Outco
       state: 'testing',
       stateChangedAt: isoNow(s),
     });
+    s.prTransition?.(record, c.prNumber, 'testing');
     return done;
   });
 }
