@@ -39,11 +39,15 @@ export class InboxDrainer {
     this.#leases = new SqlLeases(o.db);
   }
 
-  /** One pass over every workspace with deliveries waiting. */
-  async pass(): Promise<void> {
+  /**
+   * One pass over every workspace with deliveries waiting. Resolves true when another replica was draining a
+   * workspace (what it kept meanwhile may be left for this replica: pass again shortly).
+   */
+  async pass(): Promise<boolean> {
+    let busy = false;
     for (const ws of await this.inbox.workspacesWithPending()) {
       try {
-        await this.#drain(ws);
+        if (!(await this.#drain(ws))) busy = true;
       } catch (err) {
         this.#o.logger.error({ err, workspace: ws }, 'draining webhook deliveries failed; retrying');
       }
@@ -54,9 +58,11 @@ export class InboxDrainer {
       await this.inbox.prune(now - KEEP_DELIVERIES_MS);
       await this.#leases.prune({ kind: INBOX_LEASE, before: now - KEEP_DELIVERIES_MS });
     }
+    return busy;
   }
 
-  async #drain(workspaceId: string): Promise<void> {
+  /** False when another replica holds the workspace's drain. */
+  async #drain(workspaceId: string): Promise<boolean> {
     const hold = { kind: INBOX_LEASE, key: workspaceId, holder: this.#o.replicaId };
     const claim = await this.#leases.claim({
       ...hold,
@@ -65,7 +71,7 @@ export class InboxDrainer {
       now: this.#o.clock(),
     });
     // Another replica drains this workspace now: its order is kept by not draining beside it.
-    if (!claim.acquired) return;
+    if (!claim.acquired) return false;
     const log = this.#o.logger.child({ workspace: workspaceId });
     try {
       for (const d of await this.inbox.pending(workspaceId)) {
@@ -94,9 +100,10 @@ export class InboxDrainer {
             { err, delivery: d.deliveryId, type: d.type },
             'applying a webhook delivery failed; retrying',
           );
-          return;
+          return true;
         }
       }
+      return true;
     } finally {
       await this.#leases.release(hold).catch(() => false);
     }

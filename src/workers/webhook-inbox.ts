@@ -10,6 +10,8 @@ import { InboxDrainer, type InboxDrainerOptions } from '../webhooks/drainer.ts';
 
 /** How often the inbox is looked at without a kick (deliveries left by a replica that stopped mid-drain). */
 export const INBOX_PASS_MS = 5_000;
+/** How soon a replica that found a workspace's drain held by another looks again. */
+export const BUSY_RETRY_MS = 200;
 
 export interface WebhookInboxWorker extends Worker {
   readonly drainer: InboxDrainer;
@@ -29,7 +31,10 @@ export function createWebhookInboxWorker(o: InboxDrainerOptions): WebhookInboxWo
   });
   const passes = new PeriodicPasses({
     every: INBOX_PASS_MS,
-    pass: () => drainer.pass(),
+    pass: async () => {
+      // Another replica was draining a workspace: what arrived meanwhile may be this replica's to apply.
+      if (await drainer.pass()) setTimeout(() => passes.request(), BUSY_RETRY_MS).unref();
+    },
     onError: (err) => logger.error({ err }, 'draining the webhook inbox failed'),
   });
   return {
