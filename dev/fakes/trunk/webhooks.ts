@@ -81,7 +81,7 @@ export class FakeWebhooks {
   #outage = false;
   #chaos: Required<WebhookChaos> = { duplicateRate: 0, reorderRate: 0, seed: 1 };
   #rng: Rng = createRng(1);
-  #held: (() => void) | undefined;
+  #held: (() => Promise<unknown>) | undefined;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #now: () => number;
 
@@ -130,14 +130,21 @@ export class FakeWebhooks {
       this.lost.push({ id, type });
       return id;
     }
-    const send = () => {
-      for (const s of this.subscriptions) if (takes(s, type)) this.#track(this.#send(s, id, type, body, 1));
+    const send = (): Promise<unknown> => {
+      const sending = this.subscriptions
+        .filter((s) => takes(s, type))
+        .map((s) => this.#send(s, id, type, body, 1));
+      for (const p of sending) this.#track(p);
+      return Promise.allSettled(sending);
     };
     const held = this.#held;
     this.#held = undefined;
     if (!held && this.#rng() < this.#chaos.reorderRate) this.#held = send;
-    else send();
-    held?.();
+    else {
+      const sent = send();
+      // The message held back goes once this later one has been delivered: out of order, for sure.
+      if (held) this.#track(sent.then(() => held()).then(() => undefined));
+    }
     return id;
   }
 
@@ -145,7 +152,7 @@ export class FakeWebhooks {
   flush(): void {
     const held = this.#held;
     this.#held = undefined;
-    held?.();
+    if (held) this.#track(held().then(() => undefined));
   }
 
   /** The activity's PR transitions as Trunk's merge-queue webhooks. */
