@@ -79,3 +79,14 @@ export async function recordPolledTransition(
   );
   return n === 1;
 }
+
+/**
+ * How long a PR's last transition is remembered: longer than Svix keeps retrying a message (about a day and a
+ * half), so a late retry still finds the transition it repeats.
+ */
+export const KEEP_TRANSITIONS_MS = 7 * 24 * 3_600_000;
+
+/** Forgets transitions delivered before `before`. */
+export function pruneTransitions(db: DbExecutor, before: number): Promise<number> {
+  return db.execute('DELETE FROM watch_transitions WHERE recorded_at < $1', [before]);
+}

@@ -30,6 +30,7 @@ import { evaluateHealth, type HealthRecord } from './health.ts';
 import { OutboxRepository } from './outbox.ts';
 import { PeopleRepository } from './people.ts';
 import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
+import { KEEP_TRANSITIONS_MS, pruneTransitions } from './transitions.ts';
 import {
   type Deliver,
   type DeliverBatch,
@@ -169,6 +170,7 @@ export class Watcher {
     if (now - this.#prunedAt > 3_600_000) {
       this.#prunedAt = now;
       await this.outbox.prune(now - KEEP_EVENTS_MS);
+      await pruneTransitions(this.#o.db, now - KEEP_TRANSITIONS_MS);
       // A queue unfollowed while its poller was dead kept its snapshot; following it again must start
       // from a fresh baseline, not announce what changed in between.
       for (const o of await this.snapshots.orphans(now))

@@ -12,7 +12,11 @@ import { silentLogger } from '../../src/observability/log.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import { recordPolledTransition, recordWebhookTransition } from '../../src/watch/transitions.ts';
+import {
+  pruneTransitions,
+  recordPolledTransition,
+  recordWebhookTransition,
+} from '../../src/watch/transitions.ts';
 import { InboxDrainer } from '../../src/webhooks/drainer.ts';
 import { InboxRepository, KEEP_DELIVERIES_MS } from '../../src/webhooks/inbox.ts';
 import type { WebhookDelivery, WebhookSink } from '../../src/webhooks/ports.ts';
@@ -113,6 +117,9 @@ function suite(name: string, open: () => Promise<Store[]>) {
       expect(await recordWebhookTransition(db, { ...t, now: 160, kind: 'submitted', occurredAt: 140 })).toBe(
         'duplicate',
       );
+      // Forgotten after KEEP_TRANSITIONS_MS: kept while Svix may still retry.
+      expect(await pruneTransitions(db, 150)).toBe(0);
+      expect(await pruneTransitions(db, 151)).toBe(1);
     });
   });
 }
