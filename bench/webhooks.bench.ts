@@ -3,7 +3,8 @@
  * wall clock. One app in this process with its watcher running on its own (SCHEDULER_ENABLED, a short
  * WATCH_INTERVAL_SECONDS), two watched queues: on one, each new PR is also announced by the fake Trunk's
  * signed webhook (Svix-style, real HTTP); on the other, only the poll sees it. Changes are made at random
- * moments, as Trunk's would be, and each is timed from the change to its post in the fake Slack.
+ * moments (16 per queue over about a minute: Slack takes one message a second per channel, so denser
+ * bursts measure the pacing), and each is timed from the change to its post in the fake Slack.
  * Figures: p95 change→Slack by webhook (target ≤ 2 s), by polling (about 1.25 intervals, for the ratio), their
  * ratio, and Trunk requests per followed queue per hour each way (information: polling keeps its pace).
  */
@@ -15,7 +16,7 @@ import type { BenchFigure, Benchmark } from './types.ts';
 
 const INTERVAL_S = 5;
 const CHANGES = 16;
-const WINDOW_MS = 40_000;
+const WINDOW_MS = 64_000;
 const HOOKED = { owner: 'acme', name: 'hooked', channel: 'C0BENCHHK1' };
 const POLLED = { owner: 'acme', name: 'polled', channel: 'C0BENCHPL1' };
 
