@@ -44,7 +44,7 @@ const BELOW_THE_DOMAINS = '^src/(core|store|trunk|observability)/';
 const REPOSITORY_MODULES = [
   '^src/digest/(claims|shared-collection|repository)\\.ts$',
   '^src/freeze/repository\\.ts$',
-  '^src/watch/(feeds|outbox|people|queue-state)\\.ts$',
+  '^src/watch/(feeds|outbox|people|queue-state|waits)\\.ts$',
 ];
 
 /**
