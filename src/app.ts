@@ -35,7 +35,7 @@ import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-int
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
-import { createWorkers, type QueueEvents } from './workers/index.ts';
+import { createWorkers, type QueueEvents, type StepWaitsWorker } from './workers/index.ts';
 
 /**
  * Bot scopes the app asks for at install; keep in step with manifest.yml. channels:read and groups:read let
@@ -109,6 +109,8 @@ export interface AppOverrides {
     /** How long a claimed start or end stays this replica's without renewal; default 30 s. */
     leaseMs?: number;
   };
+  /** Waiting Workflow Builder steps: how often their time limits are checked; default 5 s. */
+  steps?: { tickMs?: number };
 }
 
 export interface RunningApp {
@@ -123,6 +125,8 @@ export interface RunningApp {
   readonly workspaces: Workspaces;
   /** Queue events (feeds, live status messages, notes to authors); undefined when turned off. */
   readonly events: QueueEvents | undefined;
+  /** Workflow Builder steps waiting for a PR (time limits, retried completions). */
+  readonly steps: StepWaitsWorker;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -301,7 +305,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   // Background work (digests, freeze windows, queue events, audit retention): workers on the lifecycle,
   // started once the app listens and stopped, in this order, after the requests in flight.
-  const { digests: digestService, events } = createWorkers(lifecycle, {
+  const {
+    digests: digestService,
+    events,
+    steps,
+  } = createWorkers(lifecycle, {
     config,
     store,
     workspaces,
@@ -325,6 +333,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     now,
     outbox,
     ...(events ? { liveStatus: events.live } : {}),
+    steps: steps.completer,
   };
   registerListeners(bolt, deps);
 
@@ -357,6 +366,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     bolt,
     workspaces,
     events,
+    steps,
     async start() {
       if (started) return;
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.

@@ -6,6 +6,7 @@ import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
+import { StepService } from './steps.ts';
 import { StoryService } from './story.ts';
 import { createTestsService, type TestsService } from './tests.ts';
 import { createWatchService, type WatchService } from './watch.ts';
@@ -24,6 +25,7 @@ export interface Services {
   home: HomeService;
   tests: TestsService;
   story: StoryService;
+  steps: StepService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -38,5 +40,6 @@ export function createServices(deps: ServiceDeps): Services {
     home: createHomeService(deps),
     tests: createTestsService(queue),
     story: new StoryService(deps, queue),
+    steps: new StepService(deps, queue),
   };
 }

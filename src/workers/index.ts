@@ -1,6 +1,7 @@
 /**
  * The app's background work, assembled in one place and registered on the lifecycle as workers, in the
- * order they stop: audit retention (every replica), then the digests, the freezer and the queue watcher
+ * order they stop: audit retention (every replica), then the digests, the freezer, the waiting Workflow
+ * Builder steps and the queue watcher
  * (only where SCHEDULER_ENABLED; the others still answer Slack). Each starts when the app listens and
  * stops by the shutdown's deadline; see Worker in src/lifecycle.ts.
  */
@@ -18,8 +19,10 @@ import type { Store } from '../store/types.ts';
 import { botStanding } from './bot-standing.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
+import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
 
 export type { QueueEvents } from './queue-watcher.ts';
+export type { StepWaitsWorker } from './step-waits.ts';
 
 export interface WorkersOptions {
   config: Config;
@@ -40,6 +43,7 @@ export interface WorkersOptions {
     digest?: false | { tickCron?: string; leaseMs?: number; paceMs?: number };
     watch?: false | { leaseMs?: number };
     freeze?: { tickMs?: number; leaseMs?: number };
+    steps?: { tickMs?: number };
   };
 }
 
@@ -49,6 +53,8 @@ export interface Workers {
   readonly freezer: FreezerWorker;
   /** undefined when turned off (AppOverrides.watch false). */
   readonly events: QueueEvents | undefined;
+  /** Workflow Builder steps waiting for a PR: their time limits, and completions to retry. */
+  readonly steps: StepWaitsWorker;
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -108,6 +114,17 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   });
   lifecycle.addWorker(freezer, scheduler);
 
+  // Waiting Workflow Builder steps: completed by the watcher's events, failed at their time limit here.
+  const steps = createStepWaitsWorker({
+    store: o.store,
+    workspaces: o.workspaces,
+    logger: o.logger,
+    now: o.now,
+    replicaId: o.replicaId,
+    ...(overrides.steps?.tickMs ? { tickMs: overrides.steps.tickMs } : {}),
+  });
+  lifecycle.addWorker(steps, scheduler);
+
   const events =
     overrides.watch === false
       ? undefined
@@ -121,6 +138,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           now: o.now,
           replicaId: o.replicaId,
           botStanding: standing,
+          steps: steps.completer,
           ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
   // Stopping releases this replica's queue leases so another replica polls them at once. Then the Slack
@@ -140,5 +158,5 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     scheduler,
   );
 
-  return { digests, freezer, events };
+  return { digests, freezer, events, steps };
 }

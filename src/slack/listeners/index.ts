@@ -11,6 +11,7 @@ import * as stateButtons from './actions/state.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as homeTab from './events/home.ts';
 import * as uninstall from './events/uninstall.ts';
+import * as workflowSteps from './functions/index.ts';
 import * as connectView from './views/connect.ts';
 import * as prCancelView from './views/pr-cancel.ts';
 import * as reasonView from './views/reason.ts';
@@ -32,6 +33,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     connectView,
     uninstall,
     homeTab,
+    workflowSteps,
   ]) {
     m.register(app, deps);
   }
