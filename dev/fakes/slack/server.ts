@@ -6,14 +6,15 @@
  *
  * This file is the HTTP server and the handle tests hold; the rest is split the way the Trunk fake is:
  * state.ts (what the fake knows and records), one module per group of Web API methods (auth.ts, users.ts,
- * chat.ts, conversations.ts, views.ts, oauth.ts), response-urls.ts, socket-mode.ts, and wire.ts (bodies,
- * answers, injected faults).
+ * chat.ts, conversations.ts, views.ts, oauth.ts, functions.ts for Workflow Builder steps), response-urls.ts,
+ * socket-mode.ts, and wire.ts (bodies, answers, injected faults).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authMethods } from './auth.ts';
 import { chatMethods } from './chat.ts';
 import { conversationMethods } from './conversations.ts';
+import { createFunctionFake } from './functions.ts';
 import { oauthMethods } from './oauth.ts';
 import { handleResponseUrl, newResponseUrl } from './response-urls.ts';
 import { createSocketModeServer } from './socket-mode.ts';
@@ -31,6 +32,7 @@ const APP_TOKEN_ONLY = new Set(['apps.connections.open']);
 
 export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<SlackFake> {
   const st = createState(opts);
+  const functions = createFunctionFake(st);
   const methods: Record<string, Method> = {
     ...authMethods(st),
     ...chatMethods(st),
@@ -38,6 +40,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     ...userMethods(st),
     ...conversationMethods(st),
     ...oauthMethods(st),
+    ...functions.methods,
   };
   const socketMode = createSocketModeServer(() => st.events.emit('change'));
 
@@ -138,6 +141,9 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     },
     issuedTokens: st.issuedTokens,
     socketMode,
+    startFunction: (input) => functions.start(input),
+    functionCompletions: (id) =>
+      functions.completions.filter((c) => id === undefined || c.executionId === id),
     failNext(method, fault, times = 1) {
       const list = st.faults.get(method) ?? [];
       for (let i = 0; i < times; i++) list.push(fault);
@@ -181,6 +187,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       st.responsePosts.length = 0;
       st.views.length = 0;
       st.faults.clear();
+      functions.completions.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
