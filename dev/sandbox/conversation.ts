@@ -146,6 +146,15 @@ export class Conversation {
     this.put(m);
   }
 
+  /** What Slack shows in the channel as a workflow runs (the sandbox's Workflow Builder, workflow.ts). */
+  addWorkflowNote(text: string): void {
+    this.put({
+      ts: this.localTs(),
+      author: { kind: 'bot', id: 'USLACKBOT', name: 'Workflow Builder' },
+      text,
+    });
+  }
+
   /** The person's own command, shown back to them. */
   addCommandEcho(user: SandboxUser, text: string): void {
     this.put({

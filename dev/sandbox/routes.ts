@@ -4,7 +4,8 @@
  *   GET  /sandbox/api/events     Server-Sent Events: a snapshot, then every message, update and modal;
  *   POST /sandbox/api/command | action | submit | close | digest | hello | home   what the person did
  *   (home: they opened the app's Home tab, which Slack tells the app with an app_home_opened event);
- *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would.
+ *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would;
+ *   POST /sandbox/api/workflow   the "Release freeze" workflow runs its next step (workflow.ts).
  * Each POST becomes the request Slack itself would send (a slash command form, block_actions, a
  * view_submission, an app_home_opened event), signed with the sandbox's signing secret and posted to the
  * app's /slack/events. The
@@ -56,6 +57,8 @@ export interface SandboxRouteDeps {
   setTimeZone: (tz: string) => void;
   /** One step of the story: what happened, in words. */
   step: () => string[];
+  /** The "Release freeze" workflow's next step (workflow.ts), run as `user`. */
+  workflow?: (user: SandboxUser) => Promise<string[]>;
 }
 
 /** The app's DM with a person, as the page names it in payloads (the fake keys DMs by the user's id). */
@@ -377,6 +380,14 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
       handler: post(async () => {
         const happened = deps.step();
         return { ok: true, happened };
+      }),
+    },
+    {
+      path: '/sandbox/api/workflow',
+      method: 'POST',
+      handler: post(async (user) => {
+        if (!deps.workflow) return { ok: false, error: 'The app is still starting. Try again in a moment.' };
+        return { ok: true, happened: await deps.workflow(user) };
       }),
     },
     {

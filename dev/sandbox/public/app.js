@@ -359,6 +359,11 @@ $('#step').addEventListener('click', async () => {
       : 'Nothing changed this step.';
 });
 
+$('#workflow').addEventListener('click', async () => {
+  const res = await api('workflow', {});
+  if (res.ok) $('#workflow-result').textContent = (res.happened ?? []).join('\n');
+});
+
 // ---- the Home tab --------------------------------------------------------------------------------------
 
 function renderHome() {

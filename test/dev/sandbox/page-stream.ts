@@ -6,6 +6,8 @@ import { expect } from 'vitest';
 
 export interface PageMessage {
   ts: string;
+  /** Who the page shows as the message's author (the app, a person, or Workflow Builder). */
+  author?: { kind: string; id: string; name: string };
   text: string;
   blocks?: Array<Record<string, unknown>>;
   ephemeralTo?: string;
