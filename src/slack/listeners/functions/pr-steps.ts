@@ -5,7 +5,7 @@
  * channel the workflow names, and ending with the PR's state after it (`state`).
  */
 import type { App } from '@slack/bolt';
-import type { PrAction, PrChangeResult } from '../../../queue/pull-requests.ts';
+import type { PrAction, PrChangeRequest, PrChangeResult } from '../../../queue/pull-requests.ts';
 import { NOT_IN_QUEUE } from '../../../services/steps.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrAnnouncement, renderPrRefusal } from '../../blocks/pr-actions.ts';
@@ -50,34 +50,38 @@ function ending(r: StepRun, prNumber: number, result: PrChangeResult, reason?: s
 
 const stateOf = (s: unknown) => (s === undefined || s === null ? undefined : String(s).toLowerCase());
 
+/** Runs a PR change through the PR service (who may act is decided there) and says how the step ends. */
+async function changePr(
+  r: StepRun,
+  change: { action: PrAction; prNumber: number; priority?: PrChangeRequest['priority']; reason?: string },
+): Promise<StepEnd> {
+  return ending(
+    r,
+    change.prNumber,
+    await servicesOf(r.deps).prs.change(r.actor, r.at, change),
+    change.reason,
+  );
+}
+
 export function register(app: App, deps: SlackDeps): void {
   registerStep<SubmitStep>(app, deps, {
     id: 'submit_pr',
     needsPerson: 'submit a PR to the queue',
-    run: async (r) =>
-      ending(
-        r,
-        r.input.pr,
-        await servicesOf(deps).prs.change(r.actor, r.at, {
-          action: 'submit',
-          prNumber: r.input.pr,
-          ...(r.input.priority !== undefined ? { priority: r.input.priority } : {}),
-        }),
-      ),
+    run: (r) =>
+      changePr(r, {
+        action: 'submit',
+        prNumber: r.input.pr,
+        ...(r.input.priority !== undefined ? { priority: r.input.priority } : {}),
+      }),
   });
   registerStep<CancelStep>(app, deps, {
     id: 'cancel_pr',
     needsPerson: 'cancel a PR in the queue',
-    run: async (r) =>
-      ending(
-        r,
-        r.input.pr,
-        await servicesOf(deps).prs.change(r.actor, r.at, {
-          action: 'cancel',
-          prNumber: r.input.pr,
-          ...(r.input.reason ? { reason: r.input.reason } : {}),
-        }),
-        r.input.reason,
-      ),
+    run: (r) =>
+      changePr(r, {
+        action: 'cancel',
+        prNumber: r.input.pr,
+        ...(r.input.reason ? { reason: r.input.reason } : {}),
+      }),
   });
 }
