@@ -4,6 +4,7 @@
  * (`bot_access_token`), and functions.completeSuccess / functions.completeError, which accept only the token
  * of the execution they complete (any other token is refused) and record every completion.
  */
+import { eventEnvelope } from './signing.ts';
 import { err, type Method, nextId, type SlackState, str } from './state.ts';
 import type { FakeFunctionCompletion, FakeFunctionExecution, FunctionExecutionInput } from './types.ts';
 
@@ -28,57 +29,50 @@ export function functionExecutedEnvelope(input: {
 }): Record<string, unknown> {
   const appId = input.appId ?? 'A0FAKEAPP';
   const seconds = Math.floor(input.at / 1000);
-  return {
-    token: 'XXYYZZ',
-    team_id: input.teamId,
-    ...(input.enterpriseId ? { enterprise_id: input.enterpriseId } : {}),
-    api_app_id: appId,
-    event: {
-      type: 'function_executed',
-      function: {
-        id: `Fn${input.callbackId
-          .replace(/[^a-z]/gi, '')
-          .slice(0, 8)
-          .toUpperCase()}01`,
-        callback_id: input.callbackId,
-        title: input.callbackId.replaceAll('_', ' '),
-        description: `Runs ${input.callbackId}`,
-        type: 'app',
-        // Slack lists the declared parameters (manifest.yml); the fake names those it was handed.
-        input_parameters: Object.keys(input.inputs).map((name) => ({
-          type: name === 'interactivity' ? 'slack#/types/interactivity' : 'string',
-          name,
-          description: name,
-          title: name,
-          is_required: true,
-        })),
-        output_parameters: [
-          { type: 'string', name: 'state', description: 'state', title: 'State', is_required: true },
-        ],
-        app_id: appId,
-        date_created: seconds - 86_400,
-        date_updated: seconds - 3_600,
-        date_deleted: 0,
-      },
-      inputs: input.inputs,
-      function_execution_id: input.executionId,
-      workflow_execution_id: input.workflowExecutionId,
-      event_ts: (input.at / 1000).toFixed(6),
-      bot_access_token: input.token,
+  const event = {
+    type: 'function_executed',
+    function: {
+      id: `Fn${input.callbackId
+        .replace(/[^a-z]/gi, '')
+        .slice(0, 8)
+        .toUpperCase()}01`,
+      callback_id: input.callbackId,
+      title: input.callbackId.replaceAll('_', ' '),
+      description: `Runs ${input.callbackId}`,
+      type: 'app',
+      // Slack lists the declared parameters (manifest.yml); the fake names those it was handed.
+      input_parameters: Object.keys(input.inputs).map((name) => ({
+        type: name === 'interactivity' ? 'slack#/types/interactivity' : 'string',
+        name,
+        description: name,
+        title: name,
+        is_required: true,
+      })),
+      output_parameters: [
+        { type: 'string', name: 'state', description: 'state', title: 'State', is_required: true },
+      ],
+      app_id: appId,
+      date_created: seconds - 86_400,
+      date_updated: seconds - 3_600,
+      date_deleted: 0,
     },
-    type: 'event_callback',
+    inputs: input.inputs,
+    function_execution_id: input.executionId,
+    workflow_execution_id: input.workflowExecutionId,
+    event_ts: (input.at / 1000).toFixed(6),
+    bot_access_token: input.token,
+  };
+  return {
+    ...eventEnvelope({
+      teamId: input.teamId,
+      ...(input.enterpriseId ? { enterpriseId: input.enterpriseId } : {}),
+      apiAppId: appId,
+      event,
+    }),
+    // The documented example's token; one event id per execution, so a retry of it is recognised.
+    token: 'XXYYZZ',
     event_id: `Ev${input.executionId.slice(2)}`,
     event_time: seconds,
-    authorizations: [
-      {
-        enterprise_id: input.enterpriseId ?? null,
-        team_id: input.teamId,
-        user_id: 'U0BOT',
-        is_bot: true,
-        is_enterprise_install: false,
-      },
-    ],
-    is_ext_shared_channel: false,
   };
 }
 
