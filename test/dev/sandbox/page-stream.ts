@@ -78,3 +78,15 @@ export async function follow(base: string) {
     });
   return { messages, views, homes, events, until, close: () => ac.abort() };
 }
+
+/** POSTs to the page's API (/sandbox/api/<path>) as the page does, answering its JSON. */
+export function pageApi(base: string) {
+  return async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${base}/sandbox/api/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as Record<string, unknown>;
+  };
+}

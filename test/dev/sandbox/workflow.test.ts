@@ -9,7 +9,7 @@ import { USERS } from '../../../dev/sandbox/people.ts';
 import { RELEASE_PR, WORKFLOW_NAME } from '../../../dev/sandbox/workflow.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { silentLogger } from '../../../src/observability/log.ts';
-import { follow, type PageMessage } from './page-stream.ts';
+import { follow, type PageMessage, pageApi } from './page-stream.ts';
 
 const textOf = (m: PageMessage) => `${m.text} ${JSON.stringify(m.blocks ?? [])}`;
 
@@ -22,14 +22,7 @@ describe('sandbox: a "Release freeze" workflow run step by step', () => {
     skew += 5_000;
     return sb.app.events!.tick();
   };
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${base}/sandbox/api/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const post = (path: string, body: unknown) => pageApi(base)(path, body);
   const notes = () =>
     [...page.messages.values()].filter((m) => m.author?.name === 'Workflow Builder').map((m) => m.text);
   const note = (pattern: RegExp, what: string) =>
