@@ -28,8 +28,9 @@ import type { Workspaces } from '../workspace.ts';
 /** Slack's answers after which completing this execution can never work. */
 const FINAL_FUNCTION_ERRORS = new Set(['function_execution_not_found', 'invalid_arguments']);
 
-/** How long a done wait is kept before it is pruned (a day). */
+/** How long a done wait is kept before it is pruned (a day), and how often that is looked at. */
 const KEEP_DONE_MS = 24 * 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 export interface StepCompletionDeps {
   store: Pick<Store, 'db' | 'stepWaitToken'>;
@@ -87,6 +88,7 @@ export function createStepCompleter(d: StepCompletionDeps): StepCompleter {
     return done;
   }
 
+  let prunedAt = 0;
   return {
     finish,
     async deliver(event, destinations) {
@@ -120,7 +122,10 @@ export function createStepCompleter(d: StepCompletionDeps): StepCompleter {
         );
       }
       for (const w of await waits.undelivered()) if ((await finish(w)) === 'sent') n++;
-      await waits.prune(now - KEEP_DONE_MS);
+      if (now - prunedAt >= PRUNE_EVERY_MS) {
+        prunedAt = now;
+        await waits.prune(now - KEEP_DONE_MS);
+      }
       return n;
     },
   };

@@ -8,7 +8,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { Actor } from '../../../services/actor.ts';
 import type { QueueAt } from '../../../services/queue.ts';
-import { buildActor } from '../../actor.ts';
+import { actorIn, actorWorkspace } from '../../actor.ts';
 import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import { stepBadInput, stepErrorText, stepNeedsPerson } from '../../blocks/steps.ts';
 import { parseStepInputs, type StepId, type StepInput } from '../../commands/steps.ts';
@@ -81,15 +81,16 @@ async function decide<S extends StepInput>(
   const input = parsed.value as S;
   if (def.needsPerson && !input.interactor) return { end: 'fail', error: stepNeedsPerson(def.needsPerson) };
   const envelope = body as { team_id?: string; enterprise_id?: string };
-  const workspaceId = context.teamId ?? envelope.team_id ?? '';
-  // The Actor's directory asks Slack with the bot token (users.info); the execution token only completes.
-  const botClient = await deps.workspaces.slackFor(workspaceId).catch(() => client);
-  const actor = buildActor(deps, botClient, {
+  // The team, or the enterprise of an org-wide install (which custom steps need on Enterprise Grid).
+  const workspace = actorWorkspace(deps, {
     context,
     teamId: envelope.team_id,
     enterpriseId: envelope.enterprise_id,
     userId: input.interactor ?? '',
   });
+  // The Actor's directory asks Slack with the bot token (users.info); the execution token only completes.
+  const botClient = await deps.workspaces.slackFor(workspace.id).catch(() => client);
+  const actor = actorIn(deps, botClient, workspace, input.interactor ?? '');
   const located = await servicesOf(deps).queue.locate(actor, input.channel, input.target);
   if (located.answer === 'no_target') return { end: 'fail', error: stepErrorText(renderNoTarget()) };
   if (located.answer === 'not_connected') return { end: 'fail', error: stepErrorText(renderNotConnected()) };
