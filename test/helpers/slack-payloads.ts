@@ -65,12 +65,14 @@ export async function runStep(
   h: Harness,
   callbackId: string,
   inputs: Record<string, unknown>,
-  opts: { person?: string; teamId?: string } = {},
+  opts: { person?: string; teamId?: string; enterpriseId?: string; enterpriseInstall?: boolean } = {},
 ): Promise<FakeFunctionExecution & { sent: Sent }> {
   const execution = h.slack.startFunction({
     callbackId,
     inputs: { ...inputs, ...(opts.person ? { interactivity: interactivityOf(opts.person) } : {}) },
     ...(opts.teamId ? { teamId: opts.teamId } : {}),
+    ...(opts.enterpriseId ? { enterpriseId: opts.enterpriseId } : {}),
+    ...(opts.enterpriseInstall ? { enterpriseInstall: true } : {}),
   });
   const sent = await postEventEnvelope(h, execution.envelope);
   return { ...execution, sent };

@@ -19,6 +19,7 @@ export interface FunctionFake {
 export function functionExecutedEnvelope(input: {
   teamId: string;
   enterpriseId?: string;
+  enterpriseInstall?: boolean;
   callbackId: string;
   inputs: Record<string, unknown>;
   executionId: string;
@@ -66,6 +67,7 @@ export function functionExecutedEnvelope(input: {
     ...eventEnvelope({
       teamId: input.teamId,
       ...(input.enterpriseId ? { enterpriseId: input.enterpriseId } : {}),
+      ...(input.enterpriseInstall ? { enterpriseInstall: true } : {}),
       apiAppId: appId,
       event,
     }),
@@ -124,6 +126,7 @@ export function createFunctionFake(s: SlackState): FunctionFake {
       const envelope = functionExecutedEnvelope({
         teamId,
         ...(input.enterpriseId ? { enterpriseId: input.enterpriseId } : {}),
+        ...(input.enterpriseInstall ? { enterpriseInstall: true } : {}),
         callbackId: input.callbackId,
         inputs: input.inputs,
         executionId,

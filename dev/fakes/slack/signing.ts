@@ -242,6 +242,8 @@ export interface EventEnvelopeInput {
   enterpriseId?: string;
   event: Record<string, unknown>;
   apiAppId?: string;
+  /** The app is installed organization-wide (`authorizations[].is_enterprise_install`). */
+  enterpriseInstall?: boolean;
 }
 
 /** An Events API envelope (sent as JSON). */
@@ -266,7 +268,7 @@ export function eventEnvelope(input: EventEnvelopeInput): Record<string, unknown
         team_id: input.teamId,
         user_id: 'U0BOT',
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: input.enterpriseInstall === true,
       },
     ],
     is_ext_shared_channel: false,

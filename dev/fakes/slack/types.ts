@@ -158,6 +158,8 @@ export interface FunctionExecutionInput {
   inputs: Record<string, unknown>;
   teamId?: string;
   enterpriseId?: string;
+  /** The app is installed organization-wide (Enterprise Grid): the envelope's authorizations say so. */
+  enterpriseInstall?: boolean;
   executionId?: string;
 }
 
