@@ -7,16 +7,13 @@
  */
 import { formatQueueRef } from '../core/target.ts';
 import { TrunkNotFoundError } from '../trunk/errors.ts';
-import { queueKeyOf, type StepOutcome, StepWaitRepository } from '../watch/index.ts';
+import { leftStateOf, queueKeyOf, type StepOutcome, StepWaitRepository } from '../watch/index.ts';
+
+export { NOT_IN_QUEUE } from '../watch/index.ts';
+
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
 import type { QueueAt, QueueService } from './queue.ts';
-
-/** PR states in which the PR has left the queue: a wait for it is over. */
-const LEFT_STATES: ReadonlySet<string> = new Set(['merged', 'failed', 'cancelled']);
-
-/** What Trunk's state (or its absence) says of the PR for a step's `state` output. */
-export const NOT_IN_QUEUE = 'not_in_queue';
 
 export interface WaitRequest {
   executionId: string;
@@ -76,7 +73,7 @@ export class StepService {
   async #stateNow(actor: Actor, at: QueueAt, prNumber: number): Promise<string | undefined> {
     const read = await this.#queue.pullRequest(actor, at, prNumber);
     if (read.answer === 'read_failed') {
-      if (read.error instanceof TrunkNotFoundError) return NOT_IN_QUEUE;
+      if (read.error instanceof TrunkNotFoundError) return leftStateOf('not_found');
       // Trunk did not answer: the wait stands, and the watcher's events (or the time limit) end it.
       this.#deps.logger.warn(
         { err: read.error, queue: formatQueueRef(at.ref), pr: prNumber },
@@ -84,9 +81,6 @@ export class StepService {
       );
       return undefined;
     }
-    const state = read.value.state === undefined ? undefined : String(read.value.state).toLowerCase();
-    if (state && LEFT_STATES.has(state)) return state;
-    if (!read.value.isCurrentlySubmittedToQueue && state === undefined) return NOT_IN_QUEUE;
-    return undefined;
+    return leftStateOf(read.value);
   }
 }

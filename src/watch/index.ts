@@ -13,6 +13,8 @@ export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';
 export * from './types.ts';
 export {
+  leftStateOf,
+  NOT_IN_QUEUE,
   type StepCompletion,
   type StepOutcome,
   type StepSendResult,

@@ -41,6 +41,24 @@ export type StepSendResult = { ok: true } | { ok: false; error: string; final: b
 /** What `complete` did: sent (or given up for good), someone else sends it, retried later, or nothing to send. */
 export type StepCompletion = 'sent' | 'failed' | 'busy' | 'retry' | 'gone';
 
+/** What a step's `state` says of a PR Trunk never had in the queue (getSubmittedPullRequest: 404). */
+export const NOT_IN_QUEUE = 'not_in_queue';
+const LEFT_STATES: ReadonlySet<string> = new Set(['merged', 'failed', 'cancelled']);
+
+/**
+ * The state a waiting step completes with, given what Trunk says of the PR now: merged, failed or
+ * cancelled, or NOT_IN_QUEUE; undefined while the PR is still in the queue (the wait goes on).
+ */
+export function leftStateOf(
+  pr: { state?: unknown; isCurrentlySubmittedToQueue: boolean } | 'not_found',
+): string | undefined {
+  if (pr === 'not_found') return NOT_IN_QUEUE;
+  const state = pr.state === undefined || pr.state === null ? undefined : String(pr.state).toLowerCase();
+  if (state && LEFT_STATES.has(state)) return state;
+  if (!pr.isCurrentlySubmittedToQueue && state === undefined) return NOT_IN_QUEUE;
+  return undefined;
+}
+
 export const STEP_COMPLETE_LEASE = 'step.complete';
 /** How long a claimed completion is this replica's; a send takes one Slack call. */
 const COMPLETE_LEASE_MS = 30_000;
@@ -121,6 +139,27 @@ export class StepWaitRepository {
       [now, limit],
     );
     return rows.map(toWait);
+  }
+
+  /**
+   * Waits whose PR is missing from a poll of its queue taken after the wait began, with no event deciding
+   * them: the PR left before the queue's first poll set its baseline, so no event will come. With the
+   * snapshot's `seq`, so a caller asks Trunk once per poll.
+   */
+  async unseenLeaving(limit = 50): Promise<Array<{ wait: StepWait; seq: number }>> {
+    const rows = await this.#db.query(
+      `SELECT ${COLUMNS.replaceAll(/(\w+)/g, 'w.$1')}, s.seq AS snapshot_seq, s.snapshot AS snapshot
+       FROM step_waits w JOIN watch_snapshots s ON s.workspace_id = w.workspace_id AND s.queue_key = w.queue_key
+       WHERE w.status = 'waiting' AND s.taken_at > w.created_at
+       ORDER BY w.created_at, w.execution_id LIMIT $1`,
+      [limit],
+    );
+    return rows
+      .filter((r) => {
+        const prs = (JSON.parse(String(r['snapshot'])) as { prs?: Array<{ number: number }> }).prs ?? [];
+        return !prs.some((p) => p.number === Number(r['pr_number']));
+      })
+      .map((r) => ({ wait: toWait(r), seq: Number(r['snapshot_seq']) }));
   }
 
   /** Waits decided and not yet told to Slack, oldest decision first. */

@@ -9,10 +9,13 @@
  */
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../../observability/log.ts';
+import { readPullRequest } from '../../queue/service.ts';
 import type { Store } from '../../store/types.ts';
+import { TrunkNotFoundError } from '../../trunk/errors.ts';
 import {
   type DeliveryResult,
   type Destination,
+  leftStateOf,
   type StepCompletion,
   type StepOutcome,
   type StepSendResult,
@@ -34,7 +37,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 
 export interface StepCompletionDeps {
   store: Pick<Store, 'db' | 'stepWaitToken'>;
-  workspaces: Pick<Workspaces, 'slackClientOptions'>;
+  workspaces: Pick<Workspaces, 'slackClientOptions' | 'backgroundTrunkFor'>;
   logger: Logger;
   now: () => number;
   replicaId: string;
@@ -45,7 +48,10 @@ export interface StepCompleter {
   finish(wait: Pick<StepWait, 'executionId' | 'workspaceId'>, outcome?: StepOutcome): Promise<StepCompletion>;
   /** The watcher's `step` destinations of one event: each wait decided by the event, then completed. */
   deliver(event: WatchEvent, destinations: Destination[]): Promise<DeliveryResult[]>;
-  /** One pass of the worker: time limits, and sends to retry; answers how many were completed. */
+  /**
+   * One pass of the worker: time limits, PRs that left the queue before its first poll (no event will
+   * come for them), and sends to retry; answers how many were completed.
+   */
   sweep(): Promise<number>;
 }
 
@@ -89,6 +95,26 @@ export function createStepCompleter(d: StepCompletionDeps): StepCompleter {
   }
 
   let prunedAt = 0;
+  /** Execution id → the poll (snapshot seq) whose missing PR was last asked of Trunk: once per poll. */
+  const asked = new Map<string, number>();
+
+  /** Asks Trunk once what became of a PR that is gone from its queue's poll, and decides the wait if it left. */
+  async function checkUnseen(w: StepWait, now: number): Promise<void> {
+    const trunk = await d.workspaces.backgroundTrunkFor(w.workspaceId, 'watch');
+    if (!trunk) return;
+    let state: string | undefined;
+    try {
+      state = leftStateOf(await readPullRequest({ trunk: trunk.api }, w.target, w.prNumber));
+    } catch (err) {
+      if (!(err instanceof TrunkNotFoundError)) {
+        log.warn({ err, execution: w.executionId }, 'could not read the PR a workflow step waits for');
+        return;
+      }
+      state = leftStateOf('not_found');
+    }
+    if (state) await waits.decide(w.executionId, { ok: true, state }, now);
+  }
+
   return {
     finish,
     async deliver(event, destinations) {
@@ -120,6 +146,13 @@ export function createStepCompleter(d: StepCompletionDeps): StepCompleter {
           { ok: false, error: stepTimedOut(w.target, w.prNumber, minutes) },
           now,
         );
+      }
+      const unseen = await waits.unseenLeaving();
+      for (const id of asked.keys()) if (!unseen.some((u) => u.wait.executionId === id)) asked.delete(id);
+      for (const { wait: w, seq } of unseen) {
+        if (asked.get(w.executionId) === seq) continue;
+        asked.set(w.executionId, seq);
+        await checkUnseen(w, now);
       }
       for (const w of await waits.undelivered()) if ((await finish(w)) === 'sent') n++;
       if (now - prunedAt >= PRUNE_EVERY_MS) {

@@ -262,6 +262,27 @@ describe('wait_for_pr', () => {
     expect(h.slack.functionCompletions(run.executionId)).toHaveLength(1);
   });
 
+  it('a PR that merged before its queue was first polled (no event will come) still completes the step', async () => {
+    const q = fresh([{ prNumber: 87, state: 'testing' }]);
+    const run = await runStep(h, 'wait_for_pr', { target: q.target, pr: 87, timeout_minutes: 60 });
+    await h.idle();
+    h.trunk.dequeuePr(q.repo, 'main', 87);
+    h.trunk.addSubmittedPr(q.repo, 'main', {
+      prNumber: 87,
+      state: 'merged',
+      isCurrentlySubmittedToQueue: false,
+    });
+    const reads = h.trunkCalls('getSubmittedPullRequest').length;
+    await interval(); // the first poll is a baseline without the PR: no event
+    expect(await completion(run.executionId)).toMatchObject({
+      kind: 'success',
+      outputs: { state: 'merged' },
+    });
+    await interval();
+    // Asked of Trunk once, not at every pass.
+    expect(h.trunkCalls('getSubmittedPullRequest').length).toBe(reads + 1);
+  });
+
   it('a PR that fails completes the step with `failed`', async () => {
     const q = fresh([{ prNumber: 83, state: 'testing' }]);
     const run = await runStep(h, 'wait_for_pr', { target: q.target, pr: 83, timeout_minutes: 60 });
