@@ -53,7 +53,13 @@ function text(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() ? v.trim() : undefined;
 }
 
-const shown = (v: unknown) => JSON.stringify(v)?.slice(0, 40) ?? String(v);
+function shown(v: unknown): string {
+  try {
+    return JSON.stringify(v)?.slice(0, 40) ?? String(v);
+  } catch {
+    return typeof v;
+  }
+}
 
 /** Parses one execution's inputs for `callbackId`. */
 export function parseStepInputs(callbackId: string, raw: unknown): ParseStepResult {
