@@ -8,6 +8,7 @@ import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
 import { StoryService } from './story.ts';
 import { createTestsService, type TestsService } from './tests.ts';
+import { UnfurlService } from './unfurls.ts';
 import { createWatchService, type WatchService } from './watch.ts';
 import { WorkspaceService } from './workspace.ts';
 
@@ -24,6 +25,7 @@ export interface Services {
   home: HomeService;
   tests: TestsService;
   story: StoryService;
+  unfurls: UnfurlService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -38,5 +40,6 @@ export function createServices(deps: ServiceDeps): Services {
     home: createHomeService(deps),
     tests: createTestsService(queue),
     story: new StoryService(deps, queue),
+    unfurls: new UnfurlService(deps),
   };
 }

@@ -86,3 +86,18 @@ export function renderConnected(
   const text = `Connected to Trunk organization \`${escTrim(orgSlug, 200)}\`${defaultTarget ? `, default queue ${targetText(defaultTarget)}` : ''}.${v2}`;
   return ephemeral(text, [section(`:white_check_mark: ${text}`), context('Try `/mergequeue status`.')]);
 }
+
+/** `config unfurl github on|off` done (or already so). */
+export function renderUnfurlGithubSet(on: boolean, changed: boolean): SlackReply {
+  const text = on
+    ? `Pasted GitHub PR links of this workspace's repositories ${changed ? 'now unfurl' : 'already unfurl'} with their queue state.`
+    : `Pasted GitHub PR links ${changed ? 'no longer unfurl' : 'already do not unfurl'} (Trunk links still do).`;
+  return ephemeral(text, [
+    section(`${changed ? ':white_check_mark: ' : ''}${text}`),
+    context(
+      on
+        ? "If another app (such as GitHub's) unfurls GitHub links too, Slack may show both previews: `/mergequeue config unfurl github off` turns ours off."
+        : '`/mergequeue config unfurl github on` turns them back on.',
+    ),
+  ]);
+}

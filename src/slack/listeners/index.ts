@@ -10,6 +10,7 @@ import * as settingsButton from './actions/settings.ts';
 import * as stateButtons from './actions/state.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as homeTab from './events/home.ts';
+import * as linkUnfurls from './events/unfurl.ts';
 import * as uninstall from './events/uninstall.ts';
 import * as connectView from './views/connect.ts';
 import * as prCancelView from './views/pr-cancel.ts';
@@ -32,6 +33,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     connectView,
     uninstall,
     homeTab,
+    linkUnfurls,
   ]) {
     m.register(app, deps);
   }
