@@ -134,7 +134,17 @@ export class UnfurlService {
       links.map(async ({ url, link }) => {
         const ref = placeOf(link, trunk.orgSlug, githubOn, queues);
         if (!ref) return;
-        const reading = await this.#read(workspaceId, trunk, link, ref);
+        let reading: Reading;
+        try {
+          reading = await this.#read(workspaceId, trunk, link, ref);
+        } catch (err) {
+          // A Trunk fault: logged; the channel sees the link without an unfurl (and the next paste asks again).
+          this.#deps.logger.warn(
+            { err, workspace: workspaceId, link: unfurlKey(link, ref.branch) },
+            'could not read Trunk for a link unfurl; nothing unfurled',
+          );
+          return;
+        }
         if (!reading) return;
         unfurls.push(
           reading.kind === 'queue'
@@ -263,13 +273,10 @@ export class UnfurlService {
       }
       return { kind: 'pr', reading: { source: 'v1', pr, position, depth }, readAt: Date.now() };
     } catch (err) {
-      // 404: Trunk knows no such PR or queue — nothing to show. Anything else is logged; the channel sees nothing.
-      if (!(isTrunkError(err) && err.kind === 'not_found'))
-        this.#deps.logger.warn(
-          { err, workspace: workspaceId, link: unfurlKey(link, ref.branch) },
-          'could not read Trunk for a link unfurl; nothing unfurled',
-        );
-      return undefined;
+      // 404: Trunk knows no such PR or queue — nothing to show (kept like a reading). Anything else is a fault,
+      // never kept: the caller logs it.
+      if (isTrunkError(err) && err.kind === 'not_found') return undefined;
+      throw err;
     }
   }
 }

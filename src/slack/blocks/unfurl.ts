@@ -66,7 +66,9 @@ function prText(ref: QueueRef, n: number, r: PrReading): string {
       r.position !== undefined && r.depth !== undefined
         ? ` — number ${r.position} of ${plural(r.depth, 'PR')} in the queue`
         : '';
-    return `${head}\n*${esc(state)}*${where}: it ${escTrim(explainReadiness(pr, ref.branch).summary.replace(/^#\d+ /, ''), 500)}`;
+    const left = pr.state === 'failed' || pr.state === 'cancelled';
+    const why = left ? `\n\`/mergequeue why ${n} ${esc(queueLabel(ref))}\` tells more.` : '';
+    return `${head}\n*${esc(state)}*${where}: it ${escTrim(explainReadiness(pr, ref.branch).summary.replace(/^#\d+ /, ''), 500)}${why}`;
   }
   if (r.at === 'in_queue') {
     const pr = r.eta.pr;
