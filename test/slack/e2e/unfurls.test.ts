@@ -25,18 +25,22 @@ beforeAll(async () => {
 });
 afterAll(async () => Promise.all([h?.close(), v2?.close()]));
 
+/** acme/web:main with #11 testing and #12 pending (in that order), and #13 failed out of it. */
 function seed(harness: Harness) {
-  harness.trunk.addQueue('acme/web', 'main', { concurrency: 3 }, [
-    { prNumber: 11, prTitle: 'Testing one', prAuthor: 'dev1', state: 'testing' },
-    { prNumber: 12, prTitle: 'Waiting one', prAuthor: 'dev2', state: 'pending' },
-  ]);
-  harness.trunk.addSubmittedPr('acme/web', 'main', {
-    prNumber: 13,
-    prTitle: 'Kicked one',
-    prAuthor: 'dev3',
-    state: 'failed',
-    isCurrentlySubmittedToQueue: false,
-  });
+  harness.trunk.addQueue('acme/web', 'main', { concurrency: 3 });
+  const prs = [
+    [11, 'Testing one', 'testing'],
+    [12, 'Waiting one', 'pending'],
+  ] as const;
+  for (const [prNumber, prTitle, state] of prs)
+    harness.trunk.enqueuePr('acme/web', 'main', {
+      prNumber,
+      prTitle,
+      prAuthor: `dev${prNumber - 10}`,
+      state,
+    });
+  const failed = { prNumber: 13, prTitle: 'Kicked one', prAuthor: 'dev3', state: 'failed' } as const;
+  harness.trunk.addSubmittedPr('acme/web', 'main', { ...failed, isCurrentlySubmittedToQueue: false });
 }
 
 /** Posts a link and waits until the app is done with it; the chat.unfurl calls it made. */
@@ -115,18 +119,11 @@ describe('link unfurls', () => {
     await v2.reset();
     v2.trunk.v2.setKeys({ [KEY]: [] });
     seed(v2);
+    const check = { name: 'ci/unit', url: 'https://ci.example/runs/77', conclusion: 'failure' };
+    const failedStep = { state: 'failed', changedAt: '2026-11-20T10:30:00Z' };
     v2.trunk.v2.setHistory('acme/web', 13, [
-      { state: 'pending', changedAt: '2026-11-20T10:00:00Z', reason: 'MERGE_ITEM_NOW_READY' },
-      {
-        state: 'failed',
-        changedAt: '2026-11-20T10:30:00Z',
-        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-        failed: {
-          failureCausingChecks: [
-            { name: 'ci/unit', url: 'https://ci.example/runs/77', conclusion: 'failure' },
-          ],
-        },
-      },
+      { state: 'testing', changedAt: '2026-11-20T10:01:00Z', reason: null },
+      { ...failedStep, reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', failed: { failureCausingChecks: [check] } },
     ]);
     const failed = `${APP}/acme/pull/13?repo=acme/web`;
     const queued = `${APP}/acme/pull/12?repo=acme/web`;
