@@ -30,6 +30,11 @@ export function renderConfig(view: ConfigView): SlackReply {
         `*Trunk:* ${view.hasTrunkCredentials ? `connected${view.trunkOrgSlug ? ` (org \`${escTrim(view.trunkOrgSlug, 200)}\`)` : ''}` : 'not connected — `/mergequeue connect`'}`,
         `*Operators:* ${ops.length ? ops.join(', ') + more : 'none listed'}`,
         `*Installed by:* ${view.installerUserId ? mention(view.installerUserId) : 'unknown'}`,
+        ...(view.unfurlGithub === undefined
+          ? []
+          : [
+              `*GitHub PR links unfurl:* ${view.unfurlGithub ? 'on' : 'off'} — \`/mergequeue config unfurl github ${view.unfurlGithub ? 'off' : 'on'}\` (Trunk links always do)`,
+            ]),
       ].join('\n'),
     ),
     context('Workspace admins and owners and the installing user are operators by right.'),

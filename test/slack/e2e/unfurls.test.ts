@@ -257,6 +257,8 @@ describe('link unfurls', () => {
 
     const on = await h.sendCommand('config unfurl github on', { user: USERS.admin });
     expect(textOf(await h.reply(on.responseUrl))).toContain('now unfurl');
+    const shown = await h.sendCommand('config', { user: USERS.member });
+    expect(textOf(await h.reply(shown.responseUrl))).toContain('GitHub PR links unfurl:* on');
     const [u] = await paste(h, [url]);
     expect(textOfUnfurl(u, url)).toContain('#12 Waiting one');
     expect((await audited()).slice(before).map((a) => [a.outcome, a.user_id])).toEqual([
