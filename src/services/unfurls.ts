@@ -124,10 +124,12 @@ export class UnfurlService {
     const trunk = await this.#deps.trunk.readsFor(workspaceId);
     if (!trunk) return { answer: 'none', why: 'not_connected' };
 
+    // The workspace's queues (and who can see them) matter only for a GitHub link, or a PR link naming no branch.
     const wantsGithub = links.some(({ link }) => link.from === 'github');
+    const wantsQueues = links.some(({ link }) => link.kind === 'pr' && link.branch === undefined);
     const [githubOn, queues] = await Promise.all([
       wantsGithub ? this.githubOn(actor) : Promise.resolve(false),
-      this.#visibleQueues(actor),
+      wantsQueues ? this.#visibleQueues(actor) : Promise.resolve([]),
     ]);
     const unfurls: UnfurlView[] = [];
     await Promise.all(
