@@ -9,6 +9,7 @@ import { QueueService } from './queue.ts';
 import { StepService } from './steps.ts';
 import { StoryService } from './story.ts';
 import { createTestsService, type TestsService } from './tests.ts';
+import { UnfurlService } from './unfurls.ts';
 import { createWatchService, type WatchService } from './watch.ts';
 import { WorkspaceService } from './workspace.ts';
 
@@ -25,6 +26,7 @@ export interface Services {
   home: HomeService;
   tests: TestsService;
   story: StoryService;
+  unfurls: UnfurlService;
   steps: StepService;
 }
 
@@ -40,6 +42,7 @@ export function createServices(deps: ServiceDeps): Services {
     home: createHomeService(deps),
     tests: createTestsService(queue),
     story: new StoryService(deps, queue),
+    unfurls: new UnfurlService(deps),
     steps: new StepService(deps, queue),
   };
 }

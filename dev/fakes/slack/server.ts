@@ -6,8 +6,8 @@
  *
  * This file is the HTTP server and the handle tests hold; the rest is split the way the Trunk fake is:
  * state.ts (what the fake knows and records), one module per group of Web API methods (auth.ts, users.ts,
- * chat.ts, conversations.ts, views.ts, oauth.ts, functions.ts for Workflow Builder steps), response-urls.ts,
- * socket-mode.ts, and wire.ts (bodies, answers, injected faults).
+ * chat.ts, conversations.ts, views.ts, oauth.ts, unfurl.ts, functions.ts for Workflow Builder steps),
+ * response-urls.ts, socket-mode.ts, and wire.ts (bodies, answers, injected faults).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,7 @@ import { handleResponseUrl, newResponseUrl } from './response-urls.ts';
 import { createSocketModeServer } from './socket-mode.ts';
 import { type Answer, createState, err, identityOf, type Method, takeFault } from './state.ts';
 import type { SlackFake, SlackFakeOptions } from './types.ts';
+import { unfurlMethods } from './unfurl.ts';
 import { userMethods } from './users.ts';
 import { viewMethods } from './views.ts';
 import { applyFault, parseArgs, readBody, send, sleep } from './wire.ts';
@@ -40,6 +41,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     ...userMethods(st),
     ...conversationMethods(st),
     ...oauthMethods(st),
+    ...unfurlMethods(st),
     ...functions.methods,
   };
   const socketMode = createSocketModeServer(() => st.events.emit('change'));
@@ -126,6 +128,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     ephemerals: st.ephemerals,
     responsePosts: st.responsePosts,
     views: st.views,
+    unfurls: st.unfurls,
     responseUrl: (context) => newResponseUrl(st, origin, context),
     postsTo(responseUrl) {
       const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
@@ -186,6 +189,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       st.ephemerals.length = 0;
       st.responsePosts.length = 0;
       st.views.length = 0;
+      st.unfurls.length = 0;
       st.faults.clear();
       functions.completions.length = 0;
     },

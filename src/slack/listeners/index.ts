@@ -10,6 +10,7 @@ import * as settingsButton from './actions/settings.ts';
 import * as stateButtons from './actions/state.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as homeTab from './events/home.ts';
+import * as linkUnfurls from './events/unfurl.ts';
 import * as uninstall from './events/uninstall.ts';
 import * as workflowSteps from './functions/index.ts';
 import * as connectView from './views/connect.ts';
@@ -33,6 +34,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     connectView,
     uninstall,
     homeTab,
+    linkUnfurls,
     workflowSteps,
   ]) {
     m.register(app, deps);
