@@ -213,7 +213,11 @@ export function createTrunkV2Client(options: TrunkV2ClientOptions): TrunkV2Api {
               status: result.status,
               retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
             };
-      const decision = decideRetry({ outcome, attempt, remainingMs: deadlineAt - now(), policy, random });
+      // A write is sent once: Trunk does not honour Idempotency-Key, so the caller reads back before trying again.
+      const decision =
+        body === undefined
+          ? decideRetry({ outcome, attempt, remainingMs: deadlineAt - now(), policy, random })
+          : ({ retry: false } as const);
       if (!decision.retry) {
         const shown: Exclude<HttpResult, { kind: 'timeout' }> =
           result.kind === 'response' && envelope
