@@ -18,6 +18,7 @@ export {
   TestWatchRepository,
   watchMatches,
 } from './test-watches.ts';
+export { MAX_TICKET_REF, readTicketRef, type TicketRef } from './tickets.ts';
 export {
   type FeedMessage,
   isRecovery,

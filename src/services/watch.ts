@@ -45,7 +45,7 @@ export type WatchAnswer =
  * manage feeds): one of the workspace's own people; in a channel shared with another organization, an
  * operator; a stuck threshold under OPERATOR_STUCK_BELOW_MINUTES, an operator. Undefined when allowed.
  */
-async function whyNotFeedManager(
+export async function whyNotFeedManager(
   actor: Actor,
   channels: SharedChannels | undefined,
   channelId: string,
