@@ -35,7 +35,7 @@ import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-int
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
-import { createWorkers, type QueueEvents } from './workers/index.ts';
+import { createWorkers, type QueueEvents, type TestCaseSink } from './workers/index.ts';
 
 /**
  * Bot scopes the app asks for at install; keep in step with manifest.yml. channels:read and groups:read let
@@ -123,6 +123,8 @@ export interface RunningApp {
   readonly workspaces: Workspaces;
   /** Queue events (feeds, live status messages, notes to authors); undefined when turned off. */
   readonly events: QueueEvents | undefined;
+  /** The flaky-test sink of Trunk's webhooks (src/workers/test-case-sink.ts), for the inbox worker. */
+  readonly testCases: TestCaseSink;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -301,7 +303,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   // Background work (digests, freeze windows, queue events, audit retention): workers on the lifecycle,
   // started once the app listens and stopped, in this order, after the requests in flight.
-  const { digests: digestService, events } = createWorkers(lifecycle, {
+  const {
+    digests: digestService,
+    events,
+    testCases,
+  } = createWorkers(lifecycle, {
     config,
     store,
     workspaces,
@@ -357,6 +363,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     bolt,
     workspaces,
     events,
+    testCases,
     async start() {
       if (started) return;
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.

@@ -18,8 +18,10 @@ import type { Store } from '../store/types.ts';
 import { botStanding } from './bot-standing.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
+import { createTestCaseSink, type TestCaseSink } from './test-case-sink.ts';
 
 export type { QueueEvents } from './queue-watcher.ts';
+export type { TestCaseSink } from './test-case-sink.ts';
 
 export interface WorkersOptions {
   config: Config;
@@ -49,6 +51,8 @@ export interface Workers {
   readonly freezer: FreezerWorker;
   /** undefined when turned off (AppOverrides.watch false). */
   readonly events: QueueEvents | undefined;
+  /** The flaky-test sink of Trunk's webhooks: the inbox worker hands it `test_case.*` deliveries. */
+  readonly testCases: TestCaseSink;
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -140,5 +144,16 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     scheduler,
   );
 
-  return { digests, freezer, events };
+  // Flaky-test deliveries are applied by whichever replica's inbox worker takes them (leases keep posts once).
+  const testCases = createTestCaseSink({
+    store: o.store,
+    workspaces: o.workspaces,
+    outbox: o.outbox,
+    appUrl: config.trunk.appUrl,
+    logger: o.logger,
+    now: o.now,
+    replicaId: o.replicaId,
+  });
+
+  return { digests, freezer, events, testCases };
 }
