@@ -8,7 +8,7 @@ import type { KnownBlock, MarkdownBlock, ModalView } from '@slack/types';
 import type { OutgoingMessage } from '../../core/notifier.ts';
 import type { QuarantineMode, TestCard, TestWatch } from '../../flaky/types.ts';
 import type { SlackReply } from '../reply.ts';
-import { code, esc, escTrim, LIMITS, link, mention, percent, safeUrl, slackDate } from './format.ts';
+import { code, esc, escTrim, LIMITS, link, mention, percent, safeUrl, slackDate, trim } from './format.ts';
 import { actions, button, context, header, plain, section } from './kit.ts';
 
 export const TEST_ACTIONS = {
@@ -185,9 +185,10 @@ function describeWatch(w: Pick<TestWatch, 'repo' | 'owner'>): string {
   return `tests of ${w.repo ? `*${esc(w.repo)}*` : 'every repository'} owned by ${w.owner ? code(w.owner, 100) : 'anyone'}`;
 }
 
+/** `lines` and `hint` are mrkdwn already (escaped where they carry people's words). */
 function ephemeral(lines: string[], hint?: string): SlackReply {
   return {
-    text: escTrim(lines.join(' '), LIMITS.fallbackText),
+    text: trim(lines.join(' '), LIMITS.fallbackText),
     blocks: [section(lines.join('\n')), ...(hint ? [context(hint)] : [])],
     response_type: 'ephemeral',
   };
@@ -227,7 +228,7 @@ export function renderTestWatchAnnouncement(
       ? `${mention(userId)} started a flaky-test feed here: ${what}. Owners' status changes, investigations and recoveries will be posted in this channel.`
       : `${mention(userId)} ended this channel's flaky-test feed of ${what}.`;
   return {
-    text: escTrim(text, LIMITS.fallbackText),
+    text: trim(text, LIMITS.fallbackText),
     blocks: [section(`:test_tube: ${text}`)],
     response_type: 'in_channel',
   };
@@ -248,7 +249,7 @@ export function renderTestWatchList(here: TestWatch[], elsewhere: TestWatch[]): 
         .join('\n')}${elsewhere.length > 40 ? `\n…and ${elsewhere.length - 40} more` : ''}`,
     );
   return {
-    text: escTrim(lines.join('\n'), LIMITS.fallbackText),
+    text: trim(lines.join('\n'), LIMITS.fallbackText),
     blocks: lines.map((l) => section(l)),
     response_type: 'ephemeral',
   };
