@@ -16,7 +16,7 @@ import {
 import { defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 import { assertValidMessage, assertValidModal } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
-import { v2RequestErrors } from '../../trunk/openapi-v2.ts';
+import { v2RequestBodyErrors, v2RequestErrors } from '../../trunk/openapi-v2.ts';
 
 const V2_KEY = 'trunk_v2_testfeeds_key';
 const PAY = 'C0PAY00001';
@@ -222,7 +222,9 @@ describe('buttons', () => {
     const w = writes('t-q-1');
     expect(w).toHaveLength(1);
     expect(w[0]!.body).toEqual({ mode: 'alwaysQuarantine', reason: 'from Slack by @ada' });
-    expect(v2RequestErrors('POST', h.trunkCalls('tests.setQuarantineOverride')[0]!.path)).toEqual([]);
+    const sent = h.trunkCalls('tests.setQuarantineOverride')[0]!;
+    expect(v2RequestErrors('POST', sent.path)).toEqual([]);
+    expect(v2RequestBodyErrors('POST', sent.path, JSON.parse(sent.rawBody ?? ''))).toEqual([]);
     const updated = await h.slack.waitFor(() => {
       const m = h.slack.message(PAY, msg.ts);
       return m && m.history.length > 0 ? m : undefined;
