@@ -202,6 +202,25 @@ describe('status changes', () => {
     expect(feedPosts(PAY)).toHaveLength(2);
   });
 
+  it('reads the legacy v1 payload (test_case.status_changed) too', async () => {
+    const legacy = {
+      type: 'test_case.status_changed',
+      status_change: { previous_status: 'healthy', current_status: { value: 'flaky' } },
+      test_case: {
+        id: 't-legacy-1',
+        name: 'legacy test',
+        file_path: 'src/legacy.test.ts',
+        codeowners: ['@acme/payments'],
+        html_url: 'https://app.trunk.io/acme/flaky-tests/test/t-legacy-1',
+        repository: { html_url: 'https://github.com/acme/widgets' },
+      },
+    };
+    expect(await deliver(h, delivery(legacy))).toBe('applied');
+    const text = textOf(feedPosts(PAY).at(-1));
+    expect(text).toContain('legacy test is flaky');
+    expect(text).toMatch(/healthy.*→.*flaky/);
+  });
+
   it('shows an unknown status as sent, and ignores what it cannot read', async () => {
     await deliver(h, delivery(statusChanged({ id: 't-odd-1' }, 'FLAKY', 'Quarantined-ish')));
     expect(textOf(feedPosts(PAY).at(-1))).toContain('Quarantined-ish');
@@ -358,5 +377,22 @@ describe('investigations and monitors', () => {
     const msg = await postedTest('t-inv-3');
     await deliver(h, delivery(monitorChanged({ id: 't-inv-3' }, 'resolved')));
     expect(textOf(thread(PAY, msg.ts)[0])).toContain('pass_on_retry');
+  });
+});
+
+describe('with a webhook signing secret', () => {
+  let configured: Harness;
+  beforeAll(async () => {
+    configured = await startHarness({
+      env: { TRUNK_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    });
+  });
+  afterAll(async () => configured?.close());
+
+  it('tests watch does not ask for one', async () => {
+    const sent = await configured.sendCommand('tests watch acme/widgets', { user: USERS.admin });
+    const text = textOf(await configured.reply(sent.responseUrl));
+    expect(text).toContain('This channel will hear');
+    expect(text).not.toContain('no webhook signing secret');
   });
 });
