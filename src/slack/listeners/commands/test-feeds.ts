@@ -4,7 +4,7 @@
  * started or ended is announced in the channel. (`flaky` and `quarantined` are tests.ts's.)
  */
 import type { TestWatchAnswer, TestWatchRequest } from '../../../services/test-feeds.ts';
-import { renderError, renderRefusal } from '../../blocks/errors.ts';
+import { renderError, renderFeedRefusal } from '../../blocks/errors.ts';
 import {
   renderTestUnwatched,
   renderTestWatchAnnouncement,
@@ -56,16 +56,7 @@ function render(a: TestWatchAnswer, workspaceId: string): [SlackReply, Outcome] 
     case 'listed':
       return [renderTestWatchList(a.here, a.elsewhere), 'ok'];
     case 'refused':
-      return [
-        renderRefusal(
-          a.what,
-          a.because,
-          a.operatorsMay
-            ? 'Ask an operator (workspace admins and owners are operators). Nothing was changed.'
-            : 'Nothing was changed.',
-        ),
-        'refused',
-      ];
+      return [renderFeedRefusal(a), 'refused'];
     case 'too_many':
       return [renderTooManyTestWatches(a.max), 'invalid'];
     case 'watching':
