@@ -181,6 +181,11 @@ export function renderMonitor(
 
 // ---- tests watch | unwatch | list
 
+/** A test feed on the Home's list of watches. */
+export function testWatchLine(w: Pick<TestWatch, 'repo' | 'owner'>): string {
+  return `flaky tests: ${describeWatch(w)}`;
+}
+
 function describeWatch(w: Pick<TestWatch, 'repo' | 'owner'>): string {
   return `tests of ${w.repo ? `*${esc(w.repo)}*` : 'every repository'} owned by ${w.owner ? code(w.owner, 100) : 'anyone'}`;
 }

@@ -136,6 +136,11 @@ describe('tests watch, list, unwatch', () => {
     expect(mine).not.toContain('@acme/secret');
     const admins = await command('tests list', { user: USERS.admin, channel: PAY });
     expect(admins).toContain('@acme/secret');
+    // The Home lists them with the queue feeds, by the same rule.
+    const home = textOf({ blocks: (await h.openHome(USERS.member)).view['blocks'] });
+    expect(home).toContain(`<#${PAY}> flaky tests: tests of *acme/widgets* owned by \`@acme/payments\``);
+    expect(home).not.toContain('@acme/secret');
+    expect(textOf({ blocks: (await h.openHome(USERS.admin)).view['blocks'] })).toContain('@acme/secret');
     // Ending it is announced; a second time there is nothing to end.
     expect(await command('tests unwatch', { channel: SECRET })).toContain('no longer hears');
     const ended = await h.slack.waitFor(() =>
