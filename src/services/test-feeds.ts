@@ -52,8 +52,8 @@ export type TestActionAnswer =
   | { answer: 'unknown_message' }
   | { answer: 'refused'; because: string }
   | { answer: 'no_v2_key' }
-  /** Trunk refused with 403: the key lacks `permission`. */
-  | { answer: 'missing_permission'; permission: string; detail?: string }
+  /** Trunk refused with 403: the key lacks `permission` (undefined when Trunk's documents name none). */
+  | { answer: 'missing_permission'; permission?: string; detail?: string }
   /** The test is in that state already, or the same click is being (or was) handled. */
   | { answer: 'unchanged'; message: FeedMessage; mode: QuarantineMode }
   | { answer: 'overridden'; message: FeedMessage; mode: QuarantineMode }
@@ -311,11 +311,7 @@ export function createTestFeedsService(
             ...(error.detail ? { detail: error.detail } : {}),
           };
         if (isTrunkError(error) && error.kind === 'auth' && error.code === 'INSUFFICIENT_PERMISSIONS')
-          return {
-            answer: 'missing_permission',
-            permission: 'the one Trunk names',
-            ...(error.detail ? { detail: error.detail } : {}),
-          };
+          return { answer: 'missing_permission', ...(error.detail ? { detail: error.detail } : {}) };
         return { answer: 'trunk_failed', error };
       }
       const card = { ...m.card, ticket: { ...ticket, by: actor.userId } };

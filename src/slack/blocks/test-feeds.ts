@@ -315,13 +315,14 @@ export function renderNoV2Key(action: keyof typeof WHAT): SlackReply {
   );
 }
 
-export function renderMissingPermission(permission: string, detail?: string): SlackReply {
+export function renderMissingPermission(permission: string | undefined, detail?: string): SlackReply {
+  const named = permission ? `the “${esc(permission)}” permission` : 'a permission this needs';
   return ephemeral(
     [
-      `Trunk refused: this workspace's v2 API key lacks the “${esc(permission)}” permission. Nothing was changed.`,
+      `Trunk refused: this workspace's v2 API key lacks ${named}. Nothing was changed.`,
       ...(detail ? [`Trunk said: ${escTrim(detail, 500)}`] : []),
     ],
-    `An org admin can give the key “${esc(permission)}” in Trunk → Settings → Developer → API Keys, or store a key that has it with \`/mergequeue connect\`.`,
+    `An org admin can give the key ${named} in Trunk → Settings → Developer → API Keys, or store a key that has it with \`/mergequeue connect\`.`,
   );
 }
 
