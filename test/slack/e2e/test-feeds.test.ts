@@ -23,6 +23,7 @@ const PAY = 'C0PAY00001';
 const WEB = 'C0WEB00001';
 const OTHER = 'C0OTHER001';
 const SECRET = 'C0SECRET01';
+const SHARED = 'C0SHARED01';
 const PAYER = { id: 'UPAYER0001', name: 'paula' };
 const GUEST = { id: 'UGUEST0001', name: 'gus' };
 const PAY_GROUP = 'S0PAYTEAM1';
@@ -54,6 +55,7 @@ beforeAll(async () => {
         { id: WEB, name: 'web' },
         { id: OTHER, name: 'other' },
         { id: SECRET, name: 'secret', isPrivate: true, members: [USERS.admin] },
+        { id: SHARED, name: 'shared-with-vendor', isShared: true },
       ],
     },
   });
@@ -129,6 +131,16 @@ describe('tests watch, list, unwatch', () => {
 
   it('refuses guests, and lists only the feeds of channels the person can see', async () => {
     expect(await command('tests watch', { user: GUEST.id, channel: WEB })).toContain('guests do not manage');
+    // In a channel shared with another organization, only operators manage feeds.
+    expect(await command('tests watch', { user: USERS.member, channel: SHARED })).toContain(
+      'shared with another organization',
+    );
+    expect(await command('tests watch', { user: USERS.admin, channel: SHARED })).toContain(
+      'This channel will hear',
+    );
+    expect(await command('tests unwatch', { user: USERS.admin, channel: SHARED })).toContain(
+      'no longer hears',
+    );
     await command('tests watch owner @acme/secret', { channel: SECRET });
     const mine = await command('tests list', { user: USERS.member, channel: PAY });
     expect(mine).toContain('@acme/payments');
