@@ -28,13 +28,16 @@ function toWatch(r: Row): TestWatch {
 
 const keyOf = (s: string | undefined) => (s ?? '').toLowerCase();
 
+/** `owner/name` of `[host/]owner/name`, lower-cased: Trunk's payloads name the repository by its URL's path. */
+const repoPath = (r: string | undefined) => keyOf(r).split('/').slice(-2).join('/');
+
 /** Whether a watch hears about this test of `repo`. */
 export function watchMatches(
   w: Pick<TestWatch, 'repo' | 'owner'>,
   test: TestCaseInfo,
   repo?: string,
 ): boolean {
-  if (w.repo && keyOf(w.repo) !== keyOf(repo)) return false;
+  if (w.repo && repoPath(w.repo) !== repoPath(repo)) return false;
   return ownedBy(test.codeowners, w.owner);
 }
 

@@ -78,6 +78,11 @@ for (const [engine, open, enabled] of [
           .sort(),
       ).toEqual(['C2', 'C3']);
       expect(await watches.matching('T1', test, undefined)).toEqual([]);
+      // A repository typed with its host matches the payload's owner/name.
+      await watches.add({ ...base, channelId: 'C4', repo: 'gitlab.com/acme/lab' });
+      expect(
+        (await watches.matching('T1', { id: 'z', codeowners: [] }, 'acme/lab')).map((w) => w.channelId),
+      ).toEqual(['C4']);
       expect((await watches.remove('T1', 'C1', 'acme/widgets')).map((w) => w.id)).toEqual([a.watch.id]);
       expect(await watches.listChannel('T1', 'C1')).toEqual([]);
       expect(await watches.remove('T1', 'C1')).toEqual([]);
