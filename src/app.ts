@@ -49,6 +49,9 @@ export const BOT_SCOPES = [
   'usergroups:read',
   'channels:read',
   'groups:read',
+  // Link unfurls (link_shared, chat.unfurl).
+  'links:read',
+  'links:write',
 ];
 
 export const EVENTS_PATH = '/slack/events';

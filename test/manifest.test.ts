@@ -17,6 +17,7 @@ interface Manifest {
   features: {
     slash_commands: Array<{ command: string; url: string }>;
     app_home?: { home_tab_enabled?: boolean };
+    unfurl_domains?: string[];
   };
   oauth_config: { redirect_urls: string[]; scopes: { bot: string[]; user?: string[] } };
   settings: {
@@ -71,10 +72,17 @@ describe('manifest.yml', () => {
     expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual([
       'app_home_opened',
       'app_uninstalled',
+      'link_shared',
       'tokens_revoked',
     ]);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(false);
+  });
+
+  it("unfurls links on Trunk's web app and GitHub, with the scopes link_shared and chat.unfurl need", () => {
+    expect(manifest.features.unfurl_domains).toEqual(['app.trunk.io', 'github.com']);
+    expect(BOT_SCOPES).toEqual(expect.arrayContaining(['links:read', 'links:write']));
+    expect(manifest.settings.event_subscriptions.bot_events).toContain('link_shared');
   });
 
   it('turns the Home tab on, which app_home_opened is for', () => {

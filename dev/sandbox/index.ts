@@ -153,6 +153,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
         );
         return rows[0]?.id;
       },
+      unfurlDomains: [new URL(sandboxConfig.trunk.appUrl).host.toLowerCase(), 'github.com'],
       setTimeZone: (tz) => {
         for (const u of Object.values(USERS)) slack.addUser(fakeUser(u, tz));
       },
@@ -167,6 +168,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     app = running;
     cleanups.push(() => running.stop());
     await seedApp(running.store.db, { now: (opts.clock ?? Date.now)(), tz: viewerTz });
+    // Pasted GitHub PR links unfurl in the sandbox's workspace (as after `/mergequeue config unfurl github on`).
+    await running.store.setUnfurlGithub(TEAM_ID, true, BOT_USER_ID);
     await running.start();
     eventsUrl = `http://127.0.0.1:${running.port}${EVENTS_PATH}`;
     const every = opts.activityIntervalMs ?? activityIntervalFromEnv();

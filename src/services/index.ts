@@ -9,6 +9,7 @@ import { QueueService } from './queue.ts';
 import { StoryService } from './story.ts';
 import { createTestFeedsService, type TestFeedsService } from './test-feeds.ts';
 import { createTestsService, type TestsService } from './tests.ts';
+import { UnfurlService } from './unfurls.ts';
 import { createWatchService, type WatchService } from './watch.ts';
 import { WorkspaceService } from './workspace.ts';
 
@@ -33,6 +34,7 @@ export interface Services {
   story: StoryService;
   /** Flaky tests to their owners: `tests watch|unwatch|list` and the buttons on test status messages. */
   testFeeds: TestFeedsService;
+  unfurls: UnfurlService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -51,5 +53,6 @@ export function createServices(deps: ServiceDeps): Services {
       ...deps,
       webhooks: deps.webhooks ?? { hasWebhookSecret: async () => false },
     }),
+    unfurls: new UnfurlService(deps),
   };
 }

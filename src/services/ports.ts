@@ -47,6 +47,8 @@ export interface DeploymentDefaults {
   canStoreSecrets: boolean;
   /** AUDIT_RETENTION_DAYS: how long audit entries are kept. */
   auditRetentionDays: number;
+  /** TRUNK_APP_URL: whose links unfurl (services/unfurls.ts); default https://app.trunk.io. */
+  trunkAppUrl?: string;
 }
 
 /** The seam to where Trunk webhook signing secrets are kept (src/webhooks/ stores them). */

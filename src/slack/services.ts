@@ -22,6 +22,7 @@ export function servicesOf(deps: SlackDeps): Services {
         envOrgSlug: deps.config.trunk.orgSlug,
         canStoreSecrets: deps.config.encryptionKeys.length > 0,
         auditRetentionDays: deps.config.auditRetentionDays,
+        trunkAppUrl: deps.config.trunk.appUrl,
       }),
     });
     built.set(deps, services);

@@ -223,6 +223,24 @@ export class SqlStore implements Store {
     return this.#box.decrypt(sealed, { table: 'workspace_settings', workspaceId, field: 'trunk_v2_key' });
   }
 
+  async getUnfurlGithub(workspaceId: string): Promise<boolean> {
+    const rows = await this.db.query<{ unfurl_github: number | boolean | null }>(
+      'SELECT unfurl_github FROM workspace_settings WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    const v = rows[0]?.unfurl_github;
+    return v === true || Number(v) === 1;
+  }
+
+  async setUnfurlGithub(workspaceId: string, on: boolean, updatedBy: string): Promise<void> {
+    await this.db.execute(
+      `INSERT INTO workspace_settings (workspace_id, unfurl_github, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id) DO UPDATE SET unfurl_github = excluded.unfurl_github,
+         updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+      [workspaceId, on ? 1 : 0, updatedBy, this.#now()],
+    );
+  }
+
   async deleteWorkspace(workspaceId: string): Promise<void> {
     const removed: Record<string, number> = {};
     await this.db.transaction(async (tx) => {

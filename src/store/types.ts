@@ -264,6 +264,9 @@ export interface Store {
    */
   setTrunkV2Key(workspaceId: string, key: string | undefined, updatedBy: string): Promise<void>;
   getTrunkV2Key(workspaceId: string): Promise<string | undefined>;
+  /** Whether pasted GitHub PR links unfurl (`config unfurl github on|off`); false until set. */
+  getUnfurlGithub(workspaceId: string): Promise<boolean>;
+  setUnfurlGithub(workspaceId: string, on: boolean, updatedBy: string): Promise<void>;
   /** Uninstall: tokens, credentials, settings, channels, operators and digests of the workspace. Audit stays. */
   deleteWorkspace(workspaceId: string): Promise<void>;
   /**

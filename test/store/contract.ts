@@ -335,6 +335,23 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       expect(await store.getTrunkCredentials('TV2KEY')).toMatchObject({ orgSlug: 'acme' });
     });
 
+    it('keeps whether GitHub links unfurl per workspace: off by default, on and off again', async () => {
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(false);
+      await store.setUnfurlGithub('TUNFURL', true, 'UADMIN');
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(true);
+      expect(await store.getUnfurlGithub('TOTHERWS')).toBe(false);
+      // Other settings of the workspace are left alone, and the flag survives them.
+      await store.setWorkspaceDefaultTarget(
+        'TUNFURL',
+        { repo: { host: 'github.com', owner: 'a', name: 'b' } },
+        'U1',
+      );
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(true);
+      await store.setUnfurlGithub('TUNFURL', false, 'UADMIN');
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(false);
+      expect((await store.getWorkspace('TUNFURL'))?.defaultTarget?.repo?.name).toBe('b');
+    });
+
     it('refuses a v2 key that is not one, without echoing it, and stores nothing', async () => {
       const err = await store.setTrunkV2Key('TV2BAD', 'a-v1-token-by-mistake', 'U1').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidStoreInputError);

@@ -6,7 +6,7 @@
  *
  * This file is the HTTP server and the handle tests hold; the rest is split the way the Trunk fake is:
  * state.ts (what the fake knows and records), one module per group of Web API methods (auth.ts, users.ts,
- * chat.ts, conversations.ts, views.ts, oauth.ts), response-urls.ts, socket-mode.ts, and wire.ts (bodies,
+ * chat.ts, conversations.ts, views.ts, oauth.ts, unfurl.ts), response-urls.ts, socket-mode.ts, and wire.ts (bodies,
  * answers, injected faults).
  */
 import { createServer } from 'node:http';
@@ -19,6 +19,7 @@ import { handleResponseUrl, newResponseUrl } from './response-urls.ts';
 import { createSocketModeServer } from './socket-mode.ts';
 import { type Answer, createState, err, identityOf, type Method, takeFault } from './state.ts';
 import type { SlackFake, SlackFakeOptions } from './types.ts';
+import { unfurlMethods } from './unfurl.ts';
 import { userMethods } from './users.ts';
 import { viewMethods } from './views.ts';
 import { applyFault, parseArgs, readBody, send, sleep } from './wire.ts';
@@ -38,6 +39,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     ...userMethods(st),
     ...conversationMethods(st),
     ...oauthMethods(st),
+    ...unfurlMethods(st),
   };
   const socketMode = createSocketModeServer(() => st.events.emit('change'));
 
@@ -123,6 +125,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     ephemerals: st.ephemerals,
     responsePosts: st.responsePosts,
     views: st.views,
+    unfurls: st.unfurls,
     responseUrl: (context) => newResponseUrl(st, origin, context),
     postsTo(responseUrl) {
       const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
@@ -180,6 +183,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       st.ephemerals.length = 0;
       st.responsePosts.length = 0;
       st.views.length = 0;
+      st.unfurls.length = 0;
       st.faults.clear();
     },
     close: () =>

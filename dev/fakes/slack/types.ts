@@ -152,6 +152,17 @@ export interface FakeView {
   at: number;
 }
 
+/** One accepted chat.unfurl: where (a posted message, or a composer preview) and the unfurls by URL. */
+export interface FakeUnfurl {
+  channel?: string;
+  ts?: string;
+  unfurlId?: string;
+  source?: string;
+  /** URL → what the app sent for it (`blocks`, or attachment fields). */
+  unfurls: Record<string, Record<string, unknown>>;
+  at: number;
+}
+
 export interface SlackFake {
   /** Web API base ending with /api/ (pass as SLACK_API_URL). */
   readonly url: string;
@@ -166,6 +177,8 @@ export interface SlackFake {
   readonly ephemerals: FakeEphemeral[];
   readonly responsePosts: ResponsePost[];
   readonly views: FakeView[];
+  /** Accepted chat.unfurl calls, oldest first. */
+  readonly unfurls: FakeUnfurl[];
   /** Makes a response_url tied to a channel and user (and the clicked message). */
   responseUrl(context: ResponseUrlContext): string;
   postsTo(responseUrl: string): ResponsePost[];

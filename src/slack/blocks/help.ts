@@ -80,12 +80,13 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     examples: ['/mergequeue connect'],
   },
   config: {
-    what: 'Default queue for this channel or the workspace, and who may change queues (operators).',
+    what: 'Default queue for this channel or the workspace, who may change queues (operators), and whether pasted GitHub PR links unfurl (Trunk links always do).',
     examples: [
       '/mergequeue config channel acme/web:main',
       '/mergequeue config operators add @alice @release-team',
       '/mergequeue config operators list',
       '/mergequeue config people @alice alice-gh',
+      '/mergequeue config unfurl github on',
     ],
   },
   watch: {

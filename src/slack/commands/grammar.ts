@@ -32,7 +32,9 @@ export type ConfigCommand =
   | { kind: 'operators'; op: 'list' }
   | { kind: 'operators'; op: 'add' | 'remove'; principals: Principal[] }
   /** An operator's (verified) link of a person to a GitHub login. */
-  | { kind: 'people'; userId: string; login: string };
+  | { kind: 'people'; userId: string; login: string }
+  /** Whether pasted GitHub PR links unfurl in the workspace (Trunk links always do). */
+  | { kind: 'unfurl'; what: 'github'; on: boolean };
 
 export type StateCommandName = 'pause' | 'drain' | 'resume';
 
@@ -468,10 +470,26 @@ function parseConfig(rest: string[]): ParseCommandResult {
     return ok({ name: 'config', config: { kind: 'operators', op: verb, principals } });
   }
   if (what === 'people') return parseConfigPeople(args);
+  if (what === 'unfurl') return parseConfigUnfurl(args);
   return usageError(
     'config',
-    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators or people.`,
+    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators, people or unfurl.`,
   );
+}
+
+/** `config unfurl github on|off`. */
+function parseConfigUnfurl(args: string[]): ParseCommandResult {
+  const [what, value, ...extra] = args.map((a) => a.toLowerCase());
+  const how = 'Say whether pasted GitHub PR links unfurl: `/mergequeue config unfurl github on` or `off`.';
+  if (what !== 'github')
+    return usageError(
+      'config',
+      what === undefined
+        ? how
+        : `Only GitHub links can be turned on or off (Trunk links always unfurl). ${how}`,
+    );
+  if ((value !== 'on' && value !== 'off') || extra.length > 0) return usageError('config', how);
+  return ok({ name: 'config', config: { kind: 'unfurl', what: 'github', on: value === 'on' } });
 }
 
 function parseConfigPeople(args: string[]): ParseCommandResult {

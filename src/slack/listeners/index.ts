@@ -11,6 +11,7 @@ import * as stateButtons from './actions/state.ts';
 import * as testButtons from './actions/test-buttons.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as homeTab from './events/home.ts';
+import * as linkUnfurls from './events/unfurl.ts';
 import * as uninstall from './events/uninstall.ts';
 import * as connectView from './views/connect.ts';
 import * as prCancelView from './views/pr-cancel.ts';
@@ -36,6 +37,7 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     homeTab,
     testButtons,
     testTicketView,
+    linkUnfurls,
   ]) {
     m.register(app, deps);
   }

@@ -4,7 +4,7 @@
  * 005 audit retention and replay claims (trust), 006 queue watching (watch/), 007 freeze windows (freeze/), 008 team digests and shared digest
  * collections (digest/), 009 the one lease table every claim uses (store/leases.ts), 011 the Trunk budget
  * shared by replicas (trunk/budget.ts), 012 the workspace's Trunk v2 API key (store/), 014 flaky-test feeds
- * (flaky/).
+ * (flaky/), 015 whether GitHub links unfurl (unfurl/).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -22,6 +22,7 @@ import { leasesMigration } from './009_leases.ts';
 import { trunkBudgetMigration } from './011_trunk_budget.ts';
 import { trunkV2KeyMigration } from './012_trunk_v2_key.ts';
 import { testWatchesMigration } from './014_test_watches.ts';
+import { unfurlGithubMigration } from './015_unfurl_github.ts';
 
 export const migrations: Migration[] = [
   coreMigration,
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   trunkBudgetMigration,
   trunkV2KeyMigration,
   testWatchesMigration,
+  unfurlGithubMigration,
 ];

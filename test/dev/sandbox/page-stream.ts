@@ -13,6 +13,8 @@ export interface PageMessage {
   edited?: boolean;
   threadTs?: string;
   dmWith?: string;
+  /** Link previews the app attached (chat.unfurl). */
+  unfurls?: Array<{ url: string; blocks: unknown[] }>;
 }
 export interface PageView {
   id: string;
