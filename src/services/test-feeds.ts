@@ -27,7 +27,7 @@ import { isTrunkError } from '../trunk/errors.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps, WebhookSecrets } from './ports.ts';
 import { visibleTo } from './visibility.ts';
-import { type SharedChannels, whyNotFeedManager } from './watch.ts';
+import { type FeedRefusal, refuseFeedChange, type SharedChannels } from './watch.ts';
 
 /** The permission a Trunk v2 key needs for quarantine overrides (Trunk's UI name). */
 export const QUARANTINE_PERMISSION = 'Quarantine tests';
@@ -40,7 +40,7 @@ export type TestWatchRequest =
 export type TestWatchAnswer =
   /** `here`: this channel's watches (empty when the person cannot see it); `elsewhere`: other channels' they can see. */
   | { answer: 'listed'; here: TestWatch[]; elsewhere: TestWatch[] }
-  | { answer: 'refused'; what: string; because: string; operatorsMay: boolean }
+  | FeedRefusal
   | { answer: 'too_many'; max: number }
   /** `webhookSecret` false: Trunk cannot reach the app yet, so nothing will be heard until one is set. */
   | { answer: 'watching'; watch: TestWatch; created: boolean; webhookSecret: boolean }
@@ -89,21 +89,18 @@ export function createTestFeedsService(
   const owners = new SubscriptionRepository(deps.store.db);
   const leases = new SqlLeases(deps.store.db);
 
-  async function refuseUnlessManager(
+  function refuseUnlessManager(
     actor: Actor,
     action: 'tests.watch' | 'tests.unwatch',
     channelId: string,
     channels: SharedChannels | undefined,
     target: string,
   ): Promise<TestWatchAnswer | undefined> {
-    const why = await whyNotFeedManager(actor, channels, channelId, undefined);
-    if (!why) return undefined;
-    await actor.audit(action, target, 'refused', { channel: channelId, because: why.because });
     const what =
       action === 'tests.watch'
         ? "start this channel's flaky-test feed"
         : "end this channel's flaky-test feed";
-    return { answer: 'refused', what, because: why.because, operatorsMay: why.operatorsMay };
+    return refuseFeedChange(actor, channels, { channelId, action, target, what });
   }
 
   async function watch(
