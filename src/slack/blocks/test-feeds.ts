@@ -203,7 +203,7 @@ function ephemeral(lines: string[], hint?: string): SlackReply {
 export function webhookSetupLines(workspaceId: string): string[] {
   return [
     ':warning: Trunk cannot reach this app yet: no webhook signing secret is set, so nothing will be posted until one is.',
-    `In Trunk, *Settings → Organization → Webhooks*, add an endpoint \`https://<this app's address>/trunk/webhooks/${esc(workspaceId)}\` subscribed to \`v2.test_case.status_changed\`, \`test_case.monitor_status_changed\` and \`test_case.investigation_completed\`; then give the app its signing secret (\`whsec_…\`) with \`/mergequeue connect\`, or in \`TRUNK_WEBHOOK_SECRET\` when it serves one workspace. Trunk's *Send Example* checks it.`,
+    `In Trunk, *Settings → Organization → Webhooks*, add an endpoint \`https://&lt;this app's address&gt;/trunk/webhooks/${esc(workspaceId)}\` subscribed to \`v2.test_case.status_changed\`, \`test_case.monitor_status_changed\` and \`test_case.investigation_completed\`; then give the app its signing secret (\`whsec_…\`) with \`/mergequeue connect\`, or in \`TRUNK_WEBHOOK_SECRET\` when it serves one workspace. Trunk's *Send Example* checks it.`,
   ];
 }
 
