@@ -35,7 +35,7 @@ import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-int
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
-import { createWorkers, type QueueEvents, type StepWaitsWorker } from './workers/index.ts';
+import { createWorkers, type QueueEvents, type StepWaitsWorker, type TestCaseSink } from './workers/index.ts';
 
 /**
  * Bot scopes the app asks for at install; keep in step with manifest.yml. channels:read and groups:read let
@@ -130,6 +130,8 @@ export interface RunningApp {
   readonly events: QueueEvents | undefined;
   /** Workflow Builder steps waiting for a PR (time limits, retried completions). */
   readonly steps: StepWaitsWorker;
+  /** The flaky-test sink of Trunk's webhooks (src/workers/test-case-sink.ts), for the inbox worker. */
+  readonly testCases: TestCaseSink;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -312,6 +314,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     digests: digestService,
     events,
     steps,
+    testCases,
   } = createWorkers(lifecycle, {
     config,
     store,
@@ -370,6 +373,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     workspaces,
     events,
     steps,
+    testCases,
     async start() {
       if (started) return;
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.

@@ -45,6 +45,8 @@ export interface Config {
     token?: string;
     /** Single-workspace mode: a v2 API key (TRUNK_API_KEY); one stored with `connect` wins over it. */
     v2Key?: string;
+    /** Single-workspace mode: the Trunk webhook endpoints' signing secrets (TRUNK_WEBHOOK_SECRET, `whsec_…`). */
+    webhookSecrets?: string[];
     orgSlug?: string;
     /** Requests per second per Trunk organization this process allows itself (src/trunk/budget.ts). */
     maxRps: number;
@@ -134,6 +136,10 @@ const envSchema = z.object({
   TRUNK_API_KEY: optionalText.refine((s) => s === undefined || /^trunk_v2_\S+$/.test(s), {
     message: 'must be a Trunk v2 API key starting with "trunk_v2_" (Trunk → Settings → Developer → API Keys)',
   }),
+  TRUNK_WEBHOOK_SECRET: optionalText.refine(
+    (s) => s === undefined || s.split(',').every((x) => /^whsec_\S+$/.test(x.trim())),
+    { message: 'must be Trunk webhook signing secrets starting with "whsec_", comma-separated' },
+  ),
   TRUNK_ORG_SLUG: optionalText.refine((s) => s === undefined || /^[A-Za-z0-9_.-]{1,200}$/.test(s), {
     message: 'must be the organization slug from Trunk settings (letters, digits, "-", "_", ".")',
   }),
@@ -369,6 +375,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { tool?: 
   };
   if (e.TRUNK_API_TOKEN) trunk.token = e.TRUNK_API_TOKEN;
   if (e.TRUNK_API_KEY) trunk.v2Key = e.TRUNK_API_KEY;
+  if (e.TRUNK_WEBHOOK_SECRET) trunk.webhookSecrets = e.TRUNK_WEBHOOK_SECRET.split(',').map((x) => x.trim());
   if (e.TRUNK_ORG_SLUG) trunk.orgSlug = e.TRUNK_ORG_SLUG;
 
   const config: Config = {

@@ -14,6 +14,7 @@ export function configuredSecrets(config: Config): string[] {
     slack.appToken,
     trunk.token,
     trunk.v2Key,
+    ...(trunk.webhookSecrets ?? []),
   ];
   // Logged keys could come from any spelling of ENCRYPTION_KEY.
   for (const key of config.encryptionKeys) values.push(key.toString('base64'), key.toString('base64url'));

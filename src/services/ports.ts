@@ -51,10 +51,21 @@ export interface DeploymentDefaults {
   trunkAppUrl?: string;
 }
 
+/** The seam to where Trunk webhook signing secrets are kept (src/webhooks/ stores them). */
+export interface WebhookSecrets {
+  /**
+   * Whether a Trunk webhook signing secret is configured for the workspace (stored with `connect`, or
+   * TRUNK_WEBHOOK_SECRET in single-workspace mode), so Trunk's deliveries can be verified.
+   */
+  hasWebhookSecret(workspaceId: string): Promise<boolean>;
+}
+
 export interface ServiceDeps {
   store: Store;
   trunk: TrunkAccess;
   /** Read at each call (the configuration is fixed in production; tests may change it). */
   defaults: () => DeploymentDefaults;
   logger: Logger;
+  /** Whether Trunk's webhooks can be verified for a workspace; default: no secret anywhere. */
+  webhooks?: WebhookSecrets;
 }

@@ -14,6 +14,7 @@ export function servicesOf(deps: SlackDeps): Services {
       store: deps.store,
       trunk: deps.workspaces,
       logger: deps.logger,
+      webhooks: webhookSecretsOf(deps),
       defaults: () => ({
         defaultTarget: deps.config.defaultTarget,
         mode: deps.config.slack.mode,
@@ -27,4 +28,15 @@ export function servicesOf(deps: SlackDeps): Services {
     built.set(deps, services);
   }
   return services;
+}
+
+/**
+ * Where Trunk's webhook signing secrets are: TRUNK_WEBHOOK_SECRET in single-workspace mode. The webhook
+ * receiver (src/webhooks/) keeps the ones entered in `connect`; the merge of that work answers those here.
+ */
+function webhookSecretsOf(deps: SlackDeps) {
+  return {
+    hasWebhookSecret: async (_workspaceId: string) =>
+      deps.config.slack.mode === 'single' && (deps.config.trunk.webhookSecrets?.length ?? 0) > 0,
+  };
 }

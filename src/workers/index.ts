@@ -20,9 +20,11 @@ import { botStanding } from './bot-standing.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
 import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
+import { createTestCaseSink, type TestCaseSink } from './test-case-sink.ts';
 
 export type { QueueEvents } from './queue-watcher.ts';
 export type { StepWaitsWorker } from './step-waits.ts';
+export type { TestCaseSink } from './test-case-sink.ts';
 
 export interface WorkersOptions {
   config: Config;
@@ -55,6 +57,8 @@ export interface Workers {
   readonly events: QueueEvents | undefined;
   /** Workflow Builder steps waiting for a PR: their time limits, and completions to retry. */
   readonly steps: StepWaitsWorker;
+  /** The flaky-test sink of Trunk's webhooks: the inbox worker hands it `test_case.*` deliveries. */
+  readonly testCases: TestCaseSink;
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -158,5 +162,16 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     scheduler,
   );
 
-  return { digests, freezer, events, steps };
+  // Flaky-test deliveries are applied by whichever replica's inbox worker takes them (leases keep posts once).
+  const testCases = createTestCaseSink({
+    store: o.store,
+    workspaces: o.workspaces,
+    outbox: o.outbox,
+    appUrl: config.trunk.appUrl,
+    logger: o.logger,
+    now: o.now,
+    replicaId: o.replicaId,
+  });
+
+  return { digests, freezer, events, steps, testCases };
 }

@@ -13,6 +13,7 @@ import {
   QUEUE_INT_MIN,
 } from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
+import { parseTests, type TestsCommand } from './tests.ts';
 import { USAGE } from './usage.ts';
 import {
   type MeCommand,
@@ -55,6 +56,8 @@ export type Command =
   | { name: 'watch'; watch: WatchCommand }
   | { name: 'unwatch'; target?: TargetSpec }
   | { name: 'me'; me: MeCommand }
+  /** Flaky-test feeds: `tests watch|unwatch|list` (commands/tests.ts reads the rest). */
+  | { name: 'tests'; tests: TestsCommand }
   | PrCommand;
 
 /** The commands that act on one PR, or list the queue's PRs. */
@@ -147,6 +150,8 @@ function parse(raw: string): ParseCommandResult {
       );
     case 'me':
       return wrap('me', parseMe(rest), (me) => ({ name: 'me', me }));
+    case 'tests':
+      return wrap('tests', parseTests(rest), (tests) => ({ name: 'tests', tests }));
     default:
       return {
         ok: false,

@@ -36,6 +36,7 @@ export const USAGE = {
     '/mergequeue watch [owner/repo[:branch]] [state] [submitted] [testing] [merged] [failed] [health] [stuck <minutes>] · watch list',
   unwatch: '/mergequeue unwatch [owner/repo[:branch]]',
   me: '/mergequeue me · me github <login> · me forget · me notify on|off',
+  tests: '/mergequeue tests watch [owner @org/team] [owner/repo] · tests unwatch [owner/repo] · tests list',
 } as const;
 
 export const DIGEST_HELP = [

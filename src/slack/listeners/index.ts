@@ -8,6 +8,7 @@ import * as prButtons from './actions/pr-buttons.ts';
 import * as refreshButton from './actions/refresh.ts';
 import * as settingsButton from './actions/settings.ts';
 import * as stateButtons from './actions/state.ts';
+import * as testButtons from './actions/test-buttons.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as homeTab from './events/home.ts';
 import * as linkUnfurls from './events/unfurl.ts';
@@ -17,6 +18,7 @@ import * as connectView from './views/connect.ts';
 import * as prCancelView from './views/pr-cancel.ts';
 import * as reasonView from './views/reason.ts';
 import * as settingsView from './views/settings.ts';
+import * as testTicketView from './views/test-ticket.ts';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
   for (const m of [
@@ -34,6 +36,8 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     connectView,
     uninstall,
     homeTab,
+    testButtons,
+    testTicketView,
     linkUnfurls,
     workflowSteps,
   ]) {
