@@ -43,8 +43,9 @@ const BELOW_THE_DOMAINS = '^src/(core|store|trunk|observability)/';
  */
 const REPOSITORY_MODULES = [
   '^src/digest/(claims|shared-collection|repository)\\.ts$',
+  '^src/flaky/(test-watches|messages)\\.ts$',
   '^src/freeze/repository\\.ts$',
-  '^src/watch/(feeds|outbox|people|queue-state|transitions)\\.ts$',
+  '^src/watch/(feeds|outbox|people|queue-state|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
 

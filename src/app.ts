@@ -37,7 +37,7 @@ import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 import { InboxRepository } from './webhooks/inbox.ts';
-import { createWorkers, type QueueEvents } from './workers/index.ts';
+import { createWorkers, type QueueEvents, type StepWaitsWorker, type TestCaseSink } from './workers/index.ts';
 import type { WebhookInboxWorker } from './workers/webhook-inbox.ts';
 
 /**
@@ -52,6 +52,9 @@ export const BOT_SCOPES = [
   'usergroups:read',
   'channels:read',
   'groups:read',
+  // Link unfurls (link_shared, chat.unfurl).
+  'links:read',
+  'links:write',
 ];
 
 export const EVENTS_PATH = '/slack/events';
@@ -112,6 +115,8 @@ export interface AppOverrides {
     /** How long a claimed start or end stays this replica's without renewal; default 30 s. */
     leaseMs?: number;
   };
+  /** Waiting Workflow Builder steps: how often their time limits are checked; default 5 s. */
+  steps?: { tickMs?: number };
 }
 
 export interface RunningApp {
@@ -128,6 +133,10 @@ export interface RunningApp {
   readonly events: QueueEvents | undefined;
   /** The worker draining Trunk's webhook inbox (POST /trunk/webhooks/<workspace>). */
   readonly webhooks: WebhookInboxWorker;
+  /** Workflow Builder steps waiting for a PR (time limits, retried completions). */
+  readonly steps: StepWaitsWorker;
+  /** The flaky-test sink of Trunk's webhooks (src/workers/test-case-sink.ts), for the inbox worker. */
+  readonly testCases: TestCaseSink;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -323,6 +332,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     digests: digestService,
     events,
     webhooks,
+    steps,
+    testCases,
   } = createWorkers(lifecycle, {
     config,
     store,
@@ -358,6 +369,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     now,
     outbox,
     ...(events ? { liveStatus: events.live } : {}),
+    steps: steps.completer,
   };
   registerListeners(bolt, deps);
 
@@ -391,6 +403,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     workspaces,
     events,
     webhooks,
+    steps,
+    testCases,
     async start() {
       if (started) return;
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.

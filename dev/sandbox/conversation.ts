@@ -24,6 +24,8 @@ export interface PageMessage {
   edited?: boolean;
   /** Set on the app's direct messages: the person whose DM with the app this is. */
   dmWith?: string;
+  /** Link previews the app attached with chat.unfurl, in the order of the links. */
+  unfurls?: Array<{ url: string; blocks: Json[] }>;
 }
 
 export interface PageView {
@@ -146,6 +148,15 @@ export class Conversation {
     this.put(m);
   }
 
+  /** What Slack shows in the channel as a workflow runs (the sandbox's Workflow Builder, workflow.ts). */
+  addWorkflowNote(text: string): void {
+    this.put({
+      ts: this.localTs(),
+      author: { kind: 'bot', id: 'USLACKBOT', name: 'Workflow Builder' },
+      text,
+    });
+  }
+
   /** The person's own command, shown back to them. */
   addCommandEcho(user: SandboxUser, text: string): void {
     this.put({
@@ -155,6 +166,13 @@ export class Conversation {
       command: `/mergequeue ${text}`,
       ephemeralTo: user.id,
     });
+  }
+
+  /** A message a person posted in the channel (pasting a link: Slack then tells the app with link_shared). */
+  addUserMessage(user: SandboxUser, text: string): string {
+    const ts = this.localTs();
+    this.put({ ts, author: { kind: 'user', id: user.id, name: user.name }, text });
+    return ts;
   }
 
   /** The app answered a view_submission with response_action (errors, update, push, clear). */
@@ -306,6 +324,20 @@ export class Conversation {
           ...(typeof args['thread_ts'] === 'string' ? { threadTs: args['thread_ts'] } : {}),
         });
         return;
+      case 'chat.unfurl': {
+        // A posted message's previews (a composer preview has no message yet: the page has no composer one).
+        const m = this.messages.get(String(args['ts']));
+        const unfurls = parse(args['unfurls']);
+        if (!m || args['channel'] !== CHANNEL_ID || !unfurls || typeof unfurls !== 'object') return;
+        const previews = Object.entries(unfurls as Record<string, { blocks?: unknown }>).flatMap(
+          ([url, body]) => {
+            const blocks = blocksOf(body.blocks);
+            return blocks ? [{ url, blocks }] : [];
+          },
+        );
+        this.put({ ...m, unfurls: previews });
+        return;
+      }
       case 'views.open':
       case 'views.push': {
         const view = call.response['view'] as Json;

@@ -16,6 +16,7 @@ import { parseTarget } from '../../src/core/target.ts';
 import type { SandboxModule } from '../../src/main.ts';
 import { createLogger, type Logger } from '../../src/observability/log.ts';
 import { type SlackFake, startSlackFake } from '../fakes/slack/server.ts';
+import { signedHeaders } from '../fakes/slack/signing.ts';
 import { newWebhookSecret, startTrunkFake, type TrunkFake } from '../fakes/trunk/index.ts';
 import { Conversation } from './conversation.ts';
 import {
@@ -31,6 +32,7 @@ import {
 import { createSandboxRoutes } from './routes.ts';
 import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkV2 } from './seed.ts';
 import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
+import { createReleaseFreeze } from './workflow.ts';
 
 /** WATCH_INTERVAL_SECONDS' minimum (src/config.ts). */
 const MIN_WATCH_SECONDS = 5;
@@ -143,11 +145,28 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
 
     let eventsUrl: string | undefined;
     let app: RunningApp | undefined;
+    // The "Release freeze" workflow (workflow.ts): its steps reach the app as Slack sends them, signed.
+    const releaseFreeze = createReleaseFreeze({
+      slack,
+      trunk,
+      conversation,
+      sendEvent: async (body) => {
+        if (!eventsUrl) throw new Error('The app is still starting. Try again in a moment.');
+        const res = await fetch(eventsUrl, {
+          method: 'POST',
+          headers: signedHeaders(signingSecret, body, { contentType: 'application/json' }),
+          body,
+        });
+        await res.text();
+        return res.status;
+      },
+    });
     const routes = createSandboxRoutes({
       conversation,
       signingSecret,
       eventsUrl: () => eventsUrl,
       step: () => story.step(),
+      workflow: (user) => releaseFreeze.next(user),
       newestDigestId: async () => {
         if (!app) return undefined;
         const rows = await app.store.db.query<{ id: string }>(
@@ -156,6 +175,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
         );
         return rows[0]?.id;
       },
+      unfurlDomains: [new URL(sandboxConfig.trunk.appUrl).host.toLowerCase(), 'github.com'],
       setTimeZone: (tz) => {
         for (const u of Object.values(USERS)) slack.addUser(fakeUser(u, tz));
       },
@@ -170,6 +190,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     app = running;
     cleanups.push(() => running.stop());
     await seedApp(running.store.db, { now: (opts.clock ?? Date.now)(), tz: viewerTz });
+    // Pasted GitHub PR links unfurl in the sandbox's workspace (as after `/mergequeue config unfurl github on`).
+    await running.store.setUnfurlGithub(TEAM_ID, true, BOT_USER_ID);
     await running.start();
     eventsUrl = `http://127.0.0.1:${running.port}${EVENTS_PATH}`;
     trunk.webhooks.subscribe(`http://127.0.0.1:${running.port}/trunk/webhooks/${TEAM_ID}`, webhookSecret, {

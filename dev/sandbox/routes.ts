@@ -4,7 +4,9 @@
  *   GET  /sandbox/api/events     Server-Sent Events: a snapshot, then every message, update and modal;
  *   POST /sandbox/api/command | action | submit | close | digest | hello | home   what the person did
  *   (home: they opened the app's Home tab, which Slack tells the app with an app_home_opened event);
- *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would.
+ *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would;
+ *   POST /sandbox/api/say        a plain message: links on the app's unfurl domains reach the app as link_shared.
+ *   POST /sandbox/api/workflow   the "Release freeze" workflow runs its next step (workflow.ts).
  * Each POST becomes the request Slack itself would send (a slash command form, block_actions, a
  * view_submission, an app_home_opened event), signed with the sandbox's signing secret and posted to the
  * app's /slack/events. The
@@ -20,6 +22,7 @@ import {
   signedHeaders,
   slashCommandBody,
 } from '../fakes/slack/signing.ts';
+import { linkSharedEvent } from '../fakes/slack/unfurl.ts';
 import type { Conversation, PageEvent } from './conversation.ts';
 import {
   type ActorInfo,
@@ -56,6 +59,10 @@ export interface SandboxRouteDeps {
   setTimeZone: (tz: string) => void;
   /** One step of the story: what happened, in words. */
   step: () => string[];
+  /** The hosts the app unfurls links of (the manifest's unfurl_domains: TRUNK_APP_URL's host, github.com). */
+  unfurlDomains: readonly string[];
+  /** The "Release freeze" workflow's next step (workflow.ts), run as `user`. */
+  workflow?: (user: SandboxUser) => Promise<string[]>;
 }
 
 /** The app's DM with a person, as the page names it in payloads (the fake keys DMs by the user's id). */
@@ -180,6 +187,25 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
         conversation.addEphemeral(user.id, parsed);
     }
     conversation.sync();
+    return { ok: true };
+  }
+
+  /** A person posts a message; its links on the unfurl domains reach the app as Slack's link_shared event. */
+  async function say(user: SandboxUser, text: string): Promise<Record<string, unknown>> {
+    const ts = conversation.addUserMessage(user, text);
+    const urls = [...text.matchAll(/https?:\/\/[^\s<>|]+/g)]
+      .map((m) => m[0])
+      .filter((url) => deps.unfurlDomains.includes(hostOf(url)));
+    if (urls.length === 0) return { ok: true };
+    const res = await toApp(
+      eventCallbackBody({
+        teamId: TEAM_ID,
+        apiAppId: APP_ID,
+        event: linkSharedEvent({ user: user.id, channel: CHANNEL_ID, messageTs: ts, urls }),
+      }),
+      'application/json',
+    );
+    if (res.status !== 200) return { ok: false, error: appRefused(res.status) };
     return { ok: true };
   }
 
@@ -359,6 +385,15 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
         return command(user, text);
       }),
     },
+    {
+      path: '/sandbox/api/say',
+      method: 'POST',
+      handler: post(async (user, body) => {
+        const text = String(body['text'] ?? '').trim();
+        if (!text || text.length > 4000) throw new BadRequest('Write a message of at most 4000 characters.');
+        return say(user, text);
+      }),
+    },
     { path: '/sandbox/api/action', method: 'POST', handler: post(action) },
     { path: '/sandbox/api/submit', method: 'POST', handler: post(submit) },
     {
@@ -377,6 +412,14 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
       handler: post(async () => {
         const happened = deps.step();
         return { ok: true, happened };
+      }),
+    },
+    {
+      path: '/sandbox/api/workflow',
+      method: 'POST',
+      handler: post(async (user) => {
+        if (!deps.workflow) return { ok: false, error: 'The app is still starting. Try again in a moment.' };
+        return { ok: true, happened: await deps.workflow(user) };
       }),
     },
     {
@@ -413,5 +456,13 @@ function isTimeZone(tz: string): boolean {
     return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(tz);
   } catch {
     return false;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return '';
   }
 }

@@ -2,6 +2,7 @@
  * Streams every page of a Trunk list and keeps only what a digest shows: counts, a top-N, a per-owner
  * tally and a fixed-size Bloom filter of the ids. Memory is bounded by N, never by the repository.
  */
+import { ownedBy } from '../core/codeowners.ts';
 import type { PaginateOptions } from '../trunk/api.ts';
 import type { FailingTest, QuarantinedTest, Repo } from '../trunk/types.ts';
 import { Bloom } from './bloom.ts';
@@ -173,26 +174,6 @@ export interface CollectOptions {
 
 /** Pages of rows, as Trunk sends them or as a shared collection replays them (shared-collection.ts). */
 export type PageSource<T> = AsyncIterable<T[]>;
-
-/**
- * Whether a test's code owners include `owner`, ignoring case. `@acme/payments`, `@alice` and
- * `alice@example.com` must match a code owner exactly; a bare name (`payments`) also matches the team or
- * user of that name in any organization (`@payments`, `@acme/payments`).
- */
-export function ownedBy(codeowners: unknown, owner: string | undefined): boolean {
-  if (owner === undefined) return true;
-  if (!Array.isArray(codeowners)) return false;
-  const want = owner.toLowerCase();
-  const bare = !want.startsWith('@') && !want.includes('@');
-  return codeowners.some((c) => {
-    if (typeof c !== 'string') return false;
-    const have = c.toLowerCase();
-    return (
-      have === want ||
-      (bare && have.startsWith('@') && have.slice(have.lastIndexOf('/') + 1).replace(/^@/, '') === want)
-    );
-  });
-}
 
 /** The failing-tests window of a scheduled instant: [scheduledAt − 24 h, scheduledAt). */
 export function failingWindow(scheduledAt: number): { start: number; end: number } {

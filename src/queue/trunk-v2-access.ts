@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import type { Store } from '../store/types.ts';
 import { createTrunkBudget, type TrunkBudget, type TrunkCaller } from '../trunk/budget.ts';
 import { apiKeyAuth } from '../trunk/v2/auth.ts';
-import { createTrunkV2Client, type V2AttemptEvent } from '../trunk/v2/client.ts';
+import { createTrunkV2Client, type TrunkV2Api, type V2AttemptEvent } from '../trunk/v2/client.ts';
 import { createV2Ids } from '../trunk/v2/ids.ts';
 import { createStoryReader, type StoryReader } from './story-reader.ts';
 
@@ -21,6 +21,8 @@ export const V2_KEY_TTL_MS = 2_000;
 
 export interface V2Workspace {
   reader: StoryReader;
+  /** The v2 client itself, for reads and writes the story reader does not make (flaky tests). */
+  api: TrunkV2Api;
   /** Where the key came from, for the Home and `connect`. */
   source: 'connect' | 'environment';
 }
@@ -64,7 +66,7 @@ export function createV2Access(opts: V2AccessOptions): V2Access {
     string,
     { value: Promise<{ key: string; source: V2Workspace['source'] } | undefined>; expires: number }
   >();
-  const readers = new Map<string, StoryReader>();
+  const readers = new Map<string, { reader: StoryReader; api: TrunkV2Api }>();
 
   function keyOf(workspaceId: string) {
     const hit = keys.get(workspaceId);
@@ -79,7 +81,11 @@ export function createV2Access(opts: V2AccessOptions): V2Access {
     return value;
   }
 
-  function readerFor(key: string, orgSlug: string, caller: TrunkCaller): StoryReader {
+  function readerFor(
+    key: string,
+    orgSlug: string,
+    caller: TrunkCaller,
+  ): { reader: StoryReader; api: TrunkV2Api } {
     // The key's digest names its bucket and cache entry, so the key itself is kept in one place only.
     const keyId = createHash('sha256').update(key).digest('hex').slice(0, 24);
     const cacheKey = `${keyId}:${orgSlug}:${caller}`;
@@ -94,7 +100,7 @@ export function createV2Access(opts: V2AccessOptions): V2Access {
         pullRequestReads: prReads.gate(`v2key:${keyId}`, caller),
         onAttempt: (e) => opts.onAttempt?.(e, caller),
       });
-      reader = createStoryReader(api, createV2Ids(api), now);
+      reader = { reader: createStoryReader(api, createV2Ids(api), now), api };
       if (readers.size > 1_000) readers.clear();
       readers.set(cacheKey, reader);
     }
@@ -105,7 +111,7 @@ export function createV2Access(opts: V2AccessOptions): V2Access {
     async forWorkspace(workspaceId, orgSlug, caller) {
       const found = await keyOf(workspaceId);
       if (!found) return undefined;
-      return { reader: readerFor(found.key, orgSlug, caller), source: found.source };
+      return { ...readerFor(found.key, orgSlug, caller), source: found.source };
     },
     invalidate(workspaceId) {
       keys.delete(workspaceId);

@@ -85,6 +85,8 @@ export interface Actor {
   standing(): Promise<PersonStanding>;
   isOwnOrganization(): Promise<boolean>;
   isGuest(): Promise<boolean>;
+  /** Whether the person is a member of the Slack user group `groupId` (S…); false when Slack will not say. */
+  inUserGroup(groupId: string): Promise<boolean>;
   /** Writes one audit entry by this person (retried; a lost entry is logged and counted, never thrown). */
   audit(
     action: string,
@@ -174,6 +176,9 @@ export function createActor(opts: ActorOptions): Actor {
     },
     async isChannelMember(channelId) {
       return (await actor.standing()).own && (await member(channelId));
+    },
+    async inUserGroup(groupId) {
+      return (await directory.usergroupMembers(groupId).catch(() => [] as string[])).includes(userId);
     },
     audit(action, target, outcome, detail) {
       return auditBy(auditActor, action, target, outcome, detail);

@@ -10,6 +10,7 @@
  */
 import { DEFAULT_BRANCH, type QueueRef, sameRepo } from '../core/target.ts';
 import { type Subscription, SubscriptionRepository } from '../digest/index.ts';
+import { type TestWatch, TestWatchRepository } from '../flaky/index.ts';
 import { listWindows, type WindowView } from '../freeze/index.ts';
 import type { EtaAnswer, StoryReader } from '../queue/story-reader.ts';
 import type { Operator } from '../store/types.ts';
@@ -78,6 +79,8 @@ export interface HomeData {
   queues: HomeQueueData[];
   digests: Subscription[];
   watches: Watch[];
+  /** Flaky-test feeds (`tests watch`) of channels the person can see. */
+  testWatches?: TestWatch[];
   freezes: WindowView[];
   operators: Operator[];
   installerUserId?: string;
@@ -106,6 +109,7 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         allDigests,
         allWatches,
         allFreezes,
+        allTestWatches,
         lastDelivery,
       ] = await Promise.all([
         deps.store.getWorkspace(workspaceId),
@@ -119,14 +123,16 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         new SubscriptionRepository(db).list(workspaceId),
         new WatchRepository(db).listWorkspace(workspaceId),
         listWindows(db, workspaceId, now),
+        new TestWatchRepository(db).listWorkspace(workspaceId),
         new InboxRepository(db).lastReceived(workspaceId),
       ]);
       // Only what belongs to channels the person can see, by the rule `digest list` uses (a guest: their own).
-      const [digests, watches, freezes, queues] = await Promise.all([
+      const [digests, watches, freezes, queues, testWatches] = await Promise.all([
         visibleTo(actor, allDigests, (d) => d.channelId),
         visibleTo(actor, allWatches, (w) => w.channelId),
         visibleTo(actor, allFreezes, (v) => v.window.channelId),
         visibleQueues(actor, allQueues),
+        visibleTo(actor, allTestWatches, (w) => w.channelId),
       ]);
       // A digest's repository is a queue of this workspace too; its branch is the one a default names, else main.
       for (const d of digests) {
@@ -174,6 +180,7 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         }),
         digests,
         watches,
+        testWatches,
         freezes,
         operators,
         ...(ws?.installerUserId ? { installerUserId: ws.installerUserId } : {}),

@@ -6,13 +6,22 @@ import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
+import { StepService } from './steps.ts';
 import { StoryService } from './story.ts';
+import { createTestFeedsService, type TestFeedsService } from './test-feeds.ts';
 import { createTestsService, type TestsService } from './tests.ts';
+import { UnfurlService } from './unfurls.ts';
 import { createWatchService, type WatchService } from './watch.ts';
 import { WorkspaceService } from './workspace.ts';
 
 export type { Actor, ActorWorkspace, InstallKind, PeopleDirectory, PersonStanding } from './actor.ts';
-export type { DeploymentDefaults, ServiceDeps, TrunkAccess, WorkspaceTrunk } from './ports.ts';
+export type {
+  DeploymentDefaults,
+  ServiceDeps,
+  TrunkAccess,
+  WebhookSecrets,
+  WorkspaceTrunk,
+} from './ports.ts';
 
 export interface Services {
   queue: QueueService;
@@ -24,6 +33,10 @@ export interface Services {
   home: HomeService;
   tests: TestsService;
   story: StoryService;
+  /** Flaky tests to their owners: `tests watch|unwatch|list` and the buttons on test status messages. */
+  testFeeds: TestFeedsService;
+  unfurls: UnfurlService;
+  steps: StepService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -38,5 +51,11 @@ export function createServices(deps: ServiceDeps): Services {
     home: createHomeService(deps),
     tests: createTestsService(queue),
     story: new StoryService(deps, queue),
+    testFeeds: createTestFeedsService({
+      ...deps,
+      webhooks: deps.webhooks ?? { hasWebhookSecret: async () => false },
+    }),
+    unfurls: new UnfurlService(deps),
+    steps: new StepService(deps, queue),
   };
 }

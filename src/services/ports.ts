@@ -47,6 +47,17 @@ export interface DeploymentDefaults {
   canStoreSecrets: boolean;
   /** AUDIT_RETENTION_DAYS: how long audit entries are kept. */
   auditRetentionDays: number;
+  /** TRUNK_APP_URL: whose links unfurl (services/unfurls.ts); default https://app.trunk.io. */
+  trunkAppUrl?: string;
+}
+
+/** The seam to where Trunk webhook signing secrets are kept (src/webhooks/ stores them). */
+export interface WebhookSecrets {
+  /**
+   * Whether a Trunk webhook signing secret is configured for the workspace (stored with `connect`, or
+   * TRUNK_WEBHOOK_SECRET in single-workspace mode), so Trunk's deliveries can be verified.
+   */
+  hasWebhookSecret(workspaceId: string): Promise<boolean>;
 }
 
 export interface ServiceDeps {
@@ -55,4 +66,6 @@ export interface ServiceDeps {
   /** Read at each call (the configuration is fixed in production; tests may change it). */
   defaults: () => DeploymentDefaults;
   logger: Logger;
+  /** Whether Trunk's webhooks can be verified for a workspace; default: no secret anywhere. */
+  webhooks?: WebhookSecrets;
 }

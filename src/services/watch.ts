@@ -76,6 +76,30 @@ async function whyNotFeedManager(
   return { because, operatorsMay: true };
 }
 
+/** A refused change of a channel's feed, as every feed service answers it. */
+export interface FeedRefusal {
+  answer: 'refused';
+  /** What they tried, in words ("start this channel's flaky-test feed"). */
+  what: string;
+  because: string;
+  operatorsMay: boolean;
+}
+
+/**
+ * The refusal (audited as `action` on `target`) when the person may not change the channel's feed by the rule
+ * above; undefined when they may. Shared by the queue feeds and the flaky-test feeds (services/test-feeds.ts).
+ */
+export async function refuseFeedChange(
+  actor: Actor,
+  channels: SharedChannels | undefined,
+  r: { channelId: string; action: string; target: string; what: string; stuckMinutes?: number | undefined },
+): Promise<FeedRefusal | undefined> {
+  const why = await whyNotFeedManager(actor, channels, r.channelId, r.stuckMinutes);
+  if (!why) return undefined;
+  await actor.audit(r.action, r.target, 'refused', { channel: r.channelId, because: why.because });
+  return { answer: 'refused', what: r.what, because: why.because, operatorsMay: why.operatorsMay };
+}
+
 export interface WatchService {
   /** `channels` says which channels are shared with another organization (the Slack side asks Slack). */
   handle(actor: Actor, request: WatchRequest, channels?: SharedChannels): Promise<WatchAnswer>;
@@ -95,15 +119,12 @@ export function createWatchService(
     channels: SharedChannels | undefined,
     stuckMinutes?: number,
   ): Promise<WatchAnswer | undefined> {
-    const why = await whyNotFeedManager(actor, channels, channelId, stuckMinutes);
-    if (!why) return undefined;
     const target = formatQueueRef(ref);
-    await actor.audit(action, target, 'refused', { channel: channelId, because: why.because });
     const what =
       action === 'watch'
         ? `start or change this channel's feed of ${target}`
         : `end this channel's feed of ${target}`;
-    return { answer: 'refused', what, because: why.because, operatorsMay: why.operatorsMay };
+    return refuseFeedChange(actor, channels, { channelId, action, target, what, stuckMinutes });
   }
 
   async function add(

@@ -7,6 +7,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { DirectoryCache } from './directory.ts';
 import type { LiveStatus } from './queue-events/live.ts';
+import type { StepCompleter } from './steps/completion.ts';
 import type { Workspaces } from './workspace.ts';
 
 /** The part of the digest service the `/mergequeue digest …` command uses. */
@@ -26,4 +27,6 @@ export interface SlackDeps {
   outbox: Notifier;
   /** Live status messages; absent when the queue watcher is turned off. */
   liveStatus?: LiveStatus;
+  /** Completes waiting Workflow Builder steps (wait_for_pr) once across replicas. */
+  steps?: StepCompleter;
 }

@@ -5,6 +5,7 @@
  * person may change a queue is the queue service's question: services/queue.ts.)
  */
 import type { RespondFn } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
 import type { AuditLost } from '../store/audit-retrying.ts';
@@ -164,4 +165,31 @@ export function errorCode(err: unknown): string {
  */
 export function afterAck(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Answers a link_shared event with chat.unfurl: the one place the app unfurls. Like a reply, it answers what a
+ * person just did (pasted a link), so it does not go through the outbox. A composer preview (Slack names no
+ * channel) is addressed by `unfurl_id` and `source`, a posted message by `channel` and `ts`. A final Slack
+ * error is logged and counted, never shown: the person sees their link without an unfurl.
+ */
+export async function unfurlLinks(
+  deps: SlackDeps,
+  client: WebClient,
+  where: { channel: string; ts: string } | { unfurlId: string; source: string },
+  unfurls: Record<string, { blocks: KnownBlock[] }>,
+): Promise<boolean> {
+  try {
+    await client.chat.unfurl({
+      ...('unfurlId' in where
+        ? { unfurl_id: where.unfurlId, source: where.source as 'composer' | 'conversations_history' }
+        : { channel: where.channel, ts: where.ts }),
+      unfurls,
+    } as Parameters<WebClient['chat']['unfurl']>[0]);
+    return true;
+  } catch (err) {
+    deps.metrics.slackApiErrors.inc({ method: 'chat.unfurl', error: errorCode(err) });
+    deps.logger.warn({ err }, 'chat.unfurl failed; the link stays without an unfurl');
+    return false;
+  }
 }

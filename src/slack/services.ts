@@ -14,6 +14,7 @@ export function servicesOf(deps: SlackDeps): Services {
       store: deps.store,
       trunk: deps.workspaces,
       logger: deps.logger,
+      webhooks: webhookSecretsOf(deps),
       defaults: () => ({
         defaultTarget: deps.config.defaultTarget,
         mode: deps.config.slack.mode,
@@ -21,9 +22,22 @@ export function servicesOf(deps: SlackDeps): Services {
         envOrgSlug: deps.config.trunk.orgSlug,
         canStoreSecrets: deps.config.encryptionKeys.length > 0,
         auditRetentionDays: deps.config.auditRetentionDays,
+        trunkAppUrl: deps.config.trunk.appUrl,
       }),
     });
     built.set(deps, services);
   }
   return services;
+}
+
+/**
+ * Where Trunk's webhook signing secrets are: TRUNK_WEBHOOK_SECRET in single-workspace mode, and those
+ * entered in `connect` (stored encrypted with the workspace's settings).
+ */
+function webhookSecretsOf(deps: SlackDeps) {
+  return {
+    hasWebhookSecret: async (workspaceId: string) =>
+      (deps.config.slack.mode === 'single' && (deps.config.trunk.webhookSecrets?.length ?? 0) > 0) ||
+      (await deps.store.getWorkspace(workspaceId))?.hasTrunkWebhookSecrets === true,
+  };
 }

@@ -17,6 +17,8 @@ export interface SecretContext {
   table: string;
   workspaceId: string;
   field: string;
+  /** The row within the workspace, for tables with many rows per workspace (a step's execution id). */
+  row?: string;
 }
 
 export type SecretErrorCode = 'ENCRYPTION_KEY_MISSING' | 'ENCRYPTION_KEY_UNKNOWN' | 'SECRET_INVALID';
@@ -86,7 +88,10 @@ export function keyIdInCiphertext(value: string): string | undefined {
 
 function aad(keyId: string, ctx: SecretContext): Buffer {
   // JSON keeps the parts unambiguous whatever characters ids contain.
-  return Buffer.from(JSON.stringify([VERSION, keyId, ctx.table, ctx.workspaceId, ctx.field]), 'utf8');
+  const parts = [VERSION, keyId, ctx.table, ctx.workspaceId, ctx.field];
+  // Only tables with many rows per workspace name the row: older ciphertexts keep their associated data.
+  if (ctx.row !== undefined) parts.push(ctx.row);
+  return Buffer.from(JSON.stringify(parts), 'utf8');
 }
 
 export class SecretBox {

@@ -11,8 +11,11 @@ import {
 } from './crypto.ts';
 import type { DbExecutor } from './types.ts';
 
-/** Every column that holds a ciphertext. Each table is keyed by `workspace_id`, the row identity in the AAD. */
-export const SECRET_COLUMNS: ReadonlyArray<{ table: string; column: string }> = [
+/**
+ * Every column that holds a ciphertext. Each table is keyed by `workspace_id`, the row identity in the AAD;
+ * a table with many rows per workspace names its row column (`rowKey`), which joins the AAD.
+ */
+export const SECRET_COLUMNS: ReadonlyArray<{ table: string; column: string; rowKey?: string }> = [
   { table: 'slack_installations', column: 'bot_token' },
   { table: 'slack_installations', column: 'bot_refresh_token' },
   { table: 'slack_installations', column: 'user_token' },
@@ -21,6 +24,8 @@ export const SECRET_COLUMNS: ReadonlyArray<{ table: string; column: string }> = 
   { table: 'workspace_settings', column: 'trunk_token' },
   { table: 'workspace_settings', column: 'trunk_v2_key' },
   { table: 'workspace_settings', column: 'trunk_webhook_secrets' },
+  // A waiting Workflow Builder step's function execution token (migration 016).
+  { table: 'step_waits', column: 'function_token', rowKey: 'execution_id' },
 ];
 
 /** Key ids found in stored ciphertexts (authoritative: read from the values themselves). */
@@ -85,13 +90,18 @@ export async function reencryptAll(
   if (current === undefined) throw new EncryptionKeyMissingError('re-encrypt stored secrets');
   await recordKeyUse(db, current, now);
   let count = 0;
-  for (const { table, column } of SECRET_COLUMNS) {
-    const rows = await db.query<{ workspace_id: string; v: string }>(
-      `SELECT workspace_id, ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL AND ${column} NOT LIKE $1`,
+  for (const { table, column, rowKey } of SECRET_COLUMNS) {
+    const rows = await db.query<{ workspace_id: string; v: string; r?: string }>(
+      `SELECT workspace_id, ${column} AS v${rowKey ? `, ${rowKey} AS r` : ''} FROM ${table} WHERE ${column} IS NOT NULL AND ${column} NOT LIKE $1`,
       [`v1.${current}.%`],
     );
     for (const row of rows) {
-      const ctx = { table, workspaceId: row.workspace_id, field: column };
+      const ctx = {
+        table,
+        workspaceId: row.workspace_id,
+        field: column,
+        ...(rowKey ? { row: String(row.r) } : {}),
+      };
       const fresh = box.encrypt(box.decrypt(row.v, ctx), ctx);
       // Compare-and-swap: a value rewritten meanwhile (already under the current key) is left alone.
       count += await db.execute(

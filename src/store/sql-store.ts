@@ -7,14 +7,22 @@ import { SECRET_KEYS } from '../core/secret-keys.ts';
 import { parseTarget, type TargetSpec } from '../core/target.ts';
 import { webhookSecretsProblem } from '../core/webhook-secrets.ts';
 import type { Logger } from '../observability/log.ts';
-import type { SecretBox } from './crypto.ts';
+import type { SecretBox, SecretContext } from './crypto.ts';
 import type { EngineDb } from './engine.ts';
 import { SqlInstallations, setInstallerIn } from './installations.ts';
 import { SqlLeases } from './leases.ts';
 import { checkMigrationList } from './migrate.ts';
 import { recordKeyUse, reencryptAll, scanKeyIds } from './secrets.ts';
 import { checkTrunkCredentials, InvalidStoreInputError } from './trunk-credentials.ts';
-import type { AuditEntry, Migration, Operator, Store, TrunkCredentials, WorkspaceSettings } from './types.ts';
+import type {
+  AuditEntry,
+  Migration,
+  NewStepWait,
+  Operator,
+  Store,
+  TrunkCredentials,
+  WorkspaceSettings,
+} from './types.ts';
 
 const PURGE_EVERY = 200;
 /** Refusals of one person and action closer together than this share one audit row. */
@@ -268,6 +276,24 @@ export class SqlStore implements Store {
       .filter((x) => x !== '');
   }
 
+  async getUnfurlGithub(workspaceId: string): Promise<boolean> {
+    const rows = await this.db.query<{ unfurl_github: number | boolean | null }>(
+      'SELECT unfurl_github FROM workspace_settings WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    const v = rows[0]?.unfurl_github;
+    return v === true || Number(v) === 1;
+  }
+
+  async setUnfurlGithub(workspaceId: string, on: boolean, updatedBy: string): Promise<void> {
+    await this.db.execute(
+      `INSERT INTO workspace_settings (workspace_id, unfurl_github, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id) DO UPDATE SET unfurl_github = excluded.unfurl_github,
+         updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+      [workspaceId, on ? 1 : 0, updatedBy, this.#now()],
+    );
+  }
+
   async deleteWorkspace(workspaceId: string): Promise<void> {
     const removed: Record<string, number> = {};
     await this.db.transaction(async (tx) => {
@@ -454,6 +480,49 @@ export class SqlStore implements Store {
     await this.db.execute('DELETE FROM idempotency_claims WHERE claim_key = $1', [key]);
   }
 
+  // ---- waiting Workflow Builder steps (migration 016)
+
+  async addStepWait(w: NewStepWait): Promise<boolean> {
+    const ctx = stepTokenContext(w.workspaceId, w.executionId);
+    // Encrypt first: without ENCRYPTION_KEY this throws before anything is written.
+    const sealed = this.#box.encrypt(w.token, ctx);
+    return this.db.transaction(async (tx) => {
+      await recordKeyUse(tx, this.#box.currentKeyId!, w.createdAt);
+      const n = await tx.execute(
+        `INSERT INTO step_waits (execution_id, workspace_id, callback_id, queue_key, repo_host, repo_owner, repo_name,
+           branch, pr_number, channel_id, user_id, function_token, status, deadline_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'waiting', $13, $14)
+         ON CONFLICT (execution_id) DO NOTHING`,
+        [
+          w.executionId,
+          w.workspaceId,
+          w.callbackId,
+          w.queueKey,
+          w.target.repo.host,
+          w.target.repo.owner,
+          w.target.repo.name,
+          w.target.branch,
+          w.prNumber,
+          w.channelId ?? null,
+          w.userId ?? null,
+          sealed,
+          w.deadlineAt,
+          w.createdAt,
+        ],
+      );
+      return n === 1;
+    });
+  }
+
+  async stepWaitToken(workspaceId: string, executionId: string): Promise<string | undefined> {
+    const rows = await this.db.query<{ function_token: string }>(
+      'SELECT function_token FROM step_waits WHERE workspace_id = $1 AND execution_id = $2',
+      [workspaceId, executionId],
+    );
+    const sealed = rows[0]?.function_token;
+    return sealed ? this.#box.decrypt(sealed, stepTokenContext(workspaceId, executionId)) : undefined;
+  }
+
   // ---- secrets
 
   reencryptAll(): Promise<number> {
@@ -464,4 +533,9 @@ export class SqlStore implements Store {
   async keyIdsInUse(): Promise<Record<string, number>> {
     return Object.fromEntries(await scanKeyIds(this.db));
   }
+}
+
+/** Where a step's execution token lives: its row (the execution id) is bound into the ciphertext. */
+function stepTokenContext(workspaceId: string, executionId: string): SecretContext {
+  return { table: 'step_waits', workspaceId, field: 'function_token', row: executionId };
 }

@@ -274,6 +274,9 @@ export interface Store {
   setTrunkWebhookSecrets(workspaceId: string, secrets: readonly string[], updatedBy: string): Promise<void>;
   /** The stored signing secrets (empty when none). */
   getTrunkWebhookSecrets(workspaceId: string): Promise<string[]>;
+  /** Whether pasted GitHub PR links unfurl (`config unfurl github on|off`); false until set. */
+  getUnfurlGithub(workspaceId: string): Promise<boolean>;
+  setUnfurlGithub(workspaceId: string, on: boolean, updatedBy: string): Promise<void>;
   /** Uninstall: tokens, credentials, settings, channels, operators and digests of the workspace. Audit stays. */
   deleteWorkspace(workspaceId: string): Promise<void>;
   /**
@@ -314,10 +317,37 @@ export interface Store {
   /** Gives a claim back (the work it covered was not done), so the next caller can claim `key` at once. */
   releaseClaim(key: string): Promise<void>;
 
+  /**
+   * A Workflow Builder step waiting for a PR (migration 016), with the function execution token Slack gave it
+   * (encrypted, the execution id in its associated data). False when that execution is stored already.
+   */
+  addStepWait(wait: NewStepWait): Promise<boolean>;
+  /** The waiting step's execution token, decrypted; undefined when no such row. */
+  stepWaitToken(workspaceId: string, executionId: string): Promise<string | undefined>;
+
   /** Re-encrypts every stored secret under the current key (ENCRYPTION_KEY's first entry). Returns the count. */
   reencryptAll(): Promise<number>;
   /** Key ids (see crypto.ts keyIdOf) that stored secrets use, with how many values each. Never key material. */
   keyIdsInUse(): Promise<Record<string, number>>;
+}
+
+/** What a waiting Workflow Builder step stores (see watch/waits.ts for its reads and transitions). */
+export interface NewStepWait {
+  executionId: string;
+  workspaceId: string;
+  callbackId: string;
+  /** watch's queueKeyOf(target): how events name the queue. */
+  queueKey: string;
+  target: { repo: { host: string; owner: string; name: string }; branch: string };
+  prNumber: number;
+  /** Where the step's outcome may be announced; absent when the workflow named none. */
+  channelId?: string;
+  /** The interactor who started the workflow, when one did. */
+  userId?: string;
+  /** The function execution token (`bot_access_token` of function_executed): stored encrypted. */
+  token: string;
+  deadlineAt: number;
+  createdAt: number;
 }
 
 export interface OpenStoreOptions {

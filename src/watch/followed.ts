@@ -1,11 +1,13 @@
 /**
  * Which queues are followed: a queue is followed while a channel watches it, a live status message shows
- * it, or it is a channel's or the workspace's default queue. Read from the database, so every replica
+ * it, a Workflow Builder step waits for one of its PRs (waits.ts), or it is a channel's or the workspace's
+ * default queue. Read from the database, so every replica
  * agrees on the list.
  */
 import { parseTarget, resolveTarget, type TargetSpec } from '../core/target.ts';
 import type { Db } from '../store/types.ts';
 import { type QueueTarget, queueKeyOf } from './types.ts';
+import { StepWaitRepository } from './waits.ts';
 
 export interface FollowedQueue {
   workspaceId: string;
@@ -46,6 +48,8 @@ export async function listFollowedQueues(
     [now],
   ))
     add(String(r['workspace_id']), fromRows(r));
+
+  for (const w of await new StepWaitRepository(db).followedQueues()) add(w.workspaceId, w.target);
 
   const workspaceDefaults = new Map<string, TargetSpec | undefined>();
   for (const r of await db.query('SELECT workspace_id, default_target FROM workspace_settings')) {

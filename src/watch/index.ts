@@ -12,4 +12,13 @@ export { evaluateHealth, type HealthRecord, type HealthThresholds } from './heal
 export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';
 export * from './types.ts';
+export {
+  leftStateOf,
+  NOT_IN_QUEUE,
+  type StepCompletion,
+  type StepOutcome,
+  type StepSendResult,
+  type StepWait,
+  StepWaitRepository,
+} from './waits.ts';
 export { Watcher, type WatcherOptions, type WatchTrunk } from './watcher.ts';

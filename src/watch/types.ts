@@ -167,7 +167,9 @@ export type Destination =
       githubLogin: string;
       /** The link was made or confirmed by an operator: the note may offer acting on the PR. */
       verified: boolean;
-    };
+    }
+  /** A Workflow Builder step waiting for the PR to leave the queue (waits.ts): the event completes it. */
+  | { kind: 'step'; key: string; workspaceId: string; executionId: string };
 
 export type DeliveryResult =
   | { key: string; ok: true }

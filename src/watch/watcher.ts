@@ -44,6 +44,7 @@ import {
   type Topic,
   type WatchEvent,
 } from './types.ts';
+import { StepWaitRepository } from './waits.ts';
 
 export type WatchTrunk = Pick<TrunkApi, 'getQueue' | 'getSubmittedPullRequest'>;
 
@@ -87,6 +88,8 @@ export interface WatcherOptions {
 }
 
 const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled']);
+/** The PR left the queue: a Workflow Builder step waiting for it completes. */
+const STEP_KINDS = new Set(['merged', 'failed', 'cancelled', 'left']);
 const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
   state: 'state',
   submitted: 'submitted',
@@ -110,6 +113,7 @@ export class Watcher {
   readonly watches: WatchRepository;
   readonly live: LiveMessageRepository;
   readonly people: PeopleRepository;
+  readonly waits: StepWaitRepository;
   /** Queues whose lease this replica holds: `workspace|queueKey` → the queue. */
   readonly #owned = new Map<string, FollowedQueue>();
   /** Deliveries handed to the Slack side and not yet settled (the tick does not wait for them). */
@@ -131,6 +135,7 @@ export class Watcher {
     this.watches = new WatchRepository(o.db);
     this.live = new LiveMessageRepository(o.db);
     this.people = new PeopleRepository(o.db);
+    this.waits = new StepWaitRepository(o.db);
   }
 
   /** Queues this replica polls now. */
@@ -352,7 +357,10 @@ export class Watcher {
     return ourChangesFromAudit(entries.filter((e) => e.at >= prevTakenAt - this.#intervalMs));
   }
 
-  /** Where an event goes now: watching channels of its topic, live messages, and the linked author. */
+  /**
+   * Where an event goes now: watching channels of its topic, live messages, the linked author, and the
+   * Workflow Builder steps waiting for the PR to leave the queue.
+   */
   async destinations(event: WatchEvent, now: number): Promise<Destination[]> {
     const out: Destination[] = [];
     const topic = TOPIC_OF[event.kind];
@@ -390,6 +398,14 @@ export class Watcher {
           verified: person.verified,
         });
     }
+    if (STEP_KINDS.has(event.kind) && 'pr' in event)
+      for (const w of await this.waits.waitingFor(event.workspaceId, event.queueKey, event.pr.number))
+        out.push({
+          kind: 'step',
+          key: `step:${w.executionId}`,
+          workspaceId: w.workspaceId,
+          executionId: w.executionId,
+        });
     return out;
   }
 

@@ -1,6 +1,7 @@
 /**
  * The app's background work, assembled in one place and registered on the lifecycle as workers, in the
- * order they stop: audit retention (every replica), then the digests, the freezer and the queue watcher
+ * order they stop: audit retention (every replica), then the digests, the freezer, the waiting Workflow
+ * Builder steps and the queue watcher
  * (only where SCHEDULER_ENABLED; the others still answer Slack). Each starts when the app listens and
  * stops by the shutdown's deadline; see Worker in src/lifecycle.ts.
  */
@@ -21,9 +22,13 @@ import type { WebhookSink } from '../webhooks/ports.ts';
 import { botStanding } from './bot-standing.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
+import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
+import { createTestCaseSink, type TestCaseSink } from './test-case-sink.ts';
 import { createWebhookInboxWorker, type WebhookInboxWorker } from './webhook-inbox.ts';
 
 export type { QueueEvents } from './queue-watcher.ts';
+export type { StepWaitsWorker } from './step-waits.ts';
+export type { TestCaseSink } from './test-case-sink.ts';
 
 export interface WorkersOptions {
   config: Config;
@@ -44,6 +49,7 @@ export interface WorkersOptions {
     digest?: false | { tickCron?: string; leaseMs?: number; paceMs?: number };
     watch?: false | { leaseMs?: number };
     freeze?: { tickMs?: number; leaseMs?: number };
+    steps?: { tickMs?: number };
   };
 }
 
@@ -55,6 +61,10 @@ export interface Workers {
   readonly events: QueueEvents | undefined;
   /** Drains Trunk's webhook inbox into the sinks (kicked by POST /trunk/webhooks/<workspace>). */
   readonly webhooks: WebhookInboxWorker;
+  /** Workflow Builder steps waiting for a PR: their time limits, and completions to retry. */
+  readonly steps: StepWaitsWorker;
+  /** The flaky-test sink of Trunk's webhooks: the inbox worker hands it `test_case.*` deliveries. */
+  readonly testCases: TestCaseSink;
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -114,6 +124,17 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   });
   lifecycle.addWorker(freezer, scheduler);
 
+  // Waiting Workflow Builder steps: completed by the watcher's events, failed at their time limit here.
+  const steps = createStepWaitsWorker({
+    store: o.store,
+    workspaces: o.workspaces,
+    logger: o.logger,
+    now: o.now,
+    replicaId: o.replicaId,
+    ...(overrides.steps?.tickMs ? { tickMs: overrides.steps.tickMs } : {}),
+  });
+  lifecycle.addWorker(steps, scheduler);
+
   const events =
     overrides.watch === false
       ? undefined
@@ -127,10 +148,22 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           now: o.now,
           replicaId: o.replicaId,
           botStanding: standing,
+          steps: steps.completer,
           ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
+  // Flaky-test deliveries are applied by whichever replica's inbox worker takes them (leases keep posts once).
+  const testCases = createTestCaseSink({
+    store: o.store,
+    workspaces: o.workspaces,
+    outbox: o.outbox,
+    appUrl: config.trunk.appUrl,
+    logger: o.logger,
+    now: o.now,
+    replicaId: o.replicaId,
+  });
+
   // Trunk's webhooks: every family's sink, asked in this order; a delivery no sink accepts is ignored.
-  const webhookSinks: WebhookSink[] = [];
+  const webhookSinks: WebhookSink[] = [testCases];
   if (events)
     webhookSinks.push(
       createMergeQueueSink({
@@ -179,5 +212,5 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     scheduler,
   );
 
-  return { digests, freezer, events, webhooks };
+  return { digests, freezer, events, steps, testCases, webhooks };
 }

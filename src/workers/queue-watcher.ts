@@ -12,6 +12,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { LiveStatus } from '../slack/queue-events/live.ts';
 import { createQueueEventDelivery } from '../slack/queue-events/service.ts';
+import type { StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import { createWatchService, type WatchService } from '../watch/index.ts';
@@ -31,6 +32,8 @@ export interface QueueWatcherOptions {
   botStanding: BotStanding;
   /** The watcher's queue lease (AppOverrides.watch.leaseMs); default the watcher's own. */
   leaseMs?: number;
+  /** Completes the Workflow Builder steps waiting for a PR that left the queue. */
+  steps?: StepCompleter;
 }
 
 export interface QueueEvents extends Worker {

@@ -37,15 +37,22 @@ export interface ConfigView {
   installerUserId?: string;
   hasTrunkCredentials: boolean;
   trunkOrgSlug?: string;
+  /** Whether pasted GitHub PR links unfurl (`config unfurl github on|off`). */
+  unfurlGithub?: boolean;
 }
 
 export async function readConfig(ctx: ConfigContext, channelId: string | undefined): Promise<ConfigView> {
-  const [ws, channelDefault, operators] = await Promise.all([
+  const [ws, channelDefault, operators, unfurlGithub] = await Promise.all([
     ctx.store.getWorkspace(ctx.workspaceId),
     channelId ? ctx.store.getChannelDefault(ctx.workspaceId, channelId) : Promise.resolve(undefined),
     ctx.store.listOperators(ctx.workspaceId),
+    ctx.store.getUnfurlGithub(ctx.workspaceId),
   ]);
-  const view: ConfigView = { operators, hasTrunkCredentials: ws?.hasTrunkCredentials ?? false };
+  const view: ConfigView = {
+    operators,
+    hasTrunkCredentials: ws?.hasTrunkCredentials ?? false,
+    unfurlGithub,
+  };
   if (channelDefault) view.channelDefault = channelDefault;
   if (ws?.defaultTarget) view.workspaceDefault = ws.defaultTarget;
   if (ws?.installerUserId) view.installerUserId = ws.installerUserId;

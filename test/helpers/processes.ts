@@ -49,12 +49,21 @@ export function spawnChild(
   let out = '';
   let stdout = '';
   let stderr = '';
+  // `out` interleaves the two streams by whole lines: a pipe hands a line over in pieces under load, and a
+  // stderr piece landing inside a stdout line would break that line for logLines().
+  const partial = { stdout: '', stderr: '' };
+  const toOut = (stream: 'stdout' | 'stderr', text: string) => {
+    const joined = partial[stream] + text;
+    const cut = joined.lastIndexOf('\n') + 1;
+    out += joined.slice(0, cut);
+    partial[stream] = joined.slice(cut);
+  };
   child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString();
+    toOut('stdout', d.toString());
     stdout += d.toString();
   });
   child.stderr?.on('data', (d: Buffer) => {
-    out += d.toString();
+    toOut('stderr', d.toString());
     stderr += d.toString();
   });
   let code: number | string | undefined;
@@ -73,7 +82,7 @@ export function spawnChild(
   };
   const handle: Child = {
     child,
-    output: () => out,
+    output: () => out + partial.stdout + partial.stderr,
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
@@ -83,10 +92,15 @@ export function spawnChild(
       for (;;) {
         const m = pattern.exec(stdout);
         if (m) return m[1] ?? m[0];
-        if (code !== undefined) throw new Error(`process exited with ${code} before listening:\n${out}`);
+        if (code !== undefined)
+          throw new Error(
+            `process exited with ${code} before listening:\n${out + partial.stdout + partial.stderr}`,
+          );
         if (Date.now() > deadline) {
           signalGroup('SIGKILL');
-          throw new Error(`process did not start within ${timeoutMs} ms:\n${out}`);
+          throw new Error(
+            `process did not start within ${timeoutMs} ms:\n${out + partial.stdout + partial.stderr}`,
+          );
         }
         await sleep(20);
       }

@@ -6,6 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { interactivityOf } from '../../dev/fakes/slack/functions.ts';
+import type { FakeFunctionExecution } from '../../dev/fakes/slack/server.ts';
 import { interactiveBody } from '../../dev/fakes/slack/signing.ts';
 import type { Harness, Sent } from './app-harness.ts';
 import { ROOT } from './processes.ts';
@@ -52,4 +54,26 @@ export function shapeDifferences(actual: unknown, reference: unknown, path = '$'
     if (!(k in a)) out.push(`${path}.${k}: missing`);
     else out.push(...shapeDifferences(a[k], r[k], `${path}.${k}`));
   return out;
+}
+
+/**
+ * Runs one of the app's Workflow Builder steps as Slack does: the fake Slack starts an execution (its own
+ * token) and its function_executed envelope is posted, signed, to /slack/events. `person`: the user who
+ * started the workflow (the `interactivity` input); omit it for a scheduled or event trigger.
+ */
+export async function runStep(
+  h: Harness,
+  callbackId: string,
+  inputs: Record<string, unknown>,
+  opts: { person?: string; teamId?: string; enterpriseId?: string; enterpriseInstall?: boolean } = {},
+): Promise<FakeFunctionExecution & { sent: Sent }> {
+  const execution = h.slack.startFunction({
+    callbackId,
+    inputs: { ...inputs, ...(opts.person ? { interactivity: interactivityOf(opts.person) } : {}) },
+    ...(opts.teamId ? { teamId: opts.teamId } : {}),
+    ...(opts.enterpriseId ? { enterpriseId: opts.enterpriseId } : {}),
+    ...(opts.enterpriseInstall ? { enterpriseInstall: true } : {}),
+  });
+  const sent = await postEventEnvelope(h, execution.envelope);
+  return { ...execution, sent };
 }

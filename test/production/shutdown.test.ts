@@ -58,6 +58,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('on %s', (signal) => {
       'audit-retention',
       'digest-scheduler',
       'freezer',
+      'step-waits',
       'queue-watcher',
       'http-server',
       'store',

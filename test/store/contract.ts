@@ -18,7 +18,8 @@ import {
 import { migrations as appMigrations } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/open.ts';
 import { InvalidStoreInputError } from '../../src/store/trunk-credentials.ts';
-import type { DbExecutor, Migration, OpenStoreOptions, Store } from '../../src/store/types.ts';
+import type { DbExecutor, Migration, NewStepWait, OpenStoreOptions, Store } from '../../src/store/types.ts';
+import { StepWaitRepository } from '../../src/watch/index.ts';
 
 export type DatabaseOption = OpenStoreOptions['database'];
 
@@ -359,6 +360,23 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await store.setTrunkWebhookSecrets('TWHSEC', [], 'UADMIN');
       expect(await store.getTrunkWebhookSecrets('TWHSEC')).toEqual([]);
       expect((await store.getWorkspace('TWHSEC'))?.hasTrunkWebhookSecrets).toBeUndefined();
+    });
+
+    it('keeps whether GitHub links unfurl per workspace: off by default, on and off again', async () => {
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(false);
+      await store.setUnfurlGithub('TUNFURL', true, 'UADMIN');
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(true);
+      expect(await store.getUnfurlGithub('TOTHERWS')).toBe(false);
+      // Other settings of the workspace are left alone, and the flag survives them.
+      await store.setWorkspaceDefaultTarget(
+        'TUNFURL',
+        { repo: { host: 'github.com', owner: 'a', name: 'b' } },
+        'U1',
+      );
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(true);
+      await store.setUnfurlGithub('TUNFURL', false, 'UADMIN');
+      expect(await store.getUnfurlGithub('TUNFURL')).toBe(false);
+      expect((await store.getWorkspace('TUNFURL'))?.defaultTarget?.repo?.name).toBe('b');
     });
 
     it('refuses a v2 key that is not one, without echoing it, and stores nothing', async () => {
@@ -1349,6 +1367,113 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         expect(dump.includes(s), `plaintext found in ${fx.dialect} storage`).toBe(false);
       // And the check itself can fail: a non-secret value that was stored is found.
       expect(dump).toContain('UINSTALLER');
+    });
+  });
+
+  describe('waiting Workflow Builder steps (migration 016)', () => {
+    const wait = (
+      executionId: string,
+      workspaceId: string,
+      token: string,
+      over: Partial<NewStepWait> = {},
+    ) => ({
+      executionId,
+      workspaceId,
+      callbackId: 'wait_for_pr',
+      queueKey: 'github.com/acme/web:main',
+      target: { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' },
+      prNumber: 42,
+      token,
+      deadlineAt: clock + 60_000,
+      createdAt: clock,
+      ...over,
+    });
+
+    it('stores the execution token encrypted, bound to its row; one row per execution', async () => {
+      const token = track(secret('xwfp'));
+      expect(
+        await store.addStepWait(wait('FxSTORE1', 'TSTEPS1', token, { channelId: 'C1', userId: 'U1' })),
+      ).toBe(true);
+      expect(await store.addStepWait(wait('FxSTORE1', 'TSTEPS1', track(secret('xwfp'))))).toBe(false);
+      expect(await store.stepWaitToken('TSTEPS1', 'FxSTORE1')).toBe(token);
+      expect(await store.stepWaitToken('TSTEPS1', 'FxNONE')).toBeUndefined();
+      // Another execution's ciphertext, copied into this row, does not decrypt.
+      await store.addStepWait(wait('FxSTORE2', 'TSTEPS1', track(secret('xwfp'))));
+      await store.db.execute(
+        `UPDATE step_waits SET function_token = (SELECT function_token FROM step_waits WHERE execution_id = 'FxSTORE1')
+         WHERE execution_id = 'FxSTORE2'`,
+      );
+      await expect(store.stepWaitToken('TSTEPS1', 'FxSTORE2')).rejects.toBeInstanceOf(SecretTamperedError);
+      const waits = new StepWaitRepository(store.db);
+      expect(await waits.get('FxSTORE1')).toMatchObject({
+        status: 'waiting',
+        channelId: 'C1',
+        userId: 'U1',
+        prNumber: 42,
+        target: { repo: { owner: 'acme', name: 'web' }, branch: 'main' },
+      });
+    });
+
+    it('the first outcome counts; the send is claimed once and recorded', async () => {
+      await store.addStepWait(wait('FxDECIDE', 'TSTEPS2', track(secret('xwfp'))));
+      const waits = new StepWaitRepository(store.db);
+      expect(
+        (await waits.waitingFor('TSTEPS2', 'github.com/acme/web:main', 42)).map((w) => w.executionId),
+      ).toEqual(['FxDECIDE']);
+      expect(await waits.decide('FxDECIDE', { ok: true, state: 'merged' }, clock)).toBe(true);
+      expect(await waits.decide('FxDECIDE', { ok: false, error: 'timed out' }, clock)).toBe(false);
+      expect(await waits.waitingFor('TSTEPS2', 'github.com/acme/web:main', 42)).toEqual([]);
+      let sends = 0;
+      const send = async () => {
+        sends++;
+        return { ok: false as const, error: 'internal_error', final: false };
+      };
+      const id = { executionId: 'FxDECIDE', workspaceId: 'TSTEPS2' };
+      expect(await waits.complete(id, 'A', clock, send)).toBe('retry');
+      // Released with a pause before the retry: not yet due.
+      expect(await waits.complete(id, 'B', clock + 1, send)).toBe('busy');
+      expect(sends).toBe(1);
+      const ok = async () => {
+        sends++;
+        return { ok: true as const };
+      };
+      const [a, b] = await Promise.all([
+        waits.complete(id, 'A', clock + 10_000, ok),
+        waits.complete(id, 'B', clock + 10_000, ok),
+      ]);
+      // One sends; the other finds it being sent, or already sent.
+      expect([a, b].filter((x) => x === 'sent')).toHaveLength(1);
+      expect([a, b].filter((x) => x !== 'sent')[0]).toMatch(/^(busy|gone)$/);
+      expect(sends).toBe(2);
+      expect(await waits.complete(id, 'B', clock + 20_000, ok)).toBe('gone');
+      expect((await waits.get('FxDECIDE'))?.status).toBe('done');
+      expect(await waits.undelivered()).not.toContainEqual(
+        expect.objectContaining({ executionId: 'FxDECIDE' }),
+      );
+    });
+
+    it('rotation re-encrypts step tokens with their row in the associated data', async () => {
+      const db = await fx.freshDatabase();
+      const oldKey = trackKey(newKey());
+      const newKeyBuf = trackKey(newKey());
+      const v1 = await openOn(db, [oldKey]);
+      const token = track(secret('xwfp'));
+      await v1.addStepWait(wait('FxROT1', 'TROTSTEP', token));
+      await v1.addStepWait(wait('FxROT2', 'TROTSTEP', track(secret('xwfp'))));
+      await close(v1);
+      const v2 = await openOn(db, [newKeyBuf, oldKey]);
+      expect(await v2.reencryptAll()).toBe(2);
+      expect(await v2.keyIdsInUse()).toEqual({ [keyIdOf(newKeyBuf)]: 2 });
+      await close(v2);
+      const v3 = await openOn(db, [newKeyBuf]);
+      expect(await v3.stepWaitToken('TROTSTEP', 'FxROT1')).toBe(token);
+      await close(v3);
+    });
+
+    it('deleteWorkspace removes its waits', async () => {
+      await store.addStepWait(wait('FxGONE', 'TSTEPSDEL', track(secret('xwfp'))));
+      await store.deleteWorkspace('TSTEPSDEL');
+      expect(await new StepWaitRepository(store.db).get('FxGONE')).toBeUndefined();
     });
   });
 

@@ -83,3 +83,53 @@ export function v2RequestErrors(method: string, pathAndQuery: string): string[] 
   }
   return errors;
 }
+
+const bodyValidators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+function validatorFor(ref: string): ReturnType<typeof ajv.compile> {
+  let v = bodyValidators.get(ref);
+  if (!v) {
+    v = ajv.compile({ $ref: `trunk-openapi-v2${ref}` });
+    bodyValidators.set(ref, v);
+  }
+  return v;
+}
+
+function operationAt(method: string, pathAndQuery: string) {
+  const path = pathAndQuery.split('?')[0] ?? '';
+  const hit = templates.find((t) => t.re.test(path));
+  return hit
+    ? (doc.paths[hit.template]?.[method.toLowerCase()] as Record<string, unknown> | undefined)
+    : undefined;
+}
+
+/** What is wrong with a write's JSON body (empty when it is valid for the operation's request schema). */
+export function v2RequestBodyErrors(method: string, pathAndQuery: string, body: unknown): string[] {
+  const op = operationAt(method, pathAndQuery);
+  if (!op) return [`${method} ${pathAndQuery}: no such operation in the v2 document`];
+  const schema = (
+    op['requestBody'] as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined
+  )?.content?.['application/json']?.schema?.$ref;
+  if (!schema) return body === undefined ? [] : [`${op['operationId']}: takes no body`];
+  const v = validatorFor(schema.replace(/^#/, '#'));
+  return v(body) ? [] : [`${op['operationId']} body: ${ajv.errorsText(v.errors)}`];
+}
+
+/** What is wrong with an answer of `status` (empty when valid for the documented response schema, or none is documented). */
+export function v2ResponseErrors(
+  method: string,
+  pathAndQuery: string,
+  status: number,
+  body: unknown,
+): string[] {
+  const op = operationAt(method, pathAndQuery);
+  if (!op) return [`${method} ${pathAndQuery}: no such operation in the v2 document`];
+  const responses = op['responses'] as Record<
+    string,
+    { content?: Record<string, { schema?: { $ref?: string } }> }
+  >;
+  const schema = responses?.[String(status)]?.content?.['application/json']?.schema?.$ref;
+  if (!schema) return [];
+  const v = validatorFor(schema);
+  return v(body) ? [] : [`${op['operationId']} ${status}: ${ajv.errorsText(v.errors)}`];
+}

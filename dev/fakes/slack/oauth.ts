@@ -63,7 +63,7 @@ export function oauthMethods(s: SlackState): Record<string, Method> {
         authed_user: authedUser,
         scope:
           inst.scope ??
-          'commands,chat:write,chat:write.public,users:read,usergroups:read,channels:read,groups:read',
+          'commands,chat:write,chat:write.public,users:read,usergroups:read,channels:read,groups:read,links:read,links:write',
         token_type: 'bot',
         access_token: t.token,
         bot_user_id: inst.botUserId ?? 'U0BOTINST',

@@ -6,19 +6,21 @@
  *
  * This file is the HTTP server and the handle tests hold; the rest is split the way the Trunk fake is:
  * state.ts (what the fake knows and records), one module per group of Web API methods (auth.ts, users.ts,
- * chat.ts, conversations.ts, views.ts, oauth.ts), response-urls.ts, socket-mode.ts, and wire.ts (bodies,
- * answers, injected faults).
+ * chat.ts, conversations.ts, views.ts, oauth.ts, unfurl.ts, functions.ts for Workflow Builder steps),
+ * response-urls.ts, socket-mode.ts, and wire.ts (bodies, answers, injected faults).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authMethods } from './auth.ts';
 import { chatMethods } from './chat.ts';
 import { conversationMethods } from './conversations.ts';
+import { createFunctionFake } from './functions.ts';
 import { oauthMethods } from './oauth.ts';
 import { handleResponseUrl, newResponseUrl } from './response-urls.ts';
 import { createSocketModeServer } from './socket-mode.ts';
 import { type Answer, createState, err, identityOf, type Method, takeFault } from './state.ts';
 import type { SlackFake, SlackFakeOptions } from './types.ts';
+import { unfurlMethods } from './unfurl.ts';
 import { userMethods } from './users.ts';
 import { viewMethods } from './views.ts';
 import { applyFault, parseArgs, readBody, send, sleep } from './wire.ts';
@@ -31,6 +33,7 @@ const APP_TOKEN_ONLY = new Set(['apps.connections.open']);
 
 export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<SlackFake> {
   const st = createState(opts);
+  const functions = createFunctionFake(st);
   const methods: Record<string, Method> = {
     ...authMethods(st),
     ...chatMethods(st),
@@ -38,6 +41,8 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     ...userMethods(st),
     ...conversationMethods(st),
     ...oauthMethods(st),
+    ...unfurlMethods(st),
+    ...functions.methods,
   };
   const socketMode = createSocketModeServer(() => st.events.emit('change'));
 
@@ -123,6 +128,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     ephemerals: st.ephemerals,
     responsePosts: st.responsePosts,
     views: st.views,
+    unfurls: st.unfurls,
     responseUrl: (context) => newResponseUrl(st, origin, context),
     postsTo(responseUrl) {
       const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
@@ -138,6 +144,9 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     },
     issuedTokens: st.issuedTokens,
     socketMode,
+    startFunction: (input) => functions.start(input),
+    functionCompletions: (id) =>
+      functions.completions.filter((c) => id === undefined || c.executionId === id),
     failNext(method, fault, times = 1) {
       const list = st.faults.get(method) ?? [];
       for (let i = 0; i < times; i++) list.push(fault);
@@ -180,7 +189,9 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       st.ephemerals.length = 0;
       st.responsePosts.length = 0;
       st.views.length = 0;
+      st.unfurls.length = 0;
       st.faults.clear();
+      functions.completions.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

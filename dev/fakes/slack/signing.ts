@@ -237,17 +237,26 @@ export function interactiveBody(payload: Record<string, unknown>): string {
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
-/** An Events API envelope (sent as JSON). */
-export function eventCallbackBody(input: {
+export interface EventEnvelopeInput {
   teamId: string;
   enterpriseId?: string;
   event: Record<string, unknown>;
   apiAppId?: string;
-}): string {
-  return JSON.stringify({
+  /** The app is installed organization-wide (`authorizations[].is_enterprise_install`). */
+  enterpriseInstall?: boolean;
+}
+
+/** An Events API envelope (sent as JSON). */
+export function eventCallbackBody(input: EventEnvelopeInput): string {
+  return JSON.stringify(eventEnvelope(input));
+}
+
+/** The Events API envelope around an event, as an object. */
+export function eventEnvelope(input: EventEnvelopeInput): Record<string, unknown> {
+  return {
     token: 'deprecated-verification-token',
     team_id: input.teamId,
-    enterprise_id: input.enterpriseId,
+    ...(input.enterpriseId ? { enterprise_id: input.enterpriseId } : {}),
     api_app_id: input.apiAppId ?? 'A0FAKEAPP',
     event: { event_ts: (Date.now() / 1000).toFixed(6), ...input.event },
     type: 'event_callback',
@@ -259,9 +268,9 @@ export function eventCallbackBody(input: {
         team_id: input.teamId,
         user_id: 'U0BOT',
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: input.enterpriseInstall === true,
       },
     ],
     is_ext_shared_channel: false,
-  });
+  };
 }

@@ -9,6 +9,7 @@ import type {
   FakeInstallation,
   FakeMessage,
   FakeTokenIdentity,
+  FakeUnfurl,
   FakeUser,
   FakeView,
   RecordedCall,
@@ -42,6 +43,7 @@ export interface SlackState {
   readonly ephemerals: FakeEphemeral[];
   readonly responsePosts: ResponsePost[];
   readonly views: FakeView[];
+  readonly unfurls: FakeUnfurl[];
   readonly responseUrls: Map<string, ResponseUrlContext>;
   readonly issuedTokens: SlackFake['issuedTokens'];
   readonly faults: Map<string, SlackFault[]>;
@@ -75,6 +77,7 @@ export function createState(opts: SlackFakeOptions): SlackState {
     ephemerals: [],
     responsePosts: [],
     views: [],
+    unfurls: [],
     responseUrls: new Map(),
     issuedTokens: [],
     faults: new Map(),

@@ -152,6 +152,46 @@ export interface FakeView {
   at: number;
 }
 
+/** One accepted chat.unfurl: where (a posted message, or a composer preview) and the unfurls by URL. */
+export interface FakeUnfurl {
+  channel?: string;
+  ts?: string;
+  unfurlId?: string;
+  source?: string;
+  /** URL → what the app sent for it (`blocks`, or attachment fields). */
+  unfurls: Record<string, Record<string, unknown>>;
+  at: number;
+}
+
+/** A Workflow Builder step execution started by the fake (functions.ts). */
+export interface FunctionExecutionInput {
+  callbackId: string;
+  inputs: Record<string, unknown>;
+  teamId?: string;
+  enterpriseId?: string;
+  /** The app is installed organization-wide (Enterprise Grid): the envelope's authorizations say so. */
+  enterpriseInstall?: boolean;
+  executionId?: string;
+}
+
+export interface FakeFunctionExecution {
+  executionId: string;
+  /** The execution's own token (`bot_access_token`): the only one that completes it. */
+  token: string;
+  /** The Events API body to post, signed, to the app's /slack/events (as JSON). */
+  envelope: Record<string, unknown>;
+}
+
+/** A functions.completeSuccess / completeError that Slack accepted. */
+export interface FakeFunctionCompletion {
+  executionId: string;
+  kind: 'success' | 'error';
+  outputs?: Record<string, unknown>;
+  error?: string;
+  token: string;
+  at: number;
+}
+
 export interface SlackFake {
   /** Web API base ending with /api/ (pass as SLACK_API_URL). */
   readonly url: string;
@@ -166,6 +206,8 @@ export interface SlackFake {
   readonly ephemerals: FakeEphemeral[];
   readonly responsePosts: ResponsePost[];
   readonly views: FakeView[];
+  /** Accepted chat.unfurl calls, oldest first. */
+  readonly unfurls: FakeUnfurl[];
   /** Makes a response_url tied to a channel and user (and the clicked message). */
   responseUrl(context: ResponseUrlContext): string;
   postsTo(responseUrl: string): ResponsePost[];
@@ -183,6 +225,10 @@ export interface SlackFake {
   setLatency(ms: number, method?: string): void;
   /** Socket Mode: connections opened with the ws:// URL from apps.connections.open (xapp- token). */
   readonly socketMode: SocketModeFake;
+  /** Starts a Workflow Builder step execution: its function_executed envelope and execution token. */
+  startFunction(input: FunctionExecutionInput): FakeFunctionExecution;
+  /** Completions Slack accepted (functions.completeSuccess / completeError), oldest first. */
+  functionCompletions(executionId?: string): FakeFunctionCompletion[];
   /** Resolves with the predicate's first truthy result, re-evaluated after every recorded request. */
   waitFor<T>(predicate: () => T | undefined | false | null, timeoutMs?: number): Promise<T>;
   clear(): void;

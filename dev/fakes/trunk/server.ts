@@ -211,7 +211,9 @@ async function onV2Request(
   };
   deps.record(entry);
   const denied = deps.v2.authenticate(req);
-  const reply = denied ?? deps.v2.answer(route, req.method ?? 'GET', url);
+  const reply =
+    denied ??
+    deps.v2.answer(route, req.method ?? 'GET', url, { key: deps.v2.keyOf(req), body: jsonOrUndefined(raw) });
   const late = denied ? 0 : deps.v2.takeDelay(route.operation);
   if (late > 0) await sleep(late, undefined, { signal: deps.closing }).catch(() => undefined);
   entry.status = reply.status;
@@ -300,4 +302,14 @@ function failureReply(spec: FailSpec): Reply {
     spec.body ?? DEFAULT_FAIL_TEXT[spec.status] ?? `Error ${spec.status}`,
     headers,
   );
+}
+
+/** A v2 write's JSON body; undefined when it is empty or not JSON (the operation answers 400). */
+function jsonOrUndefined(raw: string): unknown {
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
 }

@@ -14,6 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import type { EnqueuedPullRequest, SubmittedPullRequest } from '../../../src/trunk/types.ts';
 import type { ActivityEvent } from './activity.ts';
 import { type QueueRecord, type QueueStore, queueLabel, repoKey } from './state.ts';
+import { V2Tests } from './v2-tests.ts';
 
 /** The v2 operations the fake serves (Trunk's operationIds). */
 export type V2FakeOperation =
@@ -25,7 +26,10 @@ export type V2FakeOperation =
   | 'pullRequests.queueEntryHistory'
   | 'pullRequests.queueEntryHistoryBatch'
   | 'pullRequests.queueEntryEstimate'
-  | 'mergeQueueVerificationRuns.get';
+  | 'mergeQueueVerificationRuns.get'
+  | 'tests.get'
+  | 'tests.setQuarantineOverride'
+  | 'tests.linkTicket';
 
 export interface V2Transition {
   state: string;
@@ -55,7 +59,13 @@ const ROUTES: Array<[RegExp, V2FakeOperation]> = [
   [/^\/v2\/queue-entry-history$/, 'pullRequests.queueEntryHistoryBatch'],
   [/^\/v2\/pull-requests\/(?<id>[^/]+)\/queue-entry-estimate$/, 'pullRequests.queueEntryEstimate'],
   [/^\/v2\/merge-queue-verification-runs\/(?<id>[^/]+)$/, 'mergeQueueVerificationRuns.get'],
+  [/^\/v2\/tests\/(?<id>[^/]+)$/, 'tests.get'],
+  [/^\/v2\/tests\/(?<id>[^/]+)\/quarantine$/, 'tests.setQuarantineOverride'],
+  [/^\/v2\/tests\/(?<id>[^/]+)\/ticket$/, 'tests.linkTicket'],
 ];
+
+/** The operations that are writes (POST with a JSON body); every other one is a GET. */
+const POSTS: ReadonlySet<V2FakeOperation> = new Set(['tests.setQuarantineOverride', 'tests.linkTicket']);
 
 export function routeV2(path: string): V2Route {
   for (const [re, operation] of ROUTES) {
@@ -110,6 +120,8 @@ export class V2State {
   private readonly runs = new Map<string, unknown>();
   private readonly failures: Array<{ operation: V2FakeOperation; reply: V2Reply }> = [];
   private readonly delays: Array<{ operation: V2FakeOperation; ms: number }> = [];
+  /** Flaky tests (`/v2/tests…`): what a test sets, and the writes made to them. */
+  readonly tests: V2Tests;
 
   private readonly queues: QueueStore;
   private readonly now: () => number;
@@ -120,6 +132,7 @@ export class V2State {
     this.queues = queues;
     this.now = now;
     this.activity = activity;
+    this.tests = new V2Tests(now);
   }
 
   setKeys(keys: Record<string, string[]>): void {
@@ -189,6 +202,7 @@ export class V2State {
     this.estimatesOff.clear();
     this.orders.clear();
     this.runs.clear();
+    this.tests.reset();
   }
 
   // ---- serving
@@ -207,9 +221,22 @@ export class V2State {
     return undefined;
   }
 
-  answer(route: V2Route, method: string, url: URL): V2Reply {
+  /** The bearer key of a request (authenticate() has accepted it). */
+  keyOf(req: IncomingMessage): string {
+    const auth = req.headers.authorization;
+    return typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : '';
+  }
+
+  /** `write`: the key that sent it and the JSON body of a POST (invalid JSON is undefined). */
+  answer(
+    route: V2Route,
+    method: string,
+    url: URL,
+    write: { key: string; body: unknown } = { key: '', body: undefined },
+  ): V2Reply {
     if (!route.operation) return err(404, 'NOT_FOUND', `No route ${method} ${url.pathname}`);
-    if (method !== 'GET') return err(405, 'VALIDATION_FAILED', `${url.pathname} accepts GET in this fake`);
+    const expected = POSTS.has(route.operation) ? 'POST' : 'GET';
+    if (method !== expected) return err(405, 'VALIDATION_FAILED', `${url.pathname} accepts ${expected}`);
     const failure = this.failures.findIndex((f) => f.operation === route.operation);
     if (failure !== -1) return this.failures.splice(failure, 1)[0]!.reply;
     const q = url.searchParams;
@@ -217,6 +244,17 @@ export class V2State {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100)
       return err(400, 'VALIDATION_FAILED', 'limit must be an integer between 1 and 100');
     switch (route.operation) {
+      case 'tests.get':
+        return this.tests.get(route.params.id!, q);
+      case 'tests.setQuarantineOverride':
+        return this.tests.quarantine(
+          route.params.id!,
+          write.body,
+          write.key,
+          this.keys.get(write.key) ?? new Set(),
+        );
+      case 'tests.linkTicket':
+        return this.tests.linkTicket(route.params.id!, write.body, write.key);
       case 'repositories.resolveByProviderUrl': {
         const providerUrl = q.get('providerUrl') ?? '';
         const m = /^https:\/\/([^/]+)\/([^/]+)\/([^/]+?)\/?$/.exec(providerUrl);

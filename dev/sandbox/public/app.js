@@ -106,12 +106,19 @@ function messageHtml(m, inThread) {
     : m.blocks?.length
       ? renderBlocks(m.blocks, renderOpts())
       : renderBlocks([{ type: 'section', text: { type: 'mrkdwn', text: m.text ?? '' } }], renderOpts());
+  // Link previews the app attached (chat.unfurl), under the message as Slack shows them.
+  const unfurls = (m.unfurls ?? [])
+    .map(
+      (u) =>
+        `<div class="unfurl" data-unfurl="${escapeHtml(u.url)}">${renderBlocks(u.blocks, renderOpts())}</div>`,
+    )
+    .join('');
   const replies = state.replyCounts.get(m.ts) ?? 0;
   const repliesBtn =
     !inThread && replies > 0
       ? `<button type="button" class="replies" data-thread="${escapeHtml(m.ts)}">${replies} ${replies === 1 ? 'reply' : 'replies'}</button>`
       : '';
-  return `<div class="avatar ${bot ? 'bot' : 'human'}">${initial}</div><div class="msg-body"><div class="msg-head"><span class="msg-author">${escapeHtml(m.author.name)}</span>${bot ? '<span class="app-tag">APP</span>' : ''}<span class="msg-time">${escapeHtml(timeOf(m.ts))}</span>${m.edited ? '<span class="edited">(edited)</span>' : ''}</div>${eph}${body}${repliesBtn}</div>`;
+  return `<div class="avatar ${bot ? 'bot' : 'human'}">${initial}</div><div class="msg-body"><div class="msg-head"><span class="msg-author">${escapeHtml(m.author.name)}</span>${bot ? '<span class="app-tag">APP</span>' : ''}<span class="msg-time">${escapeHtml(timeOf(m.ts))}</span>${m.edited ? '<span class="edited">(edited)</span>' : ''}</div>${eph}${body}${unfurls}${repliesBtn}</div>`;
 }
 
 function renderList(container, list, inThread) {
@@ -336,7 +343,9 @@ $('#composer').addEventListener('submit', async (ev) => {
   state.history.push(text);
   state.historyAt = state.history.length;
   input.value = '';
-  await api('command', { text });
+  // A message with a link (not a /command) is posted to the channel; the app may unfurl its links.
+  if (!text.startsWith('/') && /https?:\/\//.test(text)) await api('say', { text });
+  else await api('command', { text });
 });
 
 $('#command').addEventListener('keydown', (ev) => {
@@ -357,6 +366,11 @@ $('#step').addEventListener('click', async () => {
     $('#step-result').textContent = res.happened?.length
       ? res.happened.join('\n')
       : 'Nothing changed this step.';
+});
+
+$('#workflow').addEventListener('click', async () => {
+  const res = await api('workflow', {});
+  if (res.ok) $('#workflow-result').textContent = (res.happened ?? []).join('\n');
 });
 
 // ---- the Home tab --------------------------------------------------------------------------------------
@@ -417,6 +431,8 @@ const SUGGESTIONS = [
   'settings',
   'pr 4812',
   'why 4799',
+  // Not a command: a pasted PR link, which the app unfurls under the message.
+  'https://github.com/acme/web/pull/4799',
   'why 4803',
   'eta 4816',
   'run tr_7f3a9c21',

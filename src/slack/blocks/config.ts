@@ -30,6 +30,11 @@ export function renderConfig(view: ConfigView): SlackReply {
         `*Trunk:* ${view.hasTrunkCredentials ? `connected${view.trunkOrgSlug ? ` (org \`${escTrim(view.trunkOrgSlug, 200)}\`)` : ''}` : 'not connected — `/mergequeue connect`'}`,
         `*Operators:* ${ops.length ? ops.join(', ') + more : 'none listed'}`,
         `*Installed by:* ${view.installerUserId ? mention(view.installerUserId) : 'unknown'}`,
+        ...(view.unfurlGithub === undefined
+          ? []
+          : [
+              `*GitHub PR links unfurl:* ${view.unfurlGithub ? 'on' : 'off'} — \`/mergequeue config unfurl github ${view.unfurlGithub ? 'off' : 'on'}\` (Trunk links always do)`,
+            ]),
       ].join('\n'),
     ),
     context('Workspace admins and owners and the installing user are operators by right.'),
@@ -93,5 +98,20 @@ export function renderConnected(
     section(`:white_check_mark: ${text}`),
     ...(hooks ? [context(hooks)] : []),
     context('Try `/mergequeue status`.'),
+  ]);
+}
+
+/** `config unfurl github on|off` done (or already so). */
+export function renderUnfurlGithubSet(on: boolean, changed: boolean): SlackReply {
+  const text = on
+    ? `Pasted GitHub PR links of this workspace's repositories ${changed ? 'now unfurl' : 'already unfurl'} with their queue state.`
+    : `Pasted GitHub PR links ${changed ? 'no longer unfurl' : 'already do not unfurl'} (Trunk links still do).`;
+  return ephemeral(text, [
+    section(`${changed ? ':white_check_mark: ' : ''}${text}`),
+    context(
+      on
+        ? "If another app (such as GitHub's) unfurls GitHub links too, Slack may show both previews: `/mergequeue config unfurl github off` turns ours off."
+        : '`/mergequeue config unfurl github on` turns them back on.',
+    ),
   ]);
 }

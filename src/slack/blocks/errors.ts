@@ -84,6 +84,17 @@ export function renderRefusal(
   return reply(`You can't ${actionWords}: ${because}.`, hint);
 }
 
+/** A refusal to start, change or end a channel's feed (services/watch.ts's rule): an operator may, or no one. */
+export function renderFeedRefusal(a: { what: string; because: string; operatorsMay: boolean }): SlackReply {
+  return renderRefusal(
+    a.what,
+    a.because,
+    a.operatorsMay
+      ? 'Ask an operator (workspace admins and owners are operators). Nothing was changed.'
+      : 'Nothing was changed.',
+  );
+}
+
 export function renderNoTarget(): SlackReply {
   return reply(
     'Which queue? No repository was given and none is set as a default here.',

@@ -80,12 +80,13 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     examples: ['/mergequeue connect'],
   },
   config: {
-    what: 'Default queue for this channel or the workspace, and who may change queues (operators).',
+    what: 'Default queue for this channel or the workspace, who may change queues (operators), and whether pasted GitHub PR links unfurl (Trunk links always do).',
     examples: [
       '/mergequeue config channel acme/web:main',
       '/mergequeue config operators add @alice @release-team',
       '/mergequeue config operators list',
       '/mergequeue config people @alice alice-gh',
+      '/mergequeue config unfurl github on',
     ],
   },
   watch: {
@@ -107,6 +108,15 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
       '/mergequeue me',
       '/mergequeue me notify off',
       '/mergequeue me forget',
+    ],
+  },
+  tests: {
+    what: 'Flaky tests, to the people who own them: this channel hears when a test (of one repository, or every one; of one code owner, or any) becomes flaky or broken, or recovers, with its owners mentioned as `digest owners` maps them and its failure rate (Trunk v2 key), and Trunk’s investigation in the thread. The message’s Quarantine / Stop quarantining and Link a ticket buttons are for operators and the mapped owners, and need a v2 key (quarantine: its “Quarantine tests” permission). Needs Trunk’s flaky-test webhooks: `tests watch` says how to set them up.',
+    examples: [
+      '/mergequeue tests watch owner @acme/payments acme/web',
+      '/mergequeue tests watch',
+      '/mergequeue tests list',
+      '/mergequeue tests unwatch acme/web',
     ],
   },
   freeze: {

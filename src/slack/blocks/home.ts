@@ -7,6 +7,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
 import { describeSchedule, repoLabel, type Subscription } from '../../digest/index.ts';
+import type { TestWatch } from '../../flaky/types.ts';
 import type { WindowView } from '../../freeze/index.ts';
 import type { EtaAnswer } from '../../queue/story-reader.ts';
 import type { HomeData } from '../../services/home.ts';
@@ -20,6 +21,7 @@ import { describeCurrent, windowLine } from './freeze.ts';
 import { ACTIONS } from './ids.ts';
 import { actions, button, context, divider, header, section, sectionsOfLines } from './kit.ts';
 import { stateLabel, statusButtons } from './status.ts';
+import { testWatchLine } from './test-feeds.ts';
 import { watchLine } from './watch.ts';
 
 /** Slack's limit for a Home view. */
@@ -71,6 +73,8 @@ export interface HomeInput {
   queues: HomeQueue[];
   digests: Subscription[];
   watches: Watch[];
+  /** Flaky-test feeds (`tests watch`), listed with the queue feeds. */
+  testWatches?: TestWatch[];
   freezes: WindowView[];
   operators: HomeData['operators'];
   installerUserId?: string;
@@ -91,7 +95,10 @@ export function renderHome(input: HomeInput): HomeView {
     ...listBlocks('Digests', input.digests.map(digestLine), NO_DIGESTS),
     ...listBlocks(
       'Watches',
-      input.watches.map((w) => `• <#${w.channelId}> ${watchLine(w)}`),
+      [
+        ...input.watches.map((w) => `• <#${w.channelId}> ${watchLine(w)}`),
+        ...(input.testWatches ?? []).map((w) => `• <#${w.channelId}> ${testWatchLine(w)}`),
+      ],
       NO_WATCHES,
     ),
     ...listBlocks(

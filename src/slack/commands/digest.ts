@@ -98,17 +98,24 @@ function parseAdd(words: string[]): ParsedDigestCommand {
   return { ok: true, command: cmd };
 }
 
-/** The word after `owner` in `digest add`: a code owner as Trunk reports them, or a bare team name. */
-function parseOwnerFilter(word: string | undefined, already: string | undefined): string | { error: string } {
-  if (already !== undefined) return { error: 'Give `owner` once: a digest is for one code owner.' };
-  if (!word) return { error: `Say whose tests the digest is for, for example ${OWNER_EXAMPLE}.` };
+/**
+ * The word after `owner` in `digest add` (or `tests watch`: `what` names the thing, `example` shows the
+ * command): a code owner as Trunk reports them, or a bare team name.
+ */
+export function parseOwnerFilter(
+  word: string | undefined,
+  already: string | undefined,
+  o: { what: string; example: string } = { what: 'digest', example: OWNER_EXAMPLE },
+): string | { error: string } {
+  if (already !== undefined) return { error: `Give \`owner\` once: a ${o.what} is for one code owner.` };
+  if (!word) return { error: `Say whose tests the ${o.what} is for, for example ${o.example}.` };
   if (normaliseMention(word) || word.startsWith('<'))
     return {
       error: `\`owner\` takes a code owner as Trunk reports it (for example \`@acme/payments\`), not a Slack mention. To have a team's people mentioned, map it with \`/mergequeue digest owners @acme/payments @payments-team\`.`,
     };
   if (word.length > 200 || !(CODEOWNER_RE.test(word) || BARE_OWNER_RE.test(word)))
     return {
-      error: `\`${word.slice(0, 60)}\` is not a code owner as Trunk reports them (for example \`@acme/payments\`, \`@alice\`, \`alice@example.com\`, or a team name like \`payments\`). Example: ${OWNER_EXAMPLE}.`,
+      error: `\`${word.slice(0, 60)}\` is not a code owner as Trunk reports them (for example \`@acme/payments\`, \`@alice\`, \`alice@example.com\`, or a team name like \`payments\`). Example: ${o.example}.`,
     };
   return word;
 }

@@ -13,6 +13,7 @@ import {
   QUEUE_INT_MIN,
 } from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
+import { parseTests, type TestsCommand } from './tests.ts';
 import { USAGE } from './usage.ts';
 import {
   type MeCommand,
@@ -31,7 +32,9 @@ export type ConfigCommand =
   | { kind: 'operators'; op: 'list' }
   | { kind: 'operators'; op: 'add' | 'remove'; principals: Principal[] }
   /** An operator's (verified) link of a person to a GitHub login. */
-  | { kind: 'people'; userId: string; login: string };
+  | { kind: 'people'; userId: string; login: string }
+  /** Whether pasted GitHub PR links unfurl in the workspace (Trunk links always do). */
+  | { kind: 'unfurl'; what: 'github'; on: boolean };
 
 export type StateCommandName = 'pause' | 'drain' | 'resume';
 
@@ -53,6 +56,8 @@ export type Command =
   | { name: 'watch'; watch: WatchCommand }
   | { name: 'unwatch'; target?: TargetSpec }
   | { name: 'me'; me: MeCommand }
+  /** Flaky-test feeds: `tests watch|unwatch|list` (commands/tests.ts reads the rest). */
+  | { name: 'tests'; tests: TestsCommand }
   | PrCommand;
 
 /** The commands that act on one PR, or list the queue's PRs. */
@@ -145,6 +150,8 @@ function parse(raw: string): ParseCommandResult {
       );
     case 'me':
       return wrap('me', parseMe(rest), (me) => ({ name: 'me', me }));
+    case 'tests':
+      return wrap('tests', parseTests(rest), (tests) => ({ name: 'tests', tests }));
     default:
       return {
         ok: false,
@@ -463,10 +470,26 @@ function parseConfig(rest: string[]): ParseCommandResult {
     return ok({ name: 'config', config: { kind: 'operators', op: verb, principals } });
   }
   if (what === 'people') return parseConfigPeople(args);
+  if (what === 'unfurl') return parseConfigUnfurl(args);
   return usageError(
     'config',
-    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators or people.`,
+    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators, people or unfurl.`,
   );
+}
+
+/** `config unfurl github on|off`. */
+function parseConfigUnfurl(args: string[]): ParseCommandResult {
+  const [what, value, ...extra] = args.map((a) => a.toLowerCase());
+  const how = 'Say whether pasted GitHub PR links unfurl: `/mergequeue config unfurl github on` or `off`.';
+  if (what !== 'github')
+    return usageError(
+      'config',
+      what === undefined
+        ? how
+        : `Only GitHub links can be turned on or off (Trunk links always unfurl). ${how}`,
+    );
+  if ((value !== 'on' && value !== 'off') || extra.length > 0) return usageError('config', how);
+  return ok({ name: 'config', config: { kind: 'unfurl', what: 'github', on: value === 'on' } });
 }
 
 function parseConfigPeople(args: string[]): ParseCommandResult {

@@ -29,13 +29,14 @@ export const USAGE = {
     '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] [owner @org/team] · digest list · digest remove <id> · digest run <id>',
   connect: '/mergequeue connect',
   config:
-    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login>',
+    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login> · config unfurl github on|off',
   freeze:
     '/mergequeue freeze add [owner/repo[:branch]] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…] · freeze list · freeze remove <id> · freeze skip <id>',
   watch:
     '/mergequeue watch [owner/repo[:branch]] [state] [submitted] [testing] [merged] [failed] [health] [stuck <minutes>] · watch list',
   unwatch: '/mergequeue unwatch [owner/repo[:branch]]',
   me: '/mergequeue me · me github <login> · me forget · me notify on|off',
+  tests: '/mergequeue tests watch [owner @org/team] [owner/repo] · tests unwatch [owner/repo] · tests list',
 } as const;
 
 export const DIGEST_HELP = [

@@ -8,13 +8,17 @@ import * as prButtons from './actions/pr-buttons.ts';
 import * as refreshButton from './actions/refresh.ts';
 import * as settingsButton from './actions/settings.ts';
 import * as stateButtons from './actions/state.ts';
+import * as testButtons from './actions/test-buttons.ts';
 import * as mergequeue from './commands/mergequeue.ts';
 import * as homeTab from './events/home.ts';
+import * as linkUnfurls from './events/unfurl.ts';
 import * as uninstall from './events/uninstall.ts';
+import * as workflowSteps from './functions/index.ts';
 import * as connectView from './views/connect.ts';
 import * as prCancelView from './views/pr-cancel.ts';
 import * as reasonView from './views/reason.ts';
 import * as settingsView from './views/settings.ts';
+import * as testTicketView from './views/test-ticket.ts';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
   for (const m of [
@@ -32,6 +36,10 @@ export function registerListeners(app: App, deps: SlackDeps): void {
     connectView,
     uninstall,
     homeTab,
+    testButtons,
+    testTicketView,
+    linkUnfurls,
+    workflowSteps,
   ]) {
     m.register(app, deps);
   }

@@ -148,7 +148,7 @@ export function createSlackDeliver(d: DeliverDeps) {
           const live = lives.get(dest.key) ?? { dest, settles: [] };
           live.settles.push(settle);
           lives.set(dest.key, live);
-        } else if (isAuthorEvent(event)) {
+        } else if (dest.kind === 'author' && isAuthorEvent(event)) {
           const note = (st: EventStories | undefined) =>
             renderAuthorNote(event, dest, links, leftStory(event, st));
           jobs.push({

@@ -14,6 +14,7 @@ import {
   WatchRepository,
 } from '../../watch/index.ts';
 import type { SlackOutbox } from '../outbox/outbox.ts';
+import type { StepCompleter } from '../steps/completion.ts';
 import type { Workspaces } from '../workspace.ts';
 import { createDepartures, createSlackDeliver, type DeliverDeps, StoryReads } from './deliver.ts';
 import { expireLive, type LiveStatus, liveStatus } from './live.ts';
@@ -26,6 +27,8 @@ export interface QueueEventDeliveryOptions {
   outbox: SlackOutbox;
   logger: Logger;
   now: () => number;
+  /** Completes the Workflow Builder steps waiting for a PR that left (`step` destinations). */
+  steps?: StepCompleter;
 }
 
 export interface QueueEventDelivery {
@@ -49,8 +52,9 @@ export function createQueueEventDelivery(o: QueueEventDeliveryOptions): QueueEve
     liveHours: o.config.watch.liveStatusHours,
     storyReads: new StoryReads(),
   };
+  const slackDeliver = createSlackDeliver(liveDeps);
   return {
-    deliverBatch: createSlackDeliver(liveDeps),
+    deliverBatch: o.steps ? withSteps(slackDeliver, o.steps) : slackDeliver,
     departures: createDepartures(liveDeps),
     live: liveStatus(liveDeps),
     expire: () =>
@@ -58,5 +62,24 @@ export function createQueueEventDelivery(o: QueueEventDeliveryOptions): QueueEve
         o.logger.error({ err }, 'ending live status messages failed');
         return 0;
       }),
+  };
+}
+
+/** `step` destinations go to the step completer; every other destination to the Slack delivery, as before. */
+function withSteps(slackDeliver: DeliverBatch, steps: StepCompleter): DeliverBatch {
+  return async (items, context) => {
+    const forSlack = items.map((i) => ({
+      event: i.event,
+      destinations: i.destinations.filter((d) => d.kind !== 'step'),
+    }));
+    const sent = forSlack.filter((i) => i.destinations.length > 0);
+    const [stepResults, slackResults] = await Promise.all([
+      Promise.all(items.map((i) => steps.deliver(i.event, i.destinations))),
+      sent.length > 0 ? slackDeliver(sent, context) : Promise.resolve([]),
+    ]);
+    return items.map((_, n) => {
+      const k = sent.indexOf(forSlack[n]!);
+      return [...(stepResults[n] ?? []), ...(k >= 0 ? (slackResults[k] ?? []) : [])];
+    });
   };
 }

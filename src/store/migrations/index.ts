@@ -3,8 +3,10 @@
  * Each file owns one concern: 001 the core (store/), 002 digests (digest/), 003 who may act (authz),
  * 005 audit retention and replay claims (trust), 006 queue watching (watch/), 007 freeze windows (freeze/), 008 team digests and shared digest
  * collections (digest/), 009 the one lease table every claim uses (store/leases.ts), 011 the Trunk budget
- * shared by replicas (trunk/budget.ts), 012 the workspace's Trunk v2 API key (store/), 013 Trunk's webhooks: signing secrets, the inbox
- * (webhooks/) and the transitions the webhook and poll paths share (watch/).
+ * shared by replicas (trunk/budget.ts), 012 the workspace's Trunk v2 API key (store/), 013 Trunk's webhooks: signing
+ * secrets, the inbox (webhooks/) and the transitions the webhook and poll paths share (watch/), 014 flaky-test
+ * feeds (flaky/), 015 whether GitHub links unfurl (unfurl/), 016 Workflow Builder steps waiting for a PR
+ * (watch/waits.ts).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -22,6 +24,9 @@ import { leasesMigration } from './009_leases.ts';
 import { trunkBudgetMigration } from './011_trunk_budget.ts';
 import { trunkV2KeyMigration } from './012_trunk_v2_key.ts';
 import { trunkWebhooksMigration } from './013_trunk_webhooks.ts';
+import { testWatchesMigration } from './014_test_watches.ts';
+import { unfurlGithubMigration } from './015_unfurl_github.ts';
+import { stepWaitsMigration } from './016_step_waits.ts';
 
 export const migrations: Migration[] = [
   coreMigration,
@@ -35,4 +40,7 @@ export const migrations: Migration[] = [
   trunkBudgetMigration,
   trunkV2KeyMigration,
   trunkWebhooksMigration,
+  testWatchesMigration,
+  unfurlGithubMigration,
+  stepWaitsMigration,
 ];

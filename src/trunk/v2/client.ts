@@ -36,7 +36,11 @@ import {
   pullRequestSchema,
   type Repository,
   repositorySchema,
+  type TestV2,
+  type TicketV2,
   type Transition,
+  testSchema,
+  ticketSchema,
   transitionSchema,
   type VerificationRun,
   verificationRunSchema,
@@ -75,6 +79,23 @@ export interface TrunkV2Api {
   mergeQueueOrder(queueId: string, opts?: CallOptions): Promise<MergeQueueOrder>;
   queueEntryEstimate(pullRequestId: string, opts?: CallOptions): Promise<EstimateAnswer>;
   getVerificationRun(id: string, opts?: CallOptions): Promise<VerificationRun>;
+  /** One test, with its metrics over `period` when asked (`GET /v2/tests/{id}?include=metrics&period=7d`). */
+  getTest(
+    testId: string,
+    req?: { metricsPeriod?: '1d' | '7d' | '14d' | '30d' },
+    opts?: CallOptions,
+  ): Promise<TestV2>;
+  /**
+   * Sets or clears a test's quarantine override (`POST /v2/tests/{id}/quarantine`); needs the key's
+   * "Quarantine tests" permission (403 INSUFFICIENT_PERMISSIONS otherwise). Answers the test as it is now.
+   */
+  setQuarantineOverride(
+    testId: string,
+    req: { mode: 'alwaysQuarantine' | 'neverQuarantine' | 'clear'; reason?: string },
+    opts?: CallOptions,
+  ): Promise<TestV2>;
+  /** Links a ticket (a key or URL) to a test (`POST /v2/tests/{id}/ticket`); linking again replaces it. */
+  linkTicket(testId: string, req: { externalTicketId: string }, opts?: CallOptions): Promise<TicketV2>;
 }
 
 /** Reported once per HTTP attempt, for metrics. */
@@ -143,6 +164,8 @@ export function createTrunkV2Client(options: TrunkV2ClientOptions): TrunkV2Api {
     parse: SafeParser<T>,
     opts: CallOptions = {},
     accept404: readonly string[] = [],
+    /** A write: POST this JSON body (GET without one). */
+    body?: unknown,
   ): Promise<T | undefined> {
     const deadlineMs = opts.deadlineMs ?? defaultDeadlineMs;
     const signal = opts.signal;
@@ -158,8 +181,13 @@ export function createTrunkV2Client(options: TrunkV2ClientOptions): TrunkV2Api {
       const started = now();
       const result = await postOnce({
         url,
-        method: 'GET',
-        headers: { accept: 'application/json', ...auth.headers() },
+        method: body === undefined ? 'GET' : 'POST',
+        headers: {
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...auth.headers(),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         dispatcher,
         timeoutMs: remaining,
         signal,
@@ -185,7 +213,11 @@ export function createTrunkV2Client(options: TrunkV2ClientOptions): TrunkV2Api {
               status: result.status,
               retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
             };
-      const decision = decideRetry({ outcome, attempt, remainingMs: deadlineAt - now(), policy, random });
+      // A write is sent once: Trunk does not honour Idempotency-Key, so the caller reads back before trying again.
+      const decision =
+        body === undefined
+          ? decideRetry({ outcome, attempt, remainingMs: deadlineAt - now(), policy, random })
+          : ({ retry: false } as const);
       if (!decision.retry) {
         const shown: Exclude<HttpResult, { kind: 'timeout' }> =
           result.kind === 'response' && envelope
@@ -335,6 +367,30 @@ export function createTrunkV2Client(options: TrunkV2ClientOptions): TrunkV2Api {
           verificationRunSchema,
           opts,
         ),
+      );
+    },
+    getTest(testId, req = {}, opts = {}) {
+      const query = req.metricsPeriod ? { include: 'metrics', period: req.metricsPeriod } : {};
+      return must(get('v2.getTest', urlOf(`/v2/tests/${id(testId)}`, query), testSchema, opts));
+    },
+    setQuarantineOverride(testId, req, opts = {}) {
+      const body = { mode: req.mode, ...(req.reason ? { reason: req.reason.slice(0, 1000) } : {}) };
+      return must(
+        get(
+          'v2.setQuarantineOverride',
+          urlOf(`/v2/tests/${id(testId)}/quarantine`),
+          testSchema,
+          opts,
+          [],
+          body,
+        ),
+      );
+    },
+    linkTicket(testId, req, opts = {}) {
+      return must(
+        get('v2.linkTicket', urlOf(`/v2/tests/${id(testId)}/ticket`), ticketSchema, opts, [], {
+          externalTicketId: req.externalTicketId,
+        }),
       );
     },
   };

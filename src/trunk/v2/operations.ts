@@ -9,6 +9,9 @@ export const TRUNK_V2_OPERATIONS = [
   'v2.mergeQueueOrder',
   'v2.queueEntryEstimate',
   'v2.getVerificationRun',
+  'v2.getTest',
+  'v2.setQuarantineOverride',
+  'v2.linkTicket',
 ] as const;
 
 export type TrunkV2Operation = (typeof TRUNK_V2_OPERATIONS)[number];

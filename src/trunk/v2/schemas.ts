@@ -206,6 +206,36 @@ export const errorEnvelopeSchema = z.object({
   }),
 });
 
+/** GET /v2/tests/{id} (newer docs, partial): what a status message needs; the rest is ignored. */
+export const testSchema = z.object({
+  id: str,
+  name: optStr,
+  url: optStr,
+  status: optStr,
+  quarantineState: optStr,
+  metrics: z
+    .object({
+      failureRate: z
+        .number()
+        .nullish()
+        .transform((v) => v ?? undefined),
+      runCount: optInt,
+      failureCount: optInt,
+    })
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+/** 201 of POST /v2/tests/{id}/ticket. */
+export const ticketSchema = z.object({
+  id: optStr,
+  provider: optStr,
+  key: str,
+  url: optStr,
+  title: optStr,
+  status: optStr,
+});
+
 export type Repository = z.infer<typeof repositorySchema>;
 export type MergeQueue = z.infer<typeof mergeQueueSchema>;
 export type PullRequest = z.infer<typeof pullRequestSchema>;
@@ -216,3 +246,5 @@ export type MergeQueueOrder = z.infer<typeof orderSchema>;
 export type QueuedPullRequest = MergeQueueOrder['awaitingAdmission'][number];
 export type Estimate = z.infer<typeof estimateSchema>;
 export type VerificationRun = z.infer<typeof verificationRunSchema>;
+export type TestV2 = z.infer<typeof testSchema>;
+export type TicketV2 = z.infer<typeof ticketSchema>;

@@ -1,14 +1,16 @@
 /**
  * The sandbox's page server over HTTP, without a browser: what the page sends becomes signed Slack requests
  * the real app acts on (visible in the Trunk fake's state), and what the app sends to "Slack" comes back to
- * the page as Server-Sent Events. Also: real mode has no /sandbox.
+ * the page as Server-Sent Events (a pasted PR link's unfurl included). Also: real mode has no /sandbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../../dev/sandbox/index.ts';
 import { USERS } from '../../../dev/sandbox/people.ts';
+import { SEEDED } from '../../../dev/sandbox/seed.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { silentLogger } from '../../../src/observability/log.ts';
 import { startHarness } from '../../helpers/app-harness.ts';
+import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { follow, type PageMessage } from './page-stream.ts';
 
 /** What the page's form holds before anyone types: each input's initial value. */
@@ -208,6 +210,41 @@ describe('sandbox page server', () => {
     const res = await post('digest', { as: 'operator' });
     expect(res.json['ok']).toBe(false);
     expect(res.json['error']).toMatch(/digest add failing/);
+  });
+
+  it('a pasted PR link unfurls under its message: link_shared to the app, chat.unfurl back', async () => {
+    const url = `https://github.com/acme/web/pull/${SEEDED.kickedPr}`;
+    expect((await post('say', { as: 'member', text: `Why did this get kicked? ${url}` })).json).toEqual({
+      ok: true,
+    });
+    const message = await page.until(
+      () =>
+        [...page.messages.values()].find(
+          (m) => m.text.includes('Why did this get kicked?') && m.unfurls?.length,
+        ),
+      'the message with its unfurl',
+    );
+    expect(message.ephemeralTo).toBeUndefined();
+    const [preview] = message.unfurls ?? [];
+    expect(preview!.url).toBe(url);
+    assertValidMessage(preview!.blocks);
+    const text = JSON.stringify(preview!.blocks);
+    expect(text).toContain(`#${SEEDED.kickedPr}`);
+    expect(text).toContain('It failed');
+    expect(text).toContain('Open in Trunk');
+    expect(sb.slack.callsTo('chat.unfurl').at(-1)?.response).toMatchObject({ ok: true });
+  });
+
+  it('a message without a link on an unfurl domain is just a message', async () => {
+    const before = sb.slack.callsTo('chat.unfurl').length;
+    expect((await post('say', { as: 'member', text: 'see https://example.com/not-ours' })).json).toEqual({
+      ok: true,
+    });
+    await page.until(
+      () => [...page.messages.values()].find((m) => m.text.includes('not-ours')),
+      'the plain message',
+    );
+    expect(sb.slack.callsTo('chat.unfurl')).toHaveLength(before);
   });
 });
 

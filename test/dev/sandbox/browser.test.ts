@@ -318,6 +318,20 @@ describe.skipIf(!available)('sandbox in Chromium', () => {
     await page.locator('#messages').waitFor();
   });
 
+  it("a pasted PR link unfurls under the message with the PR's queue state", async () => {
+    await send('Why was this kicked? https://github.com/acme/web/pull/4799');
+    const preview = lastMessageWith('Why was this kicked?').locator('.unfurl');
+    await preview.waitFor();
+    const text = (await preview.textContent()) ?? '';
+    expect(text).toContain('#4799');
+    expect(text).toContain('It failed');
+    expect(text).toContain('Open in Trunk');
+    expect(await preview.locator('button').count()).toBe(0);
+    // A message is the person's own, in the channel for everyone (not an ephemeral answer).
+    expect(await lastMessageWith('Why was this kicked?').locator('.only-you').count()).toBe(0);
+    await snap('unfurl');
+  });
+
   it('kept everything on this machine and raised no page errors', async () => {
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);

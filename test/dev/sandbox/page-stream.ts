@@ -6,6 +6,8 @@ import { expect } from 'vitest';
 
 export interface PageMessage {
   ts: string;
+  /** Who the page shows as the message's author (the app, a person, or Workflow Builder). */
+  author?: { kind: string; id: string; name: string };
   text: string;
   blocks?: Array<Record<string, unknown>>;
   ephemeralTo?: string;
@@ -13,6 +15,8 @@ export interface PageMessage {
   edited?: boolean;
   threadTs?: string;
   dmWith?: string;
+  /** Link previews the app attached (chat.unfurl). */
+  unfurls?: Array<{ url: string; blocks: unknown[] }>;
 }
 export interface PageView {
   id: string;
@@ -75,4 +79,16 @@ export async function follow(base: string) {
       check();
     });
   return { messages, views, homes, events, until, close: () => ac.abort() };
+}
+
+/** POSTs to the page's API (/sandbox/api/<path>) as the page does, answering its JSON. */
+export function pageApi(base: string) {
+  return async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${base}/sandbox/api/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as Record<string, unknown>;
+  };
 }

@@ -216,6 +216,26 @@ describe('parseCommand', () => {
     expect(usage('config people <!subteam^S1> x').error).toContain('Mention one person');
   });
 
+  it('config unfurl github on|off; anything else says what to type', () => {
+    expect(okCommand('config unfurl github on')).toEqual({
+      name: 'config',
+      config: { kind: 'unfurl', what: 'github', on: true },
+    });
+    expect(okCommand('config UNFURL GitHub Off')).toEqual({
+      name: 'config',
+      config: { kind: 'unfurl', what: 'github', on: false },
+    });
+    for (const bad of [
+      'config unfurl',
+      'config unfurl github',
+      'config unfurl github maybe',
+      'config unfurl github on now',
+    ])
+      expect(usage(bad).error).toContain('/mergequeue config unfurl github on');
+    expect(usage('config unfurl trunk off').error).toContain('Trunk links always unfurl');
+    expect(usage('config dance').error).toContain('unfurl');
+  });
+
   it('parsePrincipal rejects look-alikes', () => {
     for (const bad of [
       '<@u123>',

@@ -9,6 +9,7 @@ import {
   renderDefaultChanged,
   renderOperatorsChanged,
   renderOperatorsList,
+  renderUnfurlGithubSet,
 } from '../../blocks/config.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import type { ConfigCommand } from '../../commands/grammar.ts';
@@ -21,6 +22,7 @@ import type { CommandRequest, Outcome } from './types.ts';
 export async function configure(req: CommandRequest, c: ConfigCommand): Promise<Outcome> {
   const { deps, actor } = req;
   if (c.kind === 'people') return linkPerson(req, c.userId, c.login);
+  if (c.kind === 'unfurl') return configureUnfurl(req, c.on);
   const { workspace } = servicesOf(deps);
   if (c.kind === 'show' || (c.kind === 'operators' && c.op === 'list')) {
     const view = await workspace.show(actor, req.channelId);
@@ -36,6 +38,17 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
   const { reply, outcome } = configReply(answer);
   await sendReply(deps, req.respond, reply);
   return outcome;
+}
+
+/** `config unfurl github on|off`: operators only (the unfurl service checks and audits). */
+async function configureUnfurl(req: CommandRequest, on: boolean): Promise<Outcome> {
+  const answer = await servicesOf(req.deps).unfurls.setGithub(req.actor, on);
+  if (answer.answer === 'refused') {
+    await sendReply(req.deps, req.respond, renderRefusal('change the configuration', answer.because));
+    return 'refused';
+  }
+  await sendReply(req.deps, req.respond, renderUnfurlGithubSet(answer.on, answer.changed));
+  return answer.changed ? 'ok' : 'noop';
 }
 
 function configReply(a: ConfigAnswer): { reply: SlackReply; outcome: Outcome } {

@@ -25,6 +25,7 @@ import { settings } from './settings.ts';
 import { changeQueueState } from './state.ts';
 import { status } from './status.ts';
 import { submit } from './submit.ts';
+import { testFeeds } from './test-feeds.ts';
 import { tests } from './tests.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 import { unwatch, watch } from './watch.ts';
@@ -124,6 +125,9 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'me':
             outcome = await me(req, c.me);
+            break;
+          case 'tests':
+            outcome = await testFeeds(req, c.tests);
             break;
         }
       }

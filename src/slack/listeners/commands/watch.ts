@@ -5,7 +5,7 @@
  */
 import type { TargetSpec } from '../../../core/target.ts';
 import type { WatchAnswer, WatchRequest } from '../../../services/watch.ts';
-import { renderError, renderNoTarget, renderNotConnected, renderRefusal } from '../../blocks/errors.ts';
+import { renderError, renderFeedRefusal, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import {
   type FeedChange,
   renderFeedAnnouncement,
@@ -72,16 +72,7 @@ function render(a: WatchAnswer): [SlackReply, Outcome] {
     case 'not_connected':
       return [renderNotConnected(), 'failed'];
     case 'refused':
-      return [
-        renderRefusal(
-          a.what,
-          a.because,
-          a.operatorsMay
-            ? 'Ask an operator (workspace admins and owners are operators). Nothing was changed.'
-            : 'Nothing was changed.',
-        ),
-        'refused',
-      ];
+      return [renderFeedRefusal(a), 'refused'];
     case 'queue_unreadable':
       return [renderError(a.error), 'failed'];
     case 'watching':

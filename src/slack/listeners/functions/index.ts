@@ -1,0 +1,10 @@
+/** The app's Workflow Builder steps (custom functions, manifest.yml `functions`), one register for all. */
+import type { App } from '@slack/bolt';
+import type { SlackDeps } from '../../deps.ts';
+import * as prSteps from './pr-steps.ts';
+import * as queueSteps from './queue-steps.ts';
+import * as waitForPr from './wait-for-pr.ts';
+
+export function register(app: App, deps: SlackDeps): void {
+  for (const m of [queueSteps, prSteps, waitForPr]) m.register(app, deps);
+}
