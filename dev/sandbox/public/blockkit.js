@@ -26,6 +26,7 @@ const EMOJI = {
   x: '❌',
   warning: '⚠️',
   rotating_light: '🚨',
+  satellite_antenna: '📡',
   red_circle: '🔴',
   large_green_circle: '🟢',
   green_circle: '🟢',
