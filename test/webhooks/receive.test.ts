@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newMessageId, newWebhookSecret, signDelivery } from '../../dev/fakes/trunk/index.ts';
 import { InboxRepository } from '../../src/webhooks/inbox.ts';
+import { statusChanged } from '../flaky/helpers.ts';
 import { type Harness, startHarness, TEAM, USERS } from '../helpers/app-harness.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
 
@@ -353,5 +354,27 @@ describe('the merge-queue pipeline', () => {
     h.trunk.webhooks.deliver('something.new', { hello: 'world' });
     await settle();
     expect(await metric('ignored')).toBe(before + 2);
+  });
+});
+
+describe('the flaky-test sink, through the same route', () => {
+  it('hands a signed test_case delivery to the flaky-test feed, which posts it in the watching channel', async () => {
+    const channel = 'C0TESTFEED';
+    const sent = await h.sendCommand('tests watch acme/widgets', { channel, user: USERS.admin });
+    expect(textOf(await h.reply(sent.responseUrl))).toContain('This channel will hear');
+    const id = newMessageId();
+    const body = JSON.stringify(
+      statusChanged(
+        { id: 'bfeebcf4-0000-8000-8000-0000000000aa', name: 'webhook wired test' },
+        'HEALTHY',
+        'FLAKY',
+      ),
+    );
+    const r = await post(body, signDelivery(NEW_SECRET, id, now(), body));
+    expect(r.status).toBe(200);
+    const msg = await h.slack.waitFor(() =>
+      h.slack.channelMessages(channel).find((m) => textOf(m).includes('webhook wired test')),
+    );
+    expect(textOf(msg)).toContain('@acme/payments');
   });
 });
