@@ -193,6 +193,17 @@ describe('the merge-queue pipeline', () => {
     });
   }
 
+  /** The PR left the queue in the fake Trunk, as getSubmittedPullRequest then tells it. */
+  function leaves(q: { repo: string }, prNumber: number, state: 'merged' | 'failed' | 'cancelled') {
+    h.trunk.dequeuePr(q.repo, 'main', prNumber);
+    h.trunk.addSubmittedPr(q.repo, 'main', {
+      prNumber,
+      prAuthor: 'octocat',
+      state,
+      isCurrentlySubmittedToQueue: false,
+    });
+  }
+
   beforeAll(() => {
     h.trunk.webhooks.subscribe(endpoint(), NEW_SECRET);
   });
@@ -238,13 +249,7 @@ describe('the merge-queue pipeline', () => {
     await settle();
     const failed = await h.slack.waitFor(() => posts(q.channel)[before]);
     expect(textOf(failed)).toContain('SOMETHING_NEW_ENTIRELY');
-    h.trunk.dequeuePr(q.repo, 'main', 31);
-    h.trunk.addSubmittedPr(q.repo, 'main', {
-      prNumber: 31,
-      prAuthor: 'octocat',
-      state: 'failed',
-      isCurrentlySubmittedToQueue: false,
-    });
+    leaves(q, 31, 'failed');
     await tick();
     await settle();
     expect(posts(q.channel)).toHaveLength(before + 1);
@@ -309,19 +314,9 @@ describe('the merge-queue pipeline', () => {
     expect(said).toContain('someone asked for it');
     expect(said).not.toContain('USER_REQUESTED');
     // The poll sees all three gone (merged, merged, cancelled): nothing more is posted.
-    for (const [prNumber, state] of [
-      [71, 'merged'],
-      [72, 'merged'],
-      [73, 'cancelled'],
-    ] as const) {
-      h.trunk.dequeuePr(q.repo, 'main', prNumber);
-      h.trunk.addSubmittedPr(q.repo, 'main', {
-        prNumber,
-        prAuthor: 'octocat',
-        state,
-        isCurrentlySubmittedToQueue: false,
-      });
-    }
+    leaves(q, 71, 'merged');
+    leaves(q, 72, 'merged');
+    leaves(q, 73, 'cancelled');
     const count = posts(q.channel).length;
     await tick();
     await settle();
