@@ -8,9 +8,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newMessageId, newWebhookSecret, signDelivery } from '../../dev/fakes/trunk/index.ts';
+import { PeopleRepository } from '../../src/watch/index.ts';
 import { InboxRepository } from '../../src/webhooks/inbox.ts';
 import { statusChanged } from '../flaky/helpers.ts';
-import { type Harness, startHarness, TEAM, USERS } from '../helpers/app-harness.ts';
+import {
+  CHANNEL,
+  type Harness,
+  postStatusMessage,
+  startHarness,
+  TEAM,
+  USERS,
+} from '../helpers/app-harness.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
 
 const OLD_SECRET = newWebhookSecret();
@@ -337,6 +345,34 @@ describe('the merge-queue pipeline', () => {
     await tick();
     await settle();
     expect(posts(q.channel).filter((m) => textOf(m).includes('#81'))).toHaveLength(1);
+  });
+
+  it('redraws a live status message and notes the linked author at once', async () => {
+    const q = await watched();
+    const live = await postStatusMessage(h, `${q.repo}:main`);
+    await new PeopleRepository(h.app!.store.db).link({
+      workspaceId: TEAM,
+      userId: USERS.operator,
+      githubLogin: 'hook-author',
+      linkedBy: USERS.admin,
+      verified: true,
+      now: clock.now,
+    });
+    h.trunk.enqueuePr(q.repo, 'main', {
+      prNumber: 91,
+      prAuthor: 'hook-author',
+      prTitle: 'Live one',
+      state: 'testing',
+    });
+    const redraws = live.history.length;
+    send(q, 'testing', 91, { author: 'hook-author' });
+    await settle();
+    await h.slack.waitFor(() => (live.history.length > redraws ? true : undefined));
+    expect(textOf(h.slack.channelMessages(CHANNEL).find((m) => m.ts === live.ts))).toContain('#91');
+    const note = await h.slack.waitFor(() =>
+      h.slack.channelMessages(USERS.operator).find((m) => textOf(m).includes('#91')),
+    );
+    expect(textOf(note)).toContain('started testing');
   });
 
   it('ignores transitions of queues nobody follows, and unknown event types', async () => {
