@@ -166,6 +166,16 @@ describe('link unfurls', () => {
     expect(text).toContain('2 PRs');
   });
 
+  it('a link with `&` (Slack sends `&amp;`) unfurls, keyed by the URL exactly as Slack sent it', async () => {
+    await h.reset();
+    h.trunk.addQueue('acme/web', 'release', {}, [{ prNumber: 21, prTitle: 'Release fix', state: 'pending' }]);
+    const typed = `${APP}/acme/pull/21?repo=acme/web&branch=release`;
+    const [u] = await paste(h, [typed]);
+    const sent = `${APP}/acme/pull/21?repo=acme/web&amp;branch=release`;
+    expect(Object.keys(u!.unfurls)).toEqual([sent]);
+    expect(textOfUnfurl(u, sent)).toContain('#21 Release fix');
+  });
+
   it('a composer preview is answered by unfurl_id and source', async () => {
     await h.reset();
     seed(h);
