@@ -35,6 +35,8 @@ export interface FakeChannel {
   members?: string[];
   /** A Slack Connect channel (conversations.info `is_shared`, `is_ext_shared`). */
   isShared?: boolean;
+  /** Shared between workspaces of one Enterprise Grid organization (`is_shared`, `is_org_shared`; not ext). */
+  isOrgShared?: boolean;
   /** Deleted, or never there: conversations.* answer channel_not_found (unknown channels are made up). */
   gone?: boolean;
 }

@@ -218,6 +218,16 @@ describe('link unfurls', () => {
     saidNothing(h);
   });
 
+  it('a channel shared between workspaces of one Grid organization (not Slack Connect) unfurls', async () => {
+    await h.reset();
+    seed(h);
+    h.slack.setChannel({ id: 'C0ORGSHRD1', name: 'org-wide-releases', isOrgShared: true });
+    const url = `${APP}/acme/pull/12?repo=acme/web`;
+    const [u] = await paste(h, [url], { channel: 'C0ORGSHRD1' });
+    expect(u!.channel).toBe('C0ORGSHRD1');
+    expect(textOfUnfurl(u, url)).toContain('#12 Waiting one');
+  });
+
   it('a private conversation the app was not invited to unfurls to nothing', async () => {
     await h.reset();
     seed(h);
