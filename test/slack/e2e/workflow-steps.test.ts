@@ -298,6 +298,30 @@ describe('wait_for_pr', () => {
     expect(await completion(run.executionId)).toMatchObject({ outputs: { state: 'failed' } });
   });
 
+  it('a workflow cancelled while its step waits: told once, Slack says it is over, never asked again', async () => {
+    const q = fresh([{ prNumber: 88, state: 'testing' }]);
+    const run = await runStep(h, 'wait_for_pr', { target: q.target, pr: 88, timeout_minutes: 60 });
+    await h.idle();
+    await interval();
+    h.slack.cancelFunction(run.executionId);
+    h.trunk.dequeuePr(q.repo, 'main', 88);
+    h.trunk.addSubmittedPr(q.repo, 'main', {
+      prNumber: 88,
+      state: 'merged',
+      isCurrentlySubmittedToQueue: false,
+    });
+    const attempts = () =>
+      h.slack
+        .callsTo('functions.completeSuccess')
+        .filter((c) => c.args['function_execution_id'] === run.executionId);
+    await interval();
+    await h.slack.waitFor(() => attempts()[0]);
+    await interval();
+    await interval();
+    expect(attempts()).toHaveLength(1);
+    expect(h.slack.functionCompletions(run.executionId)).toEqual([]);
+  });
+
   it('fails at its time limit with a message saying what to do', async () => {
     const q = fresh([{ prNumber: 84, state: 'pending' }]);
     const run = await runStep(h, 'wait_for_pr', { target: q.target, pr: 84, timeout_minutes: 2 });
