@@ -48,6 +48,18 @@ describe('the function_executed payload', () => {
   });
 });
 
+describe('a step this version does not offer', () => {
+  it('fails at once saying what to do, instead of leaving the workflow running', async () => {
+    const run = await runStep(h, 'retired_step', { target: 'acme/web:main' }, { person: USERS.admin });
+    expect(run.sent.status).toBe(200);
+    const done = await completion(run.executionId);
+    expect(done).toMatchObject({ kind: 'error', token: run.token });
+    expect(done.error).toContain('no workflow step `retired_step`');
+    expect(done.error).toContain('Nothing was changed.');
+    expect(h.trunk.requests).toEqual([]);
+  });
+});
+
 describe('queue steps', () => {
   it('an operator pauses a queue: Trunk paused, the step completes with the state, announced and audited', async () => {
     const q = fresh();
