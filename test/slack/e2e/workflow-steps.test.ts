@@ -162,6 +162,25 @@ describe('queue steps', () => {
   });
 });
 
+describe('inputs handed over as text', () => {
+  it('numbers a workflow variable gives as text are read as numbers (concurrency, pr)', async () => {
+    const q = fresh();
+    const conc = await runStep(
+      h,
+      'set_concurrency',
+      { target: ` ${q.target} `, concurrency: '3' },
+      { person: USERS.admin },
+    );
+    expect(await completion(conc.executionId)).toMatchObject({ kind: 'success' });
+    expect(h.trunk.queue(q.repo, 'main')!.concurrency).toBe(3);
+    const submit = await runStep(h, 'submit_pr', { target: q.target, pr: '7005' }, { person: USERS.admin });
+    expect(await completion(submit.executionId)).toMatchObject({ kind: 'success' });
+    expect((h.trunk.queue(q.repo, 'main')!.enqueuedPullRequests ?? []).map((p) => p.prNumber)).toContain(
+      7005,
+    );
+  });
+});
+
 describe('PR steps', () => {
   it('an operator submits a PR (state after) and cancels it, announced with the reason', async () => {
     const q = fresh();
