@@ -41,10 +41,12 @@ const MAX_URL = 2_000;
 /**
  * Slack escapes `&`, `<` and `>` in the URLs of link_shared as it does in message text
  * (`?repo=acme/web&amp;branch=main`); read as typed, `&amp;branch` would be a parameter named `amp;branch`.
- * Only the reading is unescaped: chat.unfurl is keyed by the URL exactly as Slack sent it.
+ * Should a URL come in message markup (`<url|label>`), only the URL is read. Only the reading is unescaped:
+ * chat.unfurl is keyed by the URL exactly as Slack sent it.
  */
 function unescapeSlack(url: string): string {
-  return url.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+  const bare = url.replace(/^<([^|>]*)(?:\|[^>]*)?>$/, '$1');
+  return bare.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
 }
 
 /** The links of `url` the app may unfurl; `trunkAppUrl` is TRUNK_APP_URL. */

@@ -59,6 +59,14 @@ describe('parseUnfurlLink', () => {
     );
   });
 
+  it('reads a link in message markup (`<url|label>`) by its URL', () => {
+    expect(parseUnfurlLink('<https://github.com/acme/web/pull/12|#12>', APP)).toMatchObject({ number: 12 });
+    expect(parseUnfurlLink(`<${APP}/acme-org/pull/7?repo=acme/web&amp;branch=dev>`, APP)).toMatchObject({
+      branch: 'dev',
+      number: 7,
+    });
+  });
+
   it('reads GitHub PR links and their tabs', () => {
     for (const url of [
       'https://github.com/acme/web/pull/12',
