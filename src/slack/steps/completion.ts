@@ -28,8 +28,17 @@ import { stepTimedOut } from '../blocks/steps.ts';
 import { refusalOf } from '../outbox/final-errors.ts';
 import type { Workspaces } from '../workspace.ts';
 
-/** Slack's answers after which completing this execution can never work. */
-const FINAL_FUNCTION_ERRORS = new Set(['function_execution_not_found', 'invalid_arguments']);
+/**
+ * Slack's answers after which completing this execution can never work: it is gone or already completed, its
+ * workflow was cancelled or ended (`execution_not_in_running_state`), or Slack refuses this answer itself.
+ */
+const FINAL_FUNCTION_ERRORS = new Set([
+  'function_execution_not_found',
+  'execution_not_in_running_state',
+  'access_denied',
+  'parameter_validation_failed',
+  'invalid_arguments',
+]);
 
 /** How long a done wait is kept before it is pruned (a day), and how often that is looked at. */
 const KEEP_DONE_MS = 24 * 3_600_000;
