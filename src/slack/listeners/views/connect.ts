@@ -18,7 +18,7 @@ import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import { servicesOf } from '../../services.ts';
-import { tellPrivately } from './settings.ts';
+import { tellPrivately } from '../tell-privately.ts';
 
 /** Kept back from the answer budget for storing the token and answering. */
 const SAVE_RESERVE_MS = 400;

@@ -11,7 +11,7 @@ import type { SlackDeps } from '../../deps.ts';
 import { respondVia } from '../../pr-actor.ts';
 import { servicesOf } from '../../services.ts';
 import { answerPrClick, type PrClick, prClickKey, prQueue } from '../pr-change-answer.ts';
-import { tellPrivately } from './settings.ts';
+import { tellPrivately } from '../tell-privately.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.prCancel, async ({ ack, body, view, client, context }) => {

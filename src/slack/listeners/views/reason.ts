@@ -19,7 +19,7 @@ import { servicesOf } from '../../services.ts';
 import type { Click } from '../actions/click.ts';
 import { applyClickChange, clickKeyOf } from '../actions/status-click.ts';
 import { DESIRED } from '../commands/state.ts';
-import { tellPrivately } from './settings.ts';
+import { tellPrivately } from '../tell-privately.ts';
 
 const VERB = { pause: 'paused', drain: 'started draining' } as const;
 

@@ -11,8 +11,8 @@ import { readTicketInput } from '../../commands/tests.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import { servicesOf } from '../../services.ts';
+import { tellPrivately } from '../tell-privately.ts';
 import { answerTestAction } from '../test-answer.ts';
-import { tellPrivately } from './settings.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(TEST_TICKET_CALLBACK, async ({ ack, body, view, client, context }) => {
