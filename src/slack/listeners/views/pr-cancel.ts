@@ -35,9 +35,14 @@ export function register(app: App, deps: SlackDeps): void {
     try {
       const trunk = await services.queue.trunk(actor);
       if (!trunk) {
-        await tellPrivately(deps, client, meta.channelId, userId, {
-          text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.',
-        });
+        await tellPrivately(
+          deps,
+          client,
+          { workspaceId, channel: meta.channelId, userId },
+          {
+            text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.',
+          },
+        );
       } else {
         const c: PrClick = {
           deps,
@@ -64,9 +69,14 @@ export function register(app: App, deps: SlackDeps): void {
       }
     } catch (err) {
       deps.logger.error({ err }, 'cancel confirmation failed');
-      await tellPrivately(deps, client, meta.channelId, userId, {
-        text: 'Something went wrong on our side and nothing was changed. Try again in a minute.',
-      });
+      await tellPrivately(
+        deps,
+        client,
+        { workspaceId, channel: meta.channelId, userId },
+        {
+          text: 'Something went wrong on our side and nothing was changed. Try again in a minute.',
+        },
+      );
     }
     deps.metrics.interactions.inc({ name: CALLBACKS.prCancel, outcome });
   });

@@ -36,7 +36,8 @@ export function register(app: App, deps: SlackDeps): void {
     const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
     const userId = actor.userId;
     const { queue } = servicesOf(deps);
-    const tell = (reply: SlackReply) => tellPrivately(deps, client, meta.c, userId, reply);
+    const tell = (reply: SlackReply) =>
+      tellPrivately(deps, client, { workspaceId: actor.workspace.id, channel: meta.c, userId }, reply);
     let outcome = 'failed';
     try {
       const trunk = await queue.trunk(actor);

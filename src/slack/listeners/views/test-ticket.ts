@@ -34,9 +34,10 @@ export function register(app: App, deps: SlackDeps): void {
     }
     await ack();
     const userId = body.user.id;
+    const actor = interactionActor(deps, client, context, body);
+    const privately = { workspaceId: actor.workspace.id, channel: meta.c, userId };
     let outcome = 'failed';
     try {
-      const actor = interactionActor(deps, client, context, body);
       const a = await servicesOf(deps).testFeeds.linkTicket(actor, {
         channelId: meta.c,
         testId: test.testId,
@@ -49,14 +50,14 @@ export function register(app: App, deps: SlackDeps): void {
           channelId: meta.c,
           userId,
           ticket: ref.ref,
-          tell: (reply) => tellPrivately(deps, client, meta.c, userId, reply),
+          tell: (reply) => tellPrivately(deps, client, privately, reply),
         },
         'ticket',
         a,
       );
     } catch (err) {
       deps.logger.error({ err }, 'linking a ticket failed');
-      await tellPrivately(deps, client, meta.c, userId, {
+      await tellPrivately(deps, client, privately, {
         text: 'Something went wrong on our side and no ticket was linked. Try again in a minute.',
       });
     }
