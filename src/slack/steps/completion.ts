@@ -20,7 +20,7 @@ import {
   type StepOutcome,
   type StepSendResult,
   type StepWait,
-  StepWaitRepository,
+  type StepWaitRepository,
   type WatchEvent,
 } from '../../watch/index.ts';
 import { isSlackApiError, slackAnswer } from '../api-errors.ts';
@@ -45,7 +45,10 @@ const KEEP_DONE_MS = 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 export interface StepCompletionDeps {
-  store: Pick<Store, 'db' | 'stepWaitToken'>;
+  /** The waits' rows (watch/waits.ts), built by the waits worker (workers/step-waits.ts). */
+  waits: StepWaitRepository;
+  /** Each execution's own token, stored encrypted. */
+  store: Pick<Store, 'stepWaitToken'>;
   workspaces: Pick<Workspaces, 'slackClientOptions' | 'backgroundTrunkFor'>;
   logger: Logger;
   now: () => number;
@@ -65,7 +68,7 @@ export interface StepCompleter {
 }
 
 export function createStepCompleter(d: StepCompletionDeps): StepCompleter {
-  const waits = new StepWaitRepository(d.store.db);
+  const { waits } = d;
   const log = d.logger.child({ component: 'workflow-steps' });
 
   async function send(w: StepWait): Promise<StepSendResult> {
