@@ -10,6 +10,7 @@ import { PeopleRepository } from '../../../src/watch/index.ts';
 import { defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
+import { feedPosts as feedPostsIn } from '../../helpers/slack-posts.ts';
 
 /** Linked by an operator (`config people`): may act on their PRs. */
 const AUTHOR = { id: 'UAUTHOR001', name: 'alice', login: 'alice-gh' };
@@ -87,8 +88,7 @@ function leaves(q: { repo: string }, prNumber: number, login: string, state: str
 
 const dms = (user: string) => h.slack.channelMessages(user);
 /** What the feed posted: the `watch` command's own announcement of a feed change (issue 19) is not counted. */
-const feedPosts = (channel: string) =>
-  h.slack.channelMessages(channel).filter((m) => !/started a feed of|this channel's feed of/.test(textOf(m)));
+const feedPosts = (channel: string) => feedPostsIn(h.slack, channel);
 
 /** The note the watcher sends `user` about #prNumber. */
 function noteAbout(user: string, prNumber: number): Promise<FakeMessage> {

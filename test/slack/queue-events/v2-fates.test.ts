@@ -11,6 +11,7 @@ import { PeopleRepository } from '../../../src/watch/index.ts';
 import { CHANNEL, defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
+import { feedPosts as feedPostsIn } from '../../helpers/slack-posts.ts';
 import { v2RequestErrors } from '../../trunk/openapi-v2.ts';
 
 const KEY = 'trunk_v2_eventstestkey0001';
@@ -93,8 +94,7 @@ function failedHistory(reason: string | null, failed: Record<string, unknown> = 
   ];
 }
 
-const feedPosts = (h: Harness, channel: string) =>
-  h.slack.channelMessages(channel).filter((m) => !/started a feed of|this channel's feed of/.test(textOf(m)));
+const feedPosts = (h: Harness, channel: string) => feedPostsIn(h.slack, channel);
 const noteAbout = (h: Harness, prNumber: number): Promise<FakeMessage> =>
   h.slack.waitFor(() => h.slack.channelMessages(AUTHOR.id).find((m) => textOf(m).includes(`#${prNumber}`)));
 
