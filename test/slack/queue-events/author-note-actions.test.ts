@@ -6,8 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
-import { PeopleRepository } from '../../../src/watch/index.ts';
-import { defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import { defaultUsers, type Harness, linkVerified, startHarness, TEAM } from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 import { feedPosts as feedPostsIn } from '../../helpers/slack-posts.ts';
@@ -35,14 +34,7 @@ beforeAll(async () => {
       ],
     },
   });
-  const linked = await new PeopleRepository(h.app!.store.db).link({
-    workspaceId: TEAM,
-    userId: AUTHOR.id,
-    githubLogin: AUTHOR.login,
-    linkedBy: USERS.admin,
-    verified: true,
-    now: Date.now(),
-  });
+  const linked = await linkVerified(h, AUTHOR);
   expect(linked.ok).toBe(true);
   const claimed = await h.sendCommand(`me github ${CLAIMER.login}`, { user: CLAIMER.id });
   expect(textOf(await h.reply(claimed.responseUrl))).toContain('linked to GitHub login');

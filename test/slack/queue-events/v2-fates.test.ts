@@ -7,8 +7,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
-import { PeopleRepository } from '../../../src/watch/index.ts';
-import { CHANNEL, defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import {
+  CHANNEL,
+  defaultUsers,
+  type Harness,
+  linkVerified,
+  startHarness,
+  USERS,
+} from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 import { feedPosts as feedPostsIn } from '../../helpers/slack-posts.ts';
@@ -31,14 +37,7 @@ async function start(withKey: boolean): Promise<Setup> {
     slackOptions: { users: [...defaultUsers(), { id: AUTHOR.id, name: AUTHOR.name, tz: 'UTC' }] },
   });
   h.trunk.v2.setKeys({ [KEY]: [] });
-  const linked = await new PeopleRepository(h.app!.store.db).link({
-    workspaceId: TEAM,
-    userId: AUTHOR.id,
-    githubLogin: AUTHOR.login,
-    linkedBy: USERS.admin,
-    verified: true,
-    now: Date.now(),
-  });
+  const linked = await linkVerified(h, AUTHOR);
   expect(linked.ok).toBe(true);
   return { h, clock, n: 0 };
 }
