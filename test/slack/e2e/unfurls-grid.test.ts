@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventEnvelope } from '../../../dev/fakes/slack/signing.ts';
 import { linkSharedEvent } from '../../../dev/fakes/slack/unfurl.ts';
-import { type Harness, startHarness } from '../../helpers/app-harness.ts';
+import type { Harness } from '../../helpers/app-harness.ts';
 import { textOf } from '../../helpers/block-kit-reading.ts';
-import { installViaOAuth } from '../../helpers/oauth-install.ts';
+import { gridMember, installViaOAuth, startOrgWideHarness } from '../../helpers/oauth-install.ts';
 import { postEventEnvelope } from '../../helpers/slack-payloads.ts';
 
 const ENTERPRISE = 'E0LINKORG1';
@@ -17,33 +17,18 @@ const INSTALLER = 'W0LINKINS1';
 const MEMBER = 'W0LINKMEM1';
 const APP = 'https://app.trunk.io';
 
-const gridUser = (id: string) => ({
-  id,
-  name: id.toLowerCase(),
-  teamId: WORKSPACE,
-  enterpriseId: ENTERPRISE,
-  teams: [WORKSPACE],
-});
+const gridUser = gridMember(ENTERPRISE, WORKSPACE);
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({
-    mode: 'oauth',
-    env: { TRUNK_APP_URL: APP },
-    slackOptions: {
-      clientId: 'client-id-1',
-      clientSecret: 'client-secret-1',
-      acceptAnyBotToken: false,
-      users: [gridUser(INSTALLER), gridUser(MEMBER)],
-    },
-  });
-  h.slack.setInstallation({
-    teamId: WORKSPACE,
+  h = await startOrgWideHarness({
     enterpriseId: ENTERPRISE,
-    orgWide: true,
-    installerUserId: INSTALLER,
+    workspaceId: WORKSPACE,
+    installer: INSTALLER,
     botUserId: 'W0LINKBOT1',
+    users: [gridUser(INSTALLER), gridUser(MEMBER)],
+    env: { TRUNK_APP_URL: APP },
   });
   expect((await installViaOAuth(h)).status).toBe(200);
   await h.app!.store.setTrunkCredentials(ENTERPRISE, { token: 'test-token', orgSlug: 'acme' }, INSTALLER);
