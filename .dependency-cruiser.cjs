@@ -50,6 +50,13 @@ const REPOSITORY_MODULES = [
 ];
 
 /**
+ * The store modules slack/ may import at run time (rule slack-takes-the-store-only-as-ports), each with its
+ * reason. Empty: every store access of the Slack side is a port handed in by the composition root. The
+ * pattern below matches no file; add a real path here only with the reason it cannot be a port.
+ */
+const SLACK_MAY_RUN_FROM_STORE = ['^$'];
+
+/**
  * What a listener (src/slack/listeners/) may import: parse → call a service → render → reply. Beside the
  * services, the grammars, the renderers, core/ and observability/, the Slack-side plumbing a listener needs
  * to talk to Slack, each file named (a new one is added here on purpose, with its reason):
@@ -255,6 +262,22 @@ module.exports = {
         "(Store['installations'], Pick<Store, 'claimOnce'>); they name its types and call nothing else of it.",
       from: { path: '^src/slack/(installation-store|replay-guard)\\.ts$' },
       to: { path: ['^src/store/', ...REPOSITORY_MODULES], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'slack-takes-the-store-only-as-ports',
+      severity: 'error',
+      comment:
+        "The Slack side (all of slack/: listeners, renderers, the outbox, Bolt's adapters, the workspace " +
+        'clients, queue-event delivery) reaches the store only through narrow ports the composition root ' +
+        '(app.ts, workers/) builds and hands in: it may name store/ types and repository types (`import ' +
+        'type`) but never runs store code or builds a repository, so where and how rows are kept is decided ' +
+        'in one place. SLACK_MAY_RUN_FROM_STORE names the exceptions, each with its reason (none today).',
+      from: { path: '^src/slack/' },
+      to: {
+        path: ['^src/store/', ...REPOSITORY_MODULES],
+        pathNot: SLACK_MAY_RUN_FROM_STORE,
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'product-never-imports-dev-tools',

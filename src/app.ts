@@ -34,7 +34,9 @@ import { guardRequestWorkspace, ownWorkspaceOf } from './slack/request-workspace
 import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-interactions.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
+import { appendAuditRetrying } from './store/audit-retrying.ts';
 import { openStore } from './store/open.ts';
+import { trunkBudgetClaims } from './store/trunk-budget.ts';
 import type { Store } from './store/types.ts';
 import { InboxRepository } from './webhooks/inbox.ts';
 import { createWorkers, type QueueEvents, type StepWaitsWorker, type TestCaseSink } from './workers/index.ts';
@@ -278,7 +280,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   guardRequestWorkspace(bolt, {
     mode: config.slack.mode === 'oauth' ? 'oauth' : 'single',
     ...(ownWorkspace ? { own: ownWorkspace.get } : {}),
-    store,
+    installations: store.installations,
+    audit: (entry) =>
+      appendAuditRetrying(store, entry, (err) => logger.error({ err }, 'audit of a refused request lost')),
     logger,
     now,
     slackApiUrl: config.slack.apiUrl,
@@ -297,6 +301,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const workspaces = createWorkspaces({
     config,
     store,
+    // Replicas on PostgreSQL share the Trunk budgets through the store's ledger.
+    budgetLedger: store.db.dialect === 'postgres' ? trunkBudgetClaims(store.db) : undefined,
     metrics,
     slackLogger,
     logger,

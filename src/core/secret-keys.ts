@@ -14,6 +14,9 @@ export const SECRET_KEYS = [
   'access_token',
   'refresh_token',
   'bot_token',
+  // A workflow step's execution token (function_executed `bot_access_token`, Bolt's context key).
+  'bot_access_token',
+  'functionBotAccessToken',
   'apiToken',
   'api_token',
   'trunkToken',

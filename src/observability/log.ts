@@ -13,6 +13,7 @@ export type { Logger };
 const SECRET_TEXT: [RegExp, string][] = [
   [/\bxox[a-z]-[A-Za-z0-9-]+/g, '[redacted]'], // Slack bot/user/refresh tokens
   [/\bxapp-[A-Za-z0-9-]+/g, '[redacted]'], // Slack app-level tokens
+  [/\bxwf[a-z]-[A-Za-z0-9-]+/g, '[redacted]'], // Workflow step execution tokens (function_executed)
   [/\b(Bearer|Basic) +[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'], // Authorization header values
   [/\bv0=[a-f0-9]{64}\b/g, '[redacted]'], // Slack request signatures
   [/\bwhsec_[A-Za-z0-9+/=]+/g, '[redacted]'], // Trunk (Svix) webhook signing secrets
@@ -22,7 +23,7 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/([?&](?:code|client_secret|refresh_token|state)=)[^&\s"'\\]+/g, '$1[redacted]'],
   // The same as JSON inside text, quotes possibly escaped (a body logged as a string inside a JSON line).
   [
-    /((\\?")(?:client_secret|refresh_token|access_token|token)\2\s*:\s*\2)(?:[^"\\]|\\(?!"))*(?=\2)/g,
+    /((\\?")(?:client_secret|refresh_token|access_token|bot_access_token|token|secret)\2\s*:\s*\2)(?:[^"\\]|\\(?!"))*(?=\2)/g,
     '$1[redacted]',
   ],
 ];

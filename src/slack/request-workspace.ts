@@ -10,7 +10,7 @@
  *   one with no installation is refused instead of Bolt's silent 200.
  *
  * A refusal changes nothing and says why: in the slash command's ack (ephemeral), through a click's
- * response_url, or as a modal for a form; it is audited like every other refusal (`auditBy`). Events API
+ * response_url, or as a modal for a form; it is audited like every other refusal (the `audit` port). Events API
  * deliveries name the installation, not a person: in OAuth mode they go on to Bolt; in single-workspace
  * mode one for another workspace is acknowledged and dropped.
  */
@@ -18,7 +18,7 @@ import type { AckFn, ReceiverEvent } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../observability/log.ts';
-import { auditBy } from '../store/audit-retrying.ts';
+import type { AuditRecord } from '../store/audit-retrying.ts';
 import type { Store } from '../store/types.ts';
 import { installationKey } from './installation-store.ts';
 
@@ -192,7 +192,13 @@ export interface RequestWorkspaceOptions {
   mode: 'single' | 'oauth';
   /** Single-workspace mode: whose the bot token is (ownWorkspaceOf). */
   own?: () => Promise<OwnWorkspace>;
-  store: Pick<Store, 'appendAudit'> & { installations: Pick<Store['installations'], 'load'> };
+  /** OAuth: the stored installations (Bolt's installation store), asked whether a team or enterprise has one. */
+  installations: Pick<Store['installations'], 'load'>;
+  /**
+   * Writes a refusal to the audit log; the composition root hands in the store's retrying audit write
+   * (store/audit-retrying.ts). A failure it throws is logged.
+   */
+  audit: (entry: AuditRecord) => Promise<void>;
   logger: Logger;
   now: () => number;
   /** Where a refusal may be posted: Slack's own hooks host, or the configured Slack API's (the fake). */
@@ -259,7 +265,7 @@ async function judge(party: RequestParty, opts: RequestWorkspaceOptions): Promis
     return { ours: false, why: 'not-installed', auditWorkspaceId: party.enterpriseId ?? '' };
   }
   try {
-    if (await opts.store.installations.load(key)) return { ours: true, workspaceId: key };
+    if (await opts.installations.load(key)) return { ours: true, workspaceId: key };
   } catch (err) {
     // The store is not answering: Bolt's own lookup fails the same way and says so in its log.
     opts.logger.error({ err }, 'could not read the installation of a request; leaving it to Bolt');
@@ -304,19 +310,17 @@ async function refuse(
       opts.logger.warn({ err }, 'could not tell the person their request was refused'),
     );
   if (!party.userId || !verdict.auditWorkspaceId) return;
-  await auditBy(
-    {
-      store: opts.store,
+  await opts
+    .audit({
       workspaceId: verdict.auditWorkspaceId,
       userId: party.userId,
-      now: opts.now,
-      auditLost: (err) => opts.logger.error({ err }, 'audit of a refused request lost'),
-    },
-    party.action,
-    '',
-    'refused',
-    detail,
-  ).catch((err: unknown) => opts.logger.error({ err }, 'audit of a refused request lost'));
+      action: party.action,
+      target: '',
+      outcome: 'refused',
+      detail,
+      at: opts.now(),
+    })
+    .catch((err: unknown) => opts.logger.error({ err }, 'audit of a refused request lost'));
 }
 
 /** An ephemeral reply beside the clicked message; only to Slack's hooks host or the configured API's. */

@@ -18,12 +18,16 @@ import {
   V2_PULL_REQUEST_READS_PER_SECOND,
   type V2Workspace,
 } from '../queue/trunk-v2-access.ts';
-import { trunkBudgetClaims } from '../store/trunk-budget.ts';
 import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { apiTokenAuth } from '../trunk/auth.ts';
-import { createTrunkBudget, type TrunkBudget, type TrunkCaller } from '../trunk/budget.ts';
+import {
+  createTrunkBudget,
+  type TrunkBudget,
+  type TrunkBudgetLedger,
+  type TrunkCaller,
+} from '../trunk/budget.ts';
 import { createTrunkClient } from '../trunk/client.ts';
 import { createTrunkReadCache, type TrunkReadCache } from '../trunk/read-cache.ts';
 import { apiKeyAuth } from '../trunk/v2/auth.ts';
@@ -42,7 +46,13 @@ export type BotTokenResolver = (workspaceId: string) => Promise<string | undefin
 
 export interface WorkspacesOptions {
   config: Config;
-  store: Store;
+  /** Where each workspace's Trunk credentials are stored (set with `connect`). */
+  store: Pick<Store, 'getTrunkCredentials' | 'getTrunkV2Key'>;
+  /**
+   * The ledger through which replicas share the Trunk budgets (store/trunk-budget.ts on PostgreSQL, built
+   * by the composition root); undefined: each budget is this process's own (one process on SQLite).
+   */
+  budgetLedger: TrunkBudgetLedger | undefined;
   metrics: Metrics;
   slackLogger: SlackLogger;
   /** For warnings about failed Trunk attempts (see observability/trunk-metrics.ts). */
@@ -114,6 +124,7 @@ export const CREDENTIALS_TTL_MS = 2_000;
 
 export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
   const { config, store, metrics } = opts;
+  const ledger = opts.budgetLedger;
   const dispatcher = opts.dispatcher ?? sharedTrunkAgent();
   const interactiveDeadline = opts.interactiveDeadlineMs ?? INTERACTIVE_DEADLINE_MS;
   const budget =
@@ -121,10 +132,9 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     createTrunkBudget({
       maxPerSecond: config.trunk.maxRps,
       ...recordTrunkBudget(metrics),
-      ...(store.db.dialect === 'postgres' ? { ledger: trunkBudgetClaims(store.db) } : {}),
+      ...(ledger ? { ledger } : {}),
       onLedgerError: (err) => opts.logger?.warn({ err }, 'Trunk budget: could not claim from the database'),
     });
-  const ledger = store.db.dialect === 'postgres' ? trunkBudgetClaims(store.db) : undefined;
   const v2 = createV2Access({
     store,
     apiUrl: config.trunk.apiUrl,

@@ -38,13 +38,24 @@ const GITHUB_HOSTS = new Set(['github.com', 'www.github.com']);
 /** Slack sends links as typed; a URL longer than this is not one of ours. */
 const MAX_URL = 2_000;
 
+/**
+ * Slack escapes `&`, `<` and `>` in the URLs of link_shared as it does in message text
+ * (`?repo=acme/web&amp;branch=main`); read as typed, `&amp;branch` would be a parameter named `amp;branch`.
+ * Should a URL come in message markup (`<url|label>`), only the URL is read. Only the reading is unescaped:
+ * chat.unfurl is keyed by the URL exactly as Slack sent it.
+ */
+function unescapeSlack(url: string): string {
+  const bare = url.replace(/^<([^|>]*)(?:\|[^>]*)?>$/, '$1');
+  return bare.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+}
+
 /** The links of `url` the app may unfurl; `trunkAppUrl` is TRUNK_APP_URL. */
 export function parseUnfurlLink(url: string, trunkAppUrl: string): UnfurlLink | undefined {
   if (typeof url !== 'string' || url.length > MAX_URL) return undefined;
   let u: URL;
   let base: URL;
   try {
-    u = new URL(url);
+    u = new URL(unescapeSlack(url));
     base = new URL(trunkAppUrl);
   } catch {
     return undefined;

@@ -39,6 +39,13 @@ export interface FreezerWorkerOptions {
   tickMs?: number;
   /** Default 30 s (the freezer's own). */
   leaseMs?: number;
+  /** First retry delay after a failed change; default 5 s (the freezer's own). */
+  retryBaseMs?: number;
+  /**
+   * Told each event just before it is announced. Production passes none; the freeze tests
+   * (test/freeze/helpers.ts) read the events here while the announcements take the production path.
+   */
+  observe?: (event: FreezeEvent) => void;
 }
 
 /** Longest a freeze start or end waits for its announcement to be posted. */
@@ -75,6 +82,7 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
     return { kind: 'refused', because: d.because };
   };
   const announce = async (event: FreezeEvent) => {
+    o.observe?.(event);
     const reply = renderFreezeEvent(event);
     const post = (channel: string) =>
       o.outbox.post({ workspaceId: event.workspaceId, channel }, reply, 'freeze').then((r) => {
@@ -118,6 +126,7 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
     clock: o.clock,
     ...(o.tickMs ? { tickMs: o.tickMs } : {}),
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    ...(o.retryBaseMs ? { retryBaseMs: o.retryBaseMs } : {}),
   });
   return {
     name: 'freezer',

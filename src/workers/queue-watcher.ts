@@ -11,11 +11,20 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { LiveStatus } from '../slack/queue-events/live.ts';
-import { createQueueEventDelivery } from '../slack/queue-events/service.ts';
+import {
+  createQueueEventDelivery,
+  type QueueEventDelivery,
+  type QueueEventDeliveryOptions,
+} from '../slack/queue-events/service.ts';
 import type { StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
-import { createWatchService, type WatchService } from '../watch/index.ts';
+import {
+  createWatchService,
+  LiveMessageRepository,
+  WatchRepository,
+  type WatchService,
+} from '../watch/index.ts';
 import type { BotStanding } from './bot-standing.ts';
 
 export interface QueueWatcherOptions {
@@ -43,9 +52,24 @@ export interface QueueEvents extends Worker {
   tick(): Promise<void>;
 }
 
+/**
+ * The Slack side of queue events (slack/queue-events/service.ts) on this store: its rows (live messages,
+ * watches) are built here, in the composition, and handed in as ports.
+ */
+export function queueEventDelivery(
+  o: Omit<QueueEventDeliveryOptions, 'liveMessages' | 'watches'> & { store: Store },
+): QueueEventDelivery {
+  const { store, ...rest } = o;
+  return createQueueEventDelivery({
+    ...rest,
+    liveMessages: new LiveMessageRepository(store.db),
+    watches: new WatchRepository(store.db),
+  });
+}
+
 export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
   const logger = o.logger.child({ component: 'watch' });
-  const delivery = createQueueEventDelivery({ ...o, logger });
+  const delivery = queueEventDelivery({ ...o, logger });
   const watch = createWatchService({
     store: o.store,
     // A workspace whose bot token Slack revoked is not polled (its queues are skipped) until a re-install.

@@ -10,6 +10,7 @@ import type { Logger } from '../observability/log.ts';
 import { createStepCompleter, type StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
+import { StepWaitRepository } from '../watch/index.ts';
 
 export interface StepWaitsWorker extends Worker {
   readonly completer: StepCompleter;
@@ -29,7 +30,7 @@ export interface StepWaitsOptions {
 
 export function createStepWaitsWorker(o: StepWaitsOptions): StepWaitsWorker {
   const logger = o.logger.child({ component: 'workflow-steps' });
-  const completer = createStepCompleter({ ...o, logger });
+  const completer = createStepCompleter({ ...o, waits: new StepWaitRepository(o.store.db), logger });
   const passes = new PeriodicPasses({
     every: o.tickMs ?? 5_000,
     pass: async () => void (await completer.sweep()),

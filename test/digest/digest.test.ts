@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../dev/fakes/slack/server.ts';
 import type { WireFailingTest, WireQuarantinedTest } from '../../dev/fakes/trunk/index.ts';
 import { assertValidReply } from '../helpers/block-kit.ts';
+import { botPosts } from '../helpers/slack-posts.ts';
 import {
   addedId,
   CHANNEL,
@@ -44,7 +45,7 @@ function failing(n: number, windowEnd: number, prefix = 't'): Partial<WireFailin
 }
 
 function messagesIn(channel: string): FakeMessage[] {
-  return rig.slack.channelMessages(channel).filter((m) => m.via === 'api');
+  return botPosts(rig.slack, channel);
 }
 
 async function tickAt(service: ReturnType<Rig['service']>, iso: string) {

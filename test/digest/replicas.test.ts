@@ -11,6 +11,7 @@ import { SubscriptionRepository } from '../../src/digest/repository.ts';
 import type { Store } from '../../src/store/types.ts';
 import { defaultUsers, type Harness, TEAM, TRUNK_TOKEN, USERS } from '../helpers/app-harness.ts';
 import type { AppProcessSeams } from '../helpers/app-process.ts';
+import { botPosts } from '../helpers/slack-posts.ts';
 import { usePostgresWorld } from '../helpers/world.ts';
 
 const pg = await usePostgresWorld('digest replicas (PostgreSQL)', {
@@ -138,7 +139,7 @@ describe.skipIf(!enabled)('digests across replicas on one PostgreSQL', () => {
       nextDueAt: due,
     });
     const victim = await app(offset, { digestPaceMs: 1500 });
-    const channel = () => slack.channelMessages('CKILL01').filter((m) => m.via === 'api');
+    const channel = () => botPosts(slack, 'CKILL01');
     await slack.waitFor(() => channel().length >= 2, 30_000);
     await sleep(500); // between two paced messages: the record of the second is written
     victim.child!.child.kill('SIGKILL');

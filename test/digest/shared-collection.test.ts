@@ -13,6 +13,7 @@ import { collectionLease } from '../../src/digest/shared-collection.ts';
 import type { Store } from '../../src/store/types.ts';
 import { defaultUsers, type Harness, TEAM, TRUNK_TOKEN, USERS } from '../helpers/app-harness.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
+import { botPosts } from '../helpers/slack-posts.ts';
 import { usePostgresWorld } from '../helpers/world.ts';
 
 const pg = await usePostgresWorld('shared digest collections (PostgreSQL)', {
@@ -78,8 +79,7 @@ async function addDigests(repo: string, channels: string[], due: number, firstTe
   return added;
 }
 
-const posted = (channel: string): FakeMessage[] =>
-  slack.channelMessages(channel).filter((m) => m.via === 'api');
+const posted = (channel: string): FakeMessage[] => botPosts(slack, channel);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!enabled)('shared digest collections across replicas on one PostgreSQL', () => {

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nextOrActiveWindow, removeWindow, skipNext } from '../../src/freeze/windows.ts';
 import { changeState } from '../../src/queue/service.ts';
-import { CREATOR, type Rig, startRig, WS } from './helpers.ts';
+import { textOf } from '../helpers/block-kit-reading.ts';
+import { CHANNEL, CREATOR, type Rig, startRig, WS } from './helpers.ts';
 
 const REPO = 'acme/web';
 let rig: Rig;
@@ -51,6 +52,19 @@ describe('freeze windows', () => {
       ['resume', CREATOR, `Freeze window ${w.id} ended`],
       ['drain', CREATOR, `Freeze window ${w.id}: Release 4.2`],
     ]);
+  });
+
+  it('the production worker posts each announcement in the window’s channel through the outbox', async () => {
+    const { window: w } = await rig.add('add acme/web:main 10:00-12:00 UTC daily drain Release 4.2');
+    const f = rig.freezer('r1');
+    await rig.at('2026-06-01T10:00:02Z', f);
+    await rig.at('2026-06-01T12:00:03Z', f);
+    expect(rig.events.map((e) => e.kind)).toEqual(['started', 'ended']);
+    const posted = rig.posts();
+    expect(posted.map((m) => m.channel)).toEqual([CHANNEL, CHANNEL]);
+    expect(textOf(posted[0])).toContain(`Freeze window \`${w.id}\` started: *acme/web:main* is draining`);
+    expect(textOf(posted[0])).toContain('Release 4.2');
+    expect(textOf(posted[1])).toContain(`Freeze window \`${w.id}\` ended`);
   });
 
   it('someone else’s pause during a drain window is kept at the end and the channel is told why', async () => {

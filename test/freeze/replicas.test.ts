@@ -6,8 +6,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FreezeClaims } from '../../src/freeze/claims.ts';
 import type { Freezer } from '../../src/freeze/freezer.ts';
-import { queueCallbacks } from '../../src/freeze/queue-callbacks.ts';
-import { describeTrunkFailure } from '../../src/slack/blocks/errors.ts';
 import { usePostgres } from '../helpers/world.ts';
 import { type Rig, startRig } from './helpers.ts';
 
@@ -66,23 +64,11 @@ describe.skipIf(!enabled)('freeze windows across replicas on one PostgreSQL', ()
     const survivorB = rig.freezer('survivor-b', {}, s2);
     // The victim's change reaches Trunk, then the process "dies": the call never returns and it never
     // ticks again (so its lease is never renewed and nothing is released).
-    const { changeQueue } = queueCallbacks({
-      store: s0!,
-      trunkFor: () => rig.client(),
-      now: () => rig.clock.now,
-      describeFailure: describeTrunkFailure,
-    });
     let victim!: Freezer;
     const changed = new Promise<void>((resolve) => {
       victim = rig.freezer(
         'victim',
-        {
-          changeQueue: async (...args) => {
-            await changeQueue(...args);
-            resolve();
-            return new Promise(() => {});
-          },
-        },
+        { trunk: rig.hangingTrunk('updateQueue', { reaches: true, onHang: resolve }) },
         s0,
       );
     });
@@ -128,12 +114,7 @@ describe.skipIf(!enabled)('freeze windows across replicas on one PostgreSQL', ()
     const hung = new Promise<void>((r) => (reached = r));
     const victim = rig.freezer(
       'victim-2',
-      {
-        readQueue: () => {
-          reached();
-          return new Promise(() => {});
-        },
-      },
+      { trunk: rig.hangingTrunk('getQueue', { reaches: false, onHang: () => reached() }) },
       s0,
     );
     const survivor = rig.freezer('survivor', {}, s1);

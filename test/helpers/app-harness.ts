@@ -21,6 +21,7 @@ import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { type AppOverrides, createApp, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/observability/log.ts';
+import { PeopleRepository } from '../../src/watch/index.ts';
 import { type AppProcessSeams, appProcessArgs } from './app-process.ts';
 import { findActions } from './block-kit-reading.ts';
 import { type Child, ROOT, startChild } from './processes.ts';
@@ -149,6 +150,25 @@ export function defaultUsers(): NonNullable<SlackFakeOptions['users']> {
     { id: USERS.member, name: 'mel', tz: 'Asia/Tokyo' },
     { id: USERS.operator, name: 'otto', tz: 'UTC' },
   ];
+}
+
+/**
+ * Links `person` to their GitHub login in the in-process app's store, as an operator's `config people` does
+ * (verified: they may act on their own PRs); answers what the store said.
+ */
+export function linkVerified(
+  h: Harness,
+  person: { id: string; login: string },
+  linkedBy: string = USERS.admin,
+) {
+  return new PeopleRepository(h.app!.store.db).link({
+    workspaceId: TEAM,
+    userId: person.id,
+    githubLogin: person.login,
+    linkedBy,
+    verified: true,
+    now: Date.now(),
+  });
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {

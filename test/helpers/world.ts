@@ -163,7 +163,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     },
     async close() {
       for (const h of replicas) await h.close().catch(() => undefined);
-      for (const o of outboxes) await o.stop(Date.now() + 1_000).catch(() => undefined);
+      for (const o of outboxes) await o.stop(1_000).catch(() => undefined);
       if (app) await (await app).stop().catch(() => undefined);
       for (const s of stores) await s.close();
       await trunk.close();

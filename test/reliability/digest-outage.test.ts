@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireFailingTest } from '../../dev/fakes/trunk/index.ts';
 import { addedId, ctx, digestCommand, type Rig, startRig } from '../digest/helpers.ts';
+import { botPosts } from '../helpers/slack-posts.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -45,7 +46,7 @@ async function tickAt(s: ReturnType<Rig['service']>, ms: number) {
   await s.idle();
 }
 
-const posted = (channel: string) => rig.slack.channelMessages(channel).filter((m) => m.via === 'api');
+const posted = (channel: string) => botPosts(rig.slack, channel);
 const dmsTo = (user: string) => rig.slack.channelMessages(user);
 
 describe('Slack failing while a digest is posted', () => {

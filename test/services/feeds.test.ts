@@ -8,12 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/log.ts';
 import type { DirectoryUser } from '../../src/queue/permissions.ts';
-import { createActor } from '../../src/services/actor.ts';
 import { createServices, type Services } from '../../src/services/index.ts';
 import type { SharedChannels } from '../../src/services/watch.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
+import { actorOf, deploymentDefaults, trunkAccess } from '../helpers/services.ts';
 
 const W = 'T0SVCFEED1';
 const PUBLIC = 'C0PUBLIC01';
@@ -37,17 +38,12 @@ let store: Store;
 let services: Services;
 
 function actor(userId: string) {
-  return createActor({
-    workspace: { id: W, install: 'single' },
-    userId,
+  return actorOf(store, userId, {
+    workspaceId: W,
+    people,
     now: () => Date.parse('2026-11-02T08:00:00Z'),
-    store,
-    directory: {
-      getUser: async (id) => people.find((u) => u.id === id),
-      usergroupMembers: async () => [],
-      isChannelMember: async (c, u) => (members[c] ?? []).includes(u),
-      isPublicChannel: async (c) => c === PUBLIC || c === SHARED,
-    },
+    members,
+    isPublic: (c) => c === PUBLIC || c === SHARED,
   });
 }
 
@@ -57,23 +53,9 @@ beforeAll(async () => {
   const trunk = { getQueue: async () => ({ state: 'running', concurrency: 1 }) };
   services = createServices({
     store,
-    trunk: {
-      trunkFor: async () => ({ api: trunk as never, orgSlug: 'acme' }),
-      v2For: async () => undefined,
-      v2WithKey: () => ({}) as never,
-      readsFor: async () => ({ api: trunk as never, orgSlug: 'acme' }),
-      trunkWithToken: () => ({}) as never,
-      invalidate: () => {},
-    },
-    logger: { info() {}, warn() {}, error() {}, debug() {}, child: () => ({}) } as never,
-    defaults: () => ({
-      defaultTarget: undefined,
-      mode: 'single',
-      hasEnvTrunkToken: true,
-      envOrgSlug: 'acme',
-      canStoreSecrets: false,
-      auditRetentionDays: 30,
-    }),
+    trunk: trunkAccess(() => ({ api: trunk as never, orgSlug: 'acme' })),
+    logger: silentLogger(),
+    defaults: deploymentDefaults({ hasEnvTrunkToken: true, envOrgSlug: 'acme', auditRetentionDays: 30 }),
   });
 });
 afterAll(async () => {

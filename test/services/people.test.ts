@@ -7,52 +7,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/log.ts';
 import type { DirectoryUser } from '../../src/queue/permissions.ts';
-import { createActor } from '../../src/services/actor.ts';
 import { PeopleService } from '../../src/services/people.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { actorOf, deploymentDefaults, trunkAccess } from '../helpers/services.ts';
 
 const W = 'T1';
 const USER = 'UMARA00001';
 
 function actorFor(store: Store, userId: string) {
-  const users: DirectoryUser[] = [{ id: userId, isAdmin: false, isOwner: false, teamId: W }];
-  return createActor({
-    workspace: { id: W, install: 'single' },
-    userId,
-    now: () => 1_000,
-    store,
-    directory: {
-      getUser: async (id) => users.find((u) => u.id === id),
-      usergroupMembers: async () => [],
-      isChannelMember: async () => false,
-      isPublicChannel: async () => false,
-    },
-  });
+  const people: DirectoryUser[] = [{ id: userId, isAdmin: false, isOwner: false, teamId: W }];
+  return actorOf(store, userId, { workspaceId: W, people, now: () => 1_000 });
 }
 
 function serviceOf(store: Store) {
   return new PeopleService({
     store,
-    trunk: {
-      trunkFor: async () => undefined,
-      v2For: async () => undefined,
-      v2WithKey: () => ({}) as never,
-      readsFor: async () => undefined,
-      trunkWithToken: () => ({}) as never,
-      invalidate: () => {},
-    },
-    logger: { info() {}, warn() {}, error() {}, debug() {}, child: () => ({}) } as never,
-    defaults: () => ({
-      defaultTarget: undefined,
-      mode: 'single',
-      hasEnvTrunkToken: false,
-      envOrgSlug: undefined,
-      canStoreSecrets: false,
-      auditRetentionDays: 30,
-    }),
+    trunk: trunkAccess(() => undefined),
+    logger: silentLogger(),
+    defaults: deploymentDefaults({ auditRetentionDays: 30 }),
   });
 }
 

@@ -7,13 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTarget } from '../../src/core/target.ts';
+import { silentLogger } from '../../src/observability/log.ts';
 import type { DirectoryUser } from '../../src/queue/permissions.ts';
-import { createActor } from '../../src/services/actor.ts';
 import type { WorkspaceTrunk } from '../../src/services/ports.ts';
 import { QueueService } from '../../src/services/queue.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { TrunkApi } from '../../src/trunk/api.ts';
+import { actorOf, deploymentDefaults, trunkAccess } from '../helpers/services.ts';
 
 const W = 'T1';
 let store: Store;
@@ -32,40 +33,15 @@ const trunk: WorkspaceTrunk = {
 function service(connected = true) {
   return new QueueService({
     store,
-    trunk: {
-      trunkFor: async () => (connected ? trunk : undefined),
-      v2For: async () => undefined,
-      v2WithKey: () => ({}) as never,
-      readsFor: async () => (connected ? trunk : undefined),
-      trunkWithToken: () => trunk.api,
-      invalidate: () => {},
-    },
-    logger: {} as never,
-    defaults: () => ({
-      defaultTarget: undefined,
-      mode: 'single',
-      hasEnvTrunkToken: false,
-      envOrgSlug: undefined,
-      canStoreSecrets: false,
-      auditRetentionDays: 90,
-    }),
+    trunk: trunkAccess(() => (connected ? trunk : undefined)),
+    logger: silentLogger(),
+    defaults: deploymentDefaults(),
   });
 }
 
 function actor(userId: string, user: Partial<DirectoryUser> = {}) {
-  const users: DirectoryUser[] = [{ id: userId, isAdmin: false, isOwner: false, teamId: W, ...user }];
-  return createActor({
-    workspace: { id: W, install: 'single' },
-    userId,
-    now: () => 5,
-    store,
-    directory: {
-      getUser: async (id) => users.find((u) => u.id === id),
-      usergroupMembers: async () => [],
-      isChannelMember: async () => false,
-      isPublicChannel: async () => false,
-    },
-  });
+  const people: DirectoryUser[] = [{ id: userId, isAdmin: false, isOwner: false, teamId: W, ...user }];
+  return actorOf(store, userId, { workspaceId: W, people, now: () => 5 });
 }
 
 beforeAll(async () => {

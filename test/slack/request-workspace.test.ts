@@ -98,7 +98,8 @@ describe('while Slack has not said whose the bot token is', () => {
     guardRequestWorkspace(app, {
       mode: 'single',
       own: own.get,
-      store: { appendAudit, installations: { load: async () => undefined } },
+      installations: { load: async () => undefined },
+      audit: appendAudit,
       logger: silentLogger(),
       now: () => 0,
       slackApiUrl: 'http://127.0.0.1:1/api/',

@@ -45,6 +45,28 @@ describe('parseUnfurlLink', () => {
     });
   });
 
+  it('reads links as Slack sends them in link_shared, `&` escaped as `&amp;`', () => {
+    expect(parseUnfurlLink(`${APP}/acme-org/pull/7?repo=acme/web&amp;branch=release/2`, APP)).toMatchObject({
+      repo: repo('acme', 'web'),
+      branch: 'release/2',
+      number: 7,
+    });
+    expect(parseUnfurlLink(`${APP}/acme-org/merge-queue/acme/web?tab=prs&amp;branch=dev`, APP)).toMatchObject(
+      {
+        kind: 'queue',
+        branch: 'dev',
+      },
+    );
+  });
+
+  it('reads a link in message markup (`<url|label>`) by its URL', () => {
+    expect(parseUnfurlLink('<https://github.com/acme/web/pull/12|#12>', APP)).toMatchObject({ number: 12 });
+    expect(parseUnfurlLink(`<${APP}/acme-org/pull/7?repo=acme/web&amp;branch=dev>`, APP)).toMatchObject({
+      branch: 'dev',
+      number: 7,
+    });
+  });
+
   it('reads GitHub PR links and their tabs', () => {
     for (const url of [
       'https://github.com/acme/web/pull/12',

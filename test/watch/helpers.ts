@@ -1,7 +1,7 @@
 /**
  * Watch services on the world (test/helpers/world.ts) — real store (SQLite or PostgreSQL), real Trunk
  * client over HTTP to the Trunk fake, a clock the test moves — delivering through what production runs:
- * the Slack side's deliverBatch (createQueueEventDelivery, src/slack/queue-events/service.ts) through the app's
+ * the Slack side's deliverBatch (as src/workers/queue-watcher.ts builds it) through the app's
  * Slack outbox to the fake Slack, as src/workers/queue-watcher.ts wires it. `delivered` records what that
  * path delivered; `failing` makes Slack refuse writes to a destination.
  */
@@ -10,13 +10,13 @@ import type { SlackFake } from '../../dev/fakes/slack/server.ts';
 import type { TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
-import { createQueueEventDelivery } from '../../src/slack/queue-events/service.ts';
 import type { Store } from '../../src/store/types.ts';
 import type { TrunkApi } from '../../src/trunk/api.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
 import type { DeliverBatch, Destination, WatchEvent } from '../../src/watch/index.ts';
 import { createWatchService, type WatchService, type WatchServiceDeps } from '../../src/watch/service.ts';
+import { queueEventDelivery } from '../../src/workers/queue-watcher.ts';
 import { startWorld, type World, type WriteFaults } from '../helpers/world.ts';
 
 export const WS = 'T0WATCH01';
@@ -61,7 +61,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
   const app = await world.app();
   const outbox = world.outbox({ faults: failing });
   // The Slack side of queue events exactly as the queue-watcher worker builds it.
-  const delivery = createQueueEventDelivery({
+  const delivery = queueEventDelivery({
     config: app.config,
     store,
     workspaces: app.workspaces,

@@ -18,9 +18,10 @@ export function conversationMethods(s: SlackState): Record<string, Method> {
             is_channel: true,
             is_private: c.isPrivate ?? false,
             is_member: c.isMember ?? true,
-            // Slack Connect: shared with another organization.
-            is_shared: c.isShared ?? false,
+            // Slack Connect: shared with another organization; org-shared: between one Grid org's workspaces.
+            is_shared: Boolean(c.isShared || c.isOrgShared),
             is_ext_shared: c.isShared ?? false,
+            is_org_shared: c.isOrgShared ?? false,
           },
         },
       };

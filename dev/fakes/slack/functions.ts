@@ -2,7 +2,8 @@
  * Workflow Builder steps in the fake: `function_executed` events shaped after Slack's documented example
  * (https://docs.slack.dev/reference/events/function_executed), each with its own execution token
  * (`bot_access_token`), and functions.completeSuccess / functions.completeError, which accept only the token
- * of the execution they complete (any other token is refused) and record every completion.
+ * of the execution they complete (any other token is refused) and record every completion; an execution
+ * whose workflow was cancelled answers `execution_not_in_running_state`, as Slack documents.
  */
 import { eventEnvelope } from './signing.ts';
 import { err, type Method, nextId, type SlackState, str } from './state.ts';
@@ -12,6 +13,8 @@ export interface FunctionFake {
   methods: Record<string, Method>;
   /** Starts an execution: its token becomes valid for the team, and the Events API envelope is returned. */
   start(input: FunctionExecutionInput): FakeFunctionExecution;
+  /** The workflow was cancelled (or ended) in Slack: completing the step answers `execution_not_in_running_state`. */
+  cancel(executionId: string): void;
   readonly completions: FakeFunctionCompletion[];
 }
 
@@ -91,6 +94,7 @@ export function createFunctionFake(s: SlackState): FunctionFake {
   const tokenOf = new Map<string, string>();
   const executionOf = new Map<string, string>();
   const completions: FakeFunctionCompletion[] = [];
+  const cancelled = new Set<string>();
 
   const complete =
     (kind: 'success' | 'error'): Method =>
@@ -99,6 +103,7 @@ export function createFunctionFake(s: SlackState): FunctionFake {
       if (!id || !tokenOf.has(id)) return err('function_execution_not_found');
       // Only the execution's own token completes it: a bot token or another execution's is refused.
       if (!token || executionOf.get(token) !== id) return err('not_allowed_token_type');
+      if (cancelled.has(id)) return err('execution_not_in_running_state');
       if (kind === 'error' && !str(args['error'])) return err('invalid_arguments');
       const c: FakeFunctionCompletion = { executionId: id, kind, token, at: s.now() };
       if (kind === 'success') {
@@ -114,6 +119,9 @@ export function createFunctionFake(s: SlackState): FunctionFake {
     methods: {
       'functions.completeSuccess': complete('success'),
       'functions.completeError': complete('error'),
+    },
+    cancel(executionId) {
+      cancelled.add(executionId);
     },
     start(input) {
       const teamId = input.teamId ?? s.defaultTeamId;

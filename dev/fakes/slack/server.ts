@@ -145,6 +145,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     issuedTokens: st.issuedTokens,
     socketMode,
     startFunction: (input) => functions.start(input),
+    cancelFunction: (executionId) => functions.cancel(executionId),
     functionCompletions: (id) =>
       functions.completions.filter((c) => id === undefined || c.executionId === id),
     failNext(method, fault, times = 1) {

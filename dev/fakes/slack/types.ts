@@ -35,6 +35,8 @@ export interface FakeChannel {
   members?: string[];
   /** A Slack Connect channel (conversations.info `is_shared`, `is_ext_shared`). */
   isShared?: boolean;
+  /** Shared between workspaces of one Enterprise Grid organization (`is_shared`, `is_org_shared`; not ext). */
+  isOrgShared?: boolean;
   /** Deleted, or never there: conversations.* answer channel_not_found (unknown channels are made up). */
   gone?: boolean;
 }
@@ -227,6 +229,8 @@ export interface SlackFake {
   readonly socketMode: SocketModeFake;
   /** Starts a Workflow Builder step execution: its function_executed envelope and execution token. */
   startFunction(input: FunctionExecutionInput): FakeFunctionExecution;
+  /** Someone cancelled the execution's workflow: completing it is refused from now on. */
+  cancelFunction(executionId: string): void;
   /** Completions Slack accepted (functions.completeSuccess / completeError), oldest first. */
   functionCompletions(executionId?: string): FakeFunctionCompletion[];
   /** Resolves with the predicate's first truthy result, re-evaluated after every recorded request. */

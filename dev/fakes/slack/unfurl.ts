@@ -79,6 +79,12 @@ export function linkSharedEvent(input: LinkSharedInput): Record<string, unknown>
     unfurl_id: unfurlId,
     ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
     source: composer ? 'composer' : 'conversations_history',
-    links: input.urls.map((url) => ({ domain: new URL(url).hostname, url })),
+    // Slack escapes `&`, `<`, `>` in these URLs as in message text: `?a=1&b=2` arrives as `?a=1&amp;b=2`.
+    links: input.urls.map((url) => ({ domain: new URL(url).hostname, url: slackEscape(url) })),
   };
+}
+
+/** Slack's escaping of message text, which link_shared's URLs carry too. */
+export function slackEscape(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }

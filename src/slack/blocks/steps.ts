@@ -26,3 +26,9 @@ export function stepTimedOut(ref: QueueRef, prNumber: number, minutes: number): 
 export function stepBadInput(error: string): string {
   return `${error} Fix the step's inputs in Workflow Builder. Nothing was changed.`;
 }
+
+/** A step of this app's name that this version does not offer (an older manifest's, or a newer one's). */
+export function stepUnknown(callbackId: string): string {
+  const id = callbackId.replace(/[^\w.-]/g, '').slice(0, 60);
+  return `This version of mergequeue has no workflow step \`${id}\`: the app was changed since the workflow was built. Remove the step and add it again from mergequeue's steps in Workflow Builder, or ask whoever runs the app. Nothing was changed.`;
+}

@@ -14,8 +14,8 @@
  *
  * Shutdown and restart. The outbox holds writes in memory only; what must survive is durable upstream of
  * it: a queue event's delivery row (watch_deliveries) stays claimed until its write is answered, and a
- * digest occurrence's claim records each message posted. `stop(deadline)` refuses new writes, lets the
- * lanes drain until the deadline, then drops what is left, with one log line and
+ * digest occurrence's claim records each message posted. `stop(waitMs)` refuses new writes, lets the
+ * lanes drain for up to waitMs, then drops what is left, with one log line and
  * `mergequeue_outbox_dropped_total{kind}`: a dropped queue event is delivered after its claim's lease
  * expires (by this replica after a restart, or by another), a dropped digest message by the occurrence's
  * next attempt; a dropped freeze announcement or notice is lost (logged). After a restart the outbox starts
@@ -181,13 +181,14 @@ export class SlackOutbox implements Notifier {
   }
 
   /**
-   * Takes no new writes; waits for the lanes to drain until `deadlineMs`, then drops what is left (each
-   * answered as passing trouble, so durable callers retry it later), logged and counted.
+   * Takes no new writes; waits up to `waitMs` (a duration, not an epoch deadline) for the lanes to drain,
+   * then drops what is left (each answered as passing trouble, so durable callers retry it later), logged
+   * and counted.
    */
-  async stop(deadlineMs: number): Promise<void> {
+  async stop(waitMs: number): Promise<void> {
     this.#stopping = true;
     let t: NodeJS.Timeout | undefined;
-    await Promise.race([this.idle(), new Promise((r) => (t = setTimeout(r, deadlineMs)))]);
+    await Promise.race([this.idle(), new Promise((r) => (t = setTimeout(r, waitMs)))]);
     clearTimeout(t);
     this.#abandoned = true;
     const dropped: Record<string, number> = {};

@@ -2,17 +2,12 @@
  * Queue events in Slack: how the watcher's events reach channels, live status messages and authors
  * (deliver.ts, through the app's one Slack outbox), the live status messages people ask for, and their
  * expiry. The watcher that produces the events, and the loop that expires live messages, run as a worker
- * (src/workers/queue-watcher.ts).
+ * (src/workers/queue-watcher.ts), which also builds the rows this side reads and writes (live messages,
+ * watches) and hands them in: the Slack side opens no store.
  */
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../observability/log.ts';
-import type { Store } from '../../store/types.ts';
-import {
-  type DeliverBatch,
-  type Departures,
-  LiveMessageRepository,
-  WatchRepository,
-} from '../../watch/index.ts';
+import type { DeliverBatch, Departures, LiveMessageRepository, WatchRepository } from '../../watch/index.ts';
 import type { SlackOutbox } from '../outbox/outbox.ts';
 import type { StepCompleter } from '../steps/completion.ts';
 import type { Workspaces } from '../workspace.ts';
@@ -21,7 +16,10 @@ import { expireLive, type LiveStatus, liveStatus } from './live.ts';
 
 export interface QueueEventDeliveryOptions {
   config: Config;
-  store: Store;
+  /** The live status messages' rows. */
+  liveMessages: LiveMessageRepository;
+  /** The watches (feeds), read for their destinations and paused when their channel is closed. */
+  watches: WatchRepository;
   workspaces: Workspaces;
   /** Every write goes through it (the app's one outbox). */
   outbox: SlackOutbox;
@@ -42,8 +40,8 @@ export interface QueueEventDelivery {
 
 export function createQueueEventDelivery(o: QueueEventDeliveryOptions): QueueEventDelivery {
   const liveDeps: DeliverDeps = {
-    repo: new LiveMessageRepository(o.store.db),
-    watches: new WatchRepository(o.store.db),
+    repo: o.liveMessages,
+    watches: o.watches,
     workspaces: o.workspaces,
     outbox: o.outbox,
     logger: o.logger,

@@ -20,7 +20,7 @@ import {
   type StepOutcome,
   type StepSendResult,
   type StepWait,
-  StepWaitRepository,
+  type StepWaitRepository,
   type WatchEvent,
 } from '../../watch/index.ts';
 import { isSlackApiError, slackAnswer } from '../api-errors.ts';
@@ -28,15 +28,27 @@ import { stepTimedOut } from '../blocks/steps.ts';
 import { refusalOf } from '../outbox/final-errors.ts';
 import type { Workspaces } from '../workspace.ts';
 
-/** Slack's answers after which completing this execution can never work. */
-const FINAL_FUNCTION_ERRORS = new Set(['function_execution_not_found', 'invalid_arguments']);
+/**
+ * Slack's answers after which completing this execution can never work: it is gone or already completed, its
+ * workflow was cancelled or ended (`execution_not_in_running_state`), or Slack refuses this answer itself.
+ */
+const FINAL_FUNCTION_ERRORS = new Set([
+  'function_execution_not_found',
+  'execution_not_in_running_state',
+  'access_denied',
+  'parameter_validation_failed',
+  'invalid_arguments',
+]);
 
 /** How long a done wait is kept before it is pruned (a day), and how often that is looked at. */
 const KEEP_DONE_MS = 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 export interface StepCompletionDeps {
-  store: Pick<Store, 'db' | 'stepWaitToken'>;
+  /** The waits' rows (watch/waits.ts), built by the waits worker (workers/step-waits.ts). */
+  waits: StepWaitRepository;
+  /** Each execution's own token, stored encrypted. */
+  store: Pick<Store, 'stepWaitToken'>;
   workspaces: Pick<Workspaces, 'slackClientOptions' | 'backgroundTrunkFor'>;
   logger: Logger;
   now: () => number;
@@ -56,7 +68,7 @@ export interface StepCompleter {
 }
 
 export function createStepCompleter(d: StepCompletionDeps): StepCompleter {
-  const waits = new StepWaitRepository(d.store.db);
+  const { waits } = d;
   const log = d.logger.child({ component: 'workflow-steps' });
 
   async function send(w: StepWait): Promise<StepSendResult> {

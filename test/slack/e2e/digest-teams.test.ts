@@ -10,6 +10,7 @@ import { DEFAULT_RETRY_POLICY } from '../../../src/trunk/retry.ts';
 import { defaultUsers, type Harness, startHarness, USERS } from '../../helpers/app-harness.ts';
 import { assertValidReply } from '../../helpers/block-kit.ts';
 import { textOf } from '../../helpers/block-kit-reading.ts';
+import { botPosts } from '../../helpers/slack-posts.ts';
 
 const REPO = 'acme/mono';
 const TEAMS = 10;
@@ -63,8 +64,7 @@ async function add(text: string, channel: string): Promise<string> {
   return id;
 }
 
-const posted = (channel: string): FakeMessage[] =>
-  h.slack.channelMessages(channel).filter((m) => m.via === 'api');
+const posted = (channel: string): FakeMessage[] => botPosts(h.slack, channel);
 
 describe('team digests sharing one collection', () => {
   it('refuses a bad owner with a clear message and saves nothing', async () => {

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
 import { viewSubmissionPayload } from '../../../dev/fakes/slack/signing.ts';
-import { type Harness, startHarness } from '../../helpers/app-harness.ts';
+import type { Harness } from '../../helpers/app-harness.ts';
 import { findAction, stateFromView, textOf } from '../../helpers/block-kit-reading.ts';
-import { installViaOAuth } from '../../helpers/oauth-install.ts';
+import { gridMember, installViaOAuth, startOrgWideHarness } from '../../helpers/oauth-install.ts';
 import { payload, postCommandFields, postInteraction } from '../../helpers/slack-payloads.ts';
 
 const ENTERPRISE = 'E0STARSHP1';
@@ -26,47 +26,31 @@ const ACME_ENTERPRISE = 'E0ACMEORG1';
 const ACME = 'T0ACME0001';
 const SISTER = 'W0SISTER01';
 
-const gridUser = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  name: id.toLowerCase(),
-  teamId: GRID_WORKSPACE,
-  enterpriseId: ENTERPRISE,
-  teams: [GRID_WORKSPACE],
-  ...extra,
-});
+const gridUser = gridMember(ENTERPRISE, GRID_WORKSPACE);
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({
-    mode: 'oauth',
-    slackOptions: {
-      clientId: 'client-id-1',
-      clientSecret: 'client-secret-1',
-      acceptAnyBotToken: false,
-      users: [
-        gridUser(GRID_INSTALLER),
-        gridUser(ORG_ADMIN, { enterpriseAdmin: true }),
-        gridUser(ORG_OWNER, { enterpriseOwner: true }),
-        gridUser(ORG_MEMBER),
-        // An admin of a sister workspace of Acme's organization, not a member of Acme's workspace.
-        {
-          id: SISTER,
-          name: 'sis',
-          teamId: 'T0SISTER01',
-          enterpriseId: ACME_ENTERPRISE,
-          teams: ['T0SISTER01'],
-          isAdmin: true,
-        },
-      ],
-    },
-  });
-  h.slack.setInstallation({
-    teamId: GRID_WORKSPACE,
+  h = await startOrgWideHarness({
     enterpriseId: ENTERPRISE,
-    orgWide: true,
-    installerUserId: GRID_INSTALLER,
+    workspaceId: GRID_WORKSPACE,
+    installer: GRID_INSTALLER,
     botUserId: 'W0MQBOT001',
+    users: [
+      gridUser(GRID_INSTALLER),
+      gridUser(ORG_ADMIN, { enterpriseAdmin: true }),
+      gridUser(ORG_OWNER, { enterpriseOwner: true }),
+      gridUser(ORG_MEMBER),
+      // An admin of a sister workspace of Acme's organization, not a member of Acme's workspace.
+      {
+        id: SISTER,
+        name: 'sis',
+        teamId: 'T0SISTER01',
+        enterpriseId: ACME_ENTERPRISE,
+        teams: ['T0SISTER01'],
+        isAdmin: true,
+      },
+    ],
   });
   expect((await installViaOAuth(h)).status).toBe(200);
   await h.app!.store.setTrunkCredentials(

@@ -101,6 +101,27 @@ describe('settings modal', () => {
   });
 });
 
+describe('a modal’s private answer where the bot is not in the channel', () => {
+  it('comes as a direct message through the outbox', async () => {
+    const outside = 'C0OUTSIDE1';
+    // The ephemeral answer is refused there (not_in_channel), so it arrives as a DM.
+    h.slack.setChannel({ id: outside, name: 'outside', isMember: false });
+    await h.sendCommand('settings acme/web:main', { user: USERS.admin, channel: outside });
+    const view = await h.slack.waitFor(() =>
+      h.slack.views.find((v) => v.view['callback_id'] === 'mq_settings'),
+    );
+    h.trunk.clearRequests();
+    await h.submitView({ view, values: stateFromView(view.view), user: USERS.admin });
+    const dm = await h.slack.waitFor(() => h.slack.messages.find((m) => m.channel === USERS.admin));
+    expect(textOf(dm)).toContain('Nothing to change');
+    expect(h.slack.ephemerals).toEqual([]);
+    expect(h.trunkCalls('updateQueue')).toHaveLength(0);
+    // The outbox's own post: no link previews (a direct chat.postMessage here asked for none of that).
+    const post = h.slack.callsTo('chat.postMessage').find((c) => c.args['channel'] === USERS.admin);
+    expect(post?.args).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
+  });
+});
+
 describe('connect modal', () => {
   async function openConnect(): Promise<FakeView> {
     await h.sendCommand('connect', { user: USERS.admin });

@@ -6,7 +6,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { blockActionsPayload, interactiveBody } from '../../../dev/fakes/slack/signing.ts';
 import { PeopleRepository } from '../../../src/watch/index.ts';
-import { CHANNEL, defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import {
+  CHANNEL,
+  defaultUsers,
+  type Harness,
+  linkVerified,
+  startHarness,
+  TEAM,
+  USERS,
+} from '../../helpers/app-harness.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 
 const REPO = 'acme/web';
@@ -31,14 +39,7 @@ beforeAll(async () => {
   });
   const people = new PeopleRepository(h.app!.store.db);
   // The author's link was made by an operator (`config people`); the spoofer's by themselves (`me github`).
-  const made = await people.link({
-    workspaceId: TEAM,
-    userId: AUTHOR.id,
-    githubLogin: AUTHOR.login,
-    linkedBy: OPERATOR,
-    verified: true,
-    now: Date.now(),
-  });
+  const made = await linkVerified(h, AUTHOR, OPERATOR);
   const claimed = await people.link({
     workspaceId: TEAM,
     userId: SPOOFER.id,

@@ -166,6 +166,16 @@ describe('link unfurls', () => {
     expect(text).toContain('2 PRs');
   });
 
+  it('a link with `&` (Slack sends `&amp;`) unfurls, keyed by the URL exactly as Slack sent it', async () => {
+    await h.reset();
+    h.trunk.addQueue('acme/web', 'release', {}, [{ prNumber: 21, prTitle: 'Release fix', state: 'pending' }]);
+    const typed = `${APP}/acme/pull/21?repo=acme/web&branch=release`;
+    const [u] = await paste(h, [typed]);
+    const sent = `${APP}/acme/pull/21?repo=acme/web&amp;branch=release`;
+    expect(Object.keys(u!.unfurls)).toEqual([sent]);
+    expect(textOfUnfurl(u, sent)).toContain('#21 Release fix');
+  });
+
   it('a composer preview is answered by unfurl_id and source', async () => {
     await h.reset();
     seed(h);
@@ -206,6 +216,16 @@ describe('link unfurls', () => {
     expect(await paste(h, [`${APP}/acme/pull/12?repo=acme/web`], { channel: 'C0SHARED01' })).toEqual([]);
     expect(h.trunk.requests).toEqual([]);
     saidNothing(h);
+  });
+
+  it('a channel shared between workspaces of one Grid organization (not Slack Connect) unfurls', async () => {
+    await h.reset();
+    seed(h);
+    h.slack.setChannel({ id: 'C0ORGSHRD1', name: 'org-wide-releases', isOrgShared: true });
+    const url = `${APP}/acme/pull/12?repo=acme/web`;
+    const [u] = await paste(h, [url], { channel: 'C0ORGSHRD1' });
+    expect(u!.channel).toBe('C0ORGSHRD1');
+    expect(textOfUnfurl(u, url)).toContain('#12 Waiting one');
   });
 
   it('a private conversation the app was not invited to unfurls to nothing', async () => {

@@ -5,8 +5,8 @@
  * and the organization's admins are operators while its plain members are not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../helpers/app-harness.ts';
-import { installViaOAuth } from '../../helpers/oauth-install.ts';
+import type { Harness } from '../../helpers/app-harness.ts';
+import { gridMember, installViaOAuth, startOrgWideHarness } from '../../helpers/oauth-install.ts';
 import { runStep } from '../../helpers/slack-payloads.ts';
 
 const ENTERPRISE = 'E0FLOWORG1';
@@ -15,33 +15,17 @@ const INSTALLER = 'W0FLOWINS1';
 const ORG_ADMIN = 'W0FLOWADM1';
 const ORG_MEMBER = 'W0FLOWMEM1';
 
-const gridUser = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  name: id.toLowerCase(),
-  teamId: WORKSPACE,
-  enterpriseId: ENTERPRISE,
-  teams: [WORKSPACE],
-  ...extra,
-});
+const gridUser = gridMember(ENTERPRISE, WORKSPACE);
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({
-    mode: 'oauth',
-    slackOptions: {
-      clientId: 'client-id-1',
-      clientSecret: 'client-secret-1',
-      acceptAnyBotToken: false,
-      users: [gridUser(INSTALLER), gridUser(ORG_ADMIN, { enterpriseAdmin: true }), gridUser(ORG_MEMBER)],
-    },
-  });
-  h.slack.setInstallation({
-    teamId: WORKSPACE,
+  h = await startOrgWideHarness({
     enterpriseId: ENTERPRISE,
-    orgWide: true,
-    installerUserId: INSTALLER,
+    workspaceId: WORKSPACE,
+    installer: INSTALLER,
     botUserId: 'W0FLOWBOT1',
+    users: [gridUser(INSTALLER), gridUser(ORG_ADMIN, { enterpriseAdmin: true }), gridUser(ORG_MEMBER)],
   });
   expect((await installViaOAuth(h)).status).toBe(200);
   await h.app!.store.setTrunkCredentials(ENTERPRISE, { token: 'test-token', orgSlug: 'acme' }, INSTALLER);

@@ -48,6 +48,18 @@ describe('the function_executed payload', () => {
   });
 });
 
+describe('a step this version does not offer', () => {
+  it('fails at once saying what to do, instead of leaving the workflow running', async () => {
+    const run = await runStep(h, 'retired_step', { target: 'acme/web:main' }, { person: USERS.admin });
+    expect(run.sent.status).toBe(200);
+    const done = await completion(run.executionId);
+    expect(done).toMatchObject({ kind: 'error', token: run.token });
+    expect(done.error).toContain('no workflow step `retired_step`');
+    expect(done.error).toContain('Nothing was changed.');
+    expect(h.trunk.requests).toEqual([]);
+  });
+});
+
 describe('queue steps', () => {
   it('an operator pauses a queue: Trunk paused, the step completes with the state, announced and audited', async () => {
     const q = fresh();
@@ -147,6 +159,25 @@ describe('queue steps', () => {
     const bad = await runStep(h, 'pause_queue', { target: 'not a target!' }, { person: USERS.admin });
     expect((await completion(bad.executionId)).error).toContain('`target` input');
     expect(h.trunkCalls('updateQueue')).toHaveLength(0);
+  });
+});
+
+describe('inputs handed over as text', () => {
+  it('numbers a workflow variable gives as text are read as numbers (concurrency, pr)', async () => {
+    const q = fresh();
+    const conc = await runStep(
+      h,
+      'set_concurrency',
+      { target: ` ${q.target} `, concurrency: '3' },
+      { person: USERS.admin },
+    );
+    expect(await completion(conc.executionId)).toMatchObject({ kind: 'success' });
+    expect(h.trunk.queue(q.repo, 'main')!.concurrency).toBe(3);
+    const submit = await runStep(h, 'submit_pr', { target: q.target, pr: '7005' }, { person: USERS.admin });
+    expect(await completion(submit.executionId)).toMatchObject({ kind: 'success' });
+    expect((h.trunk.queue(q.repo, 'main')!.enqueuedPullRequests ?? []).map((p) => p.prNumber)).toContain(
+      7005,
+    );
   });
 });
 
@@ -296,6 +327,30 @@ describe('wait_for_pr', () => {
     });
     await interval();
     expect(await completion(run.executionId)).toMatchObject({ outputs: { state: 'failed' } });
+  });
+
+  it('a workflow cancelled while its step waits: told once, Slack says it is over, never asked again', async () => {
+    const q = fresh([{ prNumber: 88, state: 'testing' }]);
+    const run = await runStep(h, 'wait_for_pr', { target: q.target, pr: 88, timeout_minutes: 60 });
+    await h.idle();
+    await interval();
+    h.slack.cancelFunction(run.executionId);
+    h.trunk.dequeuePr(q.repo, 'main', 88);
+    h.trunk.addSubmittedPr(q.repo, 'main', {
+      prNumber: 88,
+      state: 'merged',
+      isCurrentlySubmittedToQueue: false,
+    });
+    const attempts = () =>
+      h.slack
+        .callsTo('functions.completeSuccess')
+        .filter((c) => c.args['function_execution_id'] === run.executionId);
+    await interval();
+    await h.slack.waitFor(() => attempts()[0]);
+    await interval();
+    await interval();
+    expect(attempts()).toHaveLength(1);
+    expect(h.slack.functionCompletions(run.executionId)).toEqual([]);
   });
 
   it('fails at its time limit with a message saying what to do', async () => {

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
-import { PeopleRepository } from '../../../src/watch/index.ts';
-import { defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import { defaultUsers, type Harness, linkVerified, startHarness, TEAM } from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
+import { feedPosts as feedPostsIn } from '../../helpers/slack-posts.ts';
 
 /** Linked by an operator (`config people`): may act on their PRs. */
 const AUTHOR = { id: 'UAUTHOR001', name: 'alice', login: 'alice-gh' };
@@ -34,14 +34,7 @@ beforeAll(async () => {
       ],
     },
   });
-  const linked = await new PeopleRepository(h.app!.store.db).link({
-    workspaceId: TEAM,
-    userId: AUTHOR.id,
-    githubLogin: AUTHOR.login,
-    linkedBy: USERS.admin,
-    verified: true,
-    now: Date.now(),
-  });
+  const linked = await linkVerified(h, AUTHOR);
   expect(linked.ok).toBe(true);
   const claimed = await h.sendCommand(`me github ${CLAIMER.login}`, { user: CLAIMER.id });
   expect(textOf(await h.reply(claimed.responseUrl))).toContain('linked to GitHub login');
@@ -87,8 +80,7 @@ function leaves(q: { repo: string }, prNumber: number, login: string, state: str
 
 const dms = (user: string) => h.slack.channelMessages(user);
 /** What the feed posted: the `watch` command's own announcement of a feed change (issue 19) is not counted. */
-const feedPosts = (channel: string) =>
-  h.slack.channelMessages(channel).filter((m) => !/started a feed of|this channel's feed of/.test(textOf(m)));
+const feedPosts = (channel: string) => feedPostsIn(h.slack, channel);
 
 /** The note the watcher sends `user` about #prNumber. */
 function noteAbout(user: string, prNumber: number): Promise<FakeMessage> {

@@ -10,6 +10,7 @@ import { type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harne
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
 import { clickThroughReasonModal } from '../../helpers/reason-modal.ts';
+import { feedPosts } from '../../helpers/slack-posts.ts';
 
 let h: Harness;
 const clock = { now: Date.now() };
@@ -44,8 +45,7 @@ async function command(text: string, opts: { user?: string; channel?: string } =
 }
 
 /** What the feed posted: the `watch` command's own announcement of a feed change (issue 19) is not counted. */
-const posts = (channel: string) =>
-  h.slack.channelMessages(channel).filter((m) => !/started a feed of|this channel's feed of/.test(textOf(m)));
+const posts = (channel: string) => feedPosts(h.slack, channel);
 const lastPost = (channel: string): FakeMessage | undefined => posts(channel).at(-1);
 
 describe('channel feed', () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
 import { textOf } from '../../helpers/block-kit-reading.ts';
+import { feedPosts } from '../../helpers/slack-posts.ts';
 
 let h: Harness;
 const clock = { now: Date.now() };
@@ -39,8 +40,7 @@ async function command(text: string, opts: { user?: string; channel?: string } =
 }
 
 /** What the feed posted: the `watch` command's own announcement of a feed change (issue 19) is not counted. */
-const posts = (channel: string) =>
-  h.slack.channelMessages(channel).filter((m) => !/started a feed of|this channel's feed of/.test(textOf(m)));
+const posts = (channel: string) => feedPosts(h.slack, channel);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('live status messages', () => {

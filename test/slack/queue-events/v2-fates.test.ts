@@ -7,10 +7,17 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../../dev/fakes/slack/server.ts';
-import { PeopleRepository } from '../../../src/watch/index.ts';
-import { CHANNEL, defaultUsers, type Harness, startHarness, TEAM, USERS } from '../../helpers/app-harness.ts';
+import {
+  CHANNEL,
+  defaultUsers,
+  type Harness,
+  linkVerified,
+  startHarness,
+  USERS,
+} from '../../helpers/app-harness.ts';
 import { assertValidMessage } from '../../helpers/block-kit.ts';
 import { findAction, textOf } from '../../helpers/block-kit-reading.ts';
+import { feedPosts as feedPostsIn } from '../../helpers/slack-posts.ts';
 import { v2RequestErrors } from '../../trunk/openapi-v2.ts';
 
 const KEY = 'trunk_v2_eventstestkey0001';
@@ -30,14 +37,7 @@ async function start(withKey: boolean): Promise<Setup> {
     slackOptions: { users: [...defaultUsers(), { id: AUTHOR.id, name: AUTHOR.name, tz: 'UTC' }] },
   });
   h.trunk.v2.setKeys({ [KEY]: [] });
-  const linked = await new PeopleRepository(h.app!.store.db).link({
-    workspaceId: TEAM,
-    userId: AUTHOR.id,
-    githubLogin: AUTHOR.login,
-    linkedBy: USERS.admin,
-    verified: true,
-    now: Date.now(),
-  });
+  const linked = await linkVerified(h, AUTHOR);
   expect(linked.ok).toBe(true);
   return { h, clock, n: 0 };
 }
@@ -93,8 +93,7 @@ function failedHistory(reason: string | null, failed: Record<string, unknown> = 
   ];
 }
 
-const feedPosts = (h: Harness, channel: string) =>
-  h.slack.channelMessages(channel).filter((m) => !/started a feed of|this channel's feed of/.test(textOf(m)));
+const feedPosts = (h: Harness, channel: string) => feedPostsIn(h.slack, channel);
 const noteAbout = (h: Harness, prNumber: number): Promise<FakeMessage> =>
   h.slack.waitFor(() => h.slack.channelMessages(AUTHOR.id).find((m) => textOf(m).includes(`#${prNumber}`)));
 

@@ -18,7 +18,7 @@ import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import { servicesOf } from '../../services.ts';
-import { tellPrivately } from './settings.ts';
+import { tellPrivately } from '../tell-privately.ts';
 
 /** Kept back from the answer budget for storing the token and answering. */
 const SAVE_RESERVE_MS = 400;
@@ -85,7 +85,13 @@ export function register(app: App, deps: SlackDeps): void {
       const connected = renderConnected(a.orgSlug, a.defaultTarget, a.v2Key, a.webhooks);
       // From the Home tab: the Home shows the connection (and this answer) at once.
       if (meta?.h) await publishHome(deps, client, actor.workspace.id, actor.userId, [connected]);
-      else if (meta) await tellPrivately(deps, client, meta.c, actor.userId, connected);
+      else if (meta)
+        await tellPrivately(
+          deps,
+          client,
+          { workspaceId: actor.workspace.id, channel: meta.c, userId: actor.userId },
+          connected,
+        );
     } catch (err) {
       if (err instanceof OutOfTime) {
         deps.logger.warn('connect submission ran out of time before saving; nothing was saved');

@@ -11,7 +11,7 @@ import type { SlackDeps } from '../../deps.ts';
 import { respondVia } from '../../pr-actor.ts';
 import { servicesOf } from '../../services.ts';
 import { answerPrClick, type PrClick, prClickKey, prQueue } from '../pr-change-answer.ts';
-import { tellPrivately } from './settings.ts';
+import { tellPrivately } from '../tell-privately.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.prCancel, async ({ ack, body, view, client, context }) => {
@@ -35,9 +35,14 @@ export function register(app: App, deps: SlackDeps): void {
     try {
       const trunk = await services.queue.trunk(actor);
       if (!trunk) {
-        await tellPrivately(deps, client, meta.channelId, userId, {
-          text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.',
-        });
+        await tellPrivately(
+          deps,
+          client,
+          { workspaceId, channel: meta.channelId, userId },
+          {
+            text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.',
+          },
+        );
       } else {
         const c: PrClick = {
           deps,
@@ -64,9 +69,14 @@ export function register(app: App, deps: SlackDeps): void {
       }
     } catch (err) {
       deps.logger.error({ err }, 'cancel confirmation failed');
-      await tellPrivately(deps, client, meta.channelId, userId, {
-        text: 'Something went wrong on our side and nothing was changed. Try again in a minute.',
-      });
+      await tellPrivately(
+        deps,
+        client,
+        { workspaceId, channel: meta.channelId, userId },
+        {
+          text: 'Something went wrong on our side and nothing was changed. Try again in a minute.',
+        },
+      );
     }
     deps.metrics.interactions.inc({ name: CALLBACKS.prCancel, outcome });
   });

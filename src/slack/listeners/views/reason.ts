@@ -19,7 +19,7 @@ import { servicesOf } from '../../services.ts';
 import type { Click } from '../actions/click.ts';
 import { applyClickChange, clickKeyOf } from '../actions/status-click.ts';
 import { DESIRED } from '../commands/state.ts';
-import { tellPrivately } from './settings.ts';
+import { tellPrivately } from '../tell-privately.ts';
 
 const VERB = { pause: 'paused', drain: 'started draining' } as const;
 
@@ -45,10 +45,15 @@ export function register(app: App, deps: SlackDeps): void {
       ((async (msg: string | (SlackReply & { replace_original?: boolean })) => {
         const m = typeof msg === 'string' ? { text: msg } : msg;
         if (m.replace_original) return;
-        await tellPrivately(deps, client, click.channelId, userId, {
-          text: m.text,
-          ...(m.blocks ? { blocks: m.blocks } : {}),
-        });
+        await tellPrivately(
+          deps,
+          client,
+          { workspaceId, channel: click.channelId, userId },
+          {
+            text: m.text,
+            ...(m.blocks ? { blocks: m.blocks } : {}),
+          },
+        );
       }) as unknown as RespondFn);
     const tell = (reply: SlackReply) => respond(reply);
     let outcome = 'failed';

@@ -4,7 +4,6 @@
  * current values). The result is announced in the channel, or told to the person privately.
  */
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { formatQueueRef } from '../../../core/target.ts';
 import { interactionActor } from '../../actor.ts';
 import { renderAnnouncement, renderNoop } from '../../blocks/announcement.ts';
@@ -16,6 +15,7 @@ import { postToChannel } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import type { SlackReply } from '../../reply.ts';
 import { servicesOf } from '../../services.ts';
+import { tellPrivately } from '../tell-privately.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.settings, async ({ ack, body, view, client, context }) => {
@@ -36,7 +36,8 @@ export function register(app: App, deps: SlackDeps): void {
     const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
     const userId = actor.userId;
     const { queue } = servicesOf(deps);
-    const tell = (reply: SlackReply) => tellPrivately(deps, client, meta.c, userId, reply);
+    const tell = (reply: SlackReply) =>
+      tellPrivately(deps, client, { workspaceId: actor.workspace.id, channel: meta.c, userId }, reply);
     let outcome = 'failed';
     try {
       const trunk = await queue.trunk(actor);
@@ -79,26 +80,4 @@ export function register(app: App, deps: SlackDeps): void {
     }
     deps.metrics.interactions.inc({ name: CALLBACKS.settings, outcome });
   });
-}
-
-/** An ephemeral message in the channel the modal came from; a DM if the bot cannot post there. */
-export async function tellPrivately(
-  deps: SlackDeps,
-  client: WebClient,
-  channel: string,
-  user: string,
-  reply: SlackReply,
-): Promise<void> {
-  const args = { text: reply.text, ...(reply.blocks ? { blocks: reply.blocks } : {}) };
-  try {
-    await client.chat.postEphemeral({ channel, user, ...args });
-    return;
-  } catch {
-    // Counted by the instrumented fetch (observability/slack-metrics.ts); fall back to a DM.
-  }
-  try {
-    await client.chat.postMessage({ channel: user, ...args });
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not tell the user the result of a modal');
-  }
 }

@@ -11,8 +11,8 @@ import { readTicketInput } from '../../commands/tests.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import { servicesOf } from '../../services.ts';
+import { tellPrivately } from '../tell-privately.ts';
 import { answerTestAction } from '../test-answer.ts';
-import { tellPrivately } from './settings.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(TEST_TICKET_CALLBACK, async ({ ack, body, view, client, context }) => {
@@ -34,9 +34,10 @@ export function register(app: App, deps: SlackDeps): void {
     }
     await ack();
     const userId = body.user.id;
+    const actor = interactionActor(deps, client, context, body);
+    const privately = { workspaceId: actor.workspace.id, channel: meta.c, userId };
     let outcome = 'failed';
     try {
-      const actor = interactionActor(deps, client, context, body);
       const a = await servicesOf(deps).testFeeds.linkTicket(actor, {
         channelId: meta.c,
         testId: test.testId,
@@ -49,14 +50,14 @@ export function register(app: App, deps: SlackDeps): void {
           channelId: meta.c,
           userId,
           ticket: ref.ref,
-          tell: (reply) => tellPrivately(deps, client, meta.c, userId, reply),
+          tell: (reply) => tellPrivately(deps, client, privately, reply),
         },
         'ticket',
         a,
       );
     } catch (err) {
       deps.logger.error({ err }, 'linking a ticket failed');
-      await tellPrivately(deps, client, meta.c, userId, {
+      await tellPrivately(deps, client, privately, {
         text: 'Something went wrong on our side and no ticket was linked. Try again in a minute.',
       });
     }
