@@ -67,15 +67,18 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
   });
 }
 
+/** The type of an old merge-queue payload that carries only `action`: a PR's, or a batch's (`pr_numbers`). */
+function typeFromAction(p: Record<string, unknown>): string {
+  if (typeof p['action'] !== 'string' || p['action'] === '') return 'unknown';
+  if (typeof p['pr_number'] === 'number') return `pull_request.${p['action']}`;
+  if (Array.isArray(p['pr_numbers'])) return `pull_request_batch.${p['action']}`;
+  return 'unknown';
+}
+
 /** The payload's type (old merge-queue payloads carry only `action`) and timestamp (epoch ms). */
 function describe(payload: unknown, receivedAt: number): { type: string; occurredAt: number } {
   const p = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  const type =
-    typeof p['type'] === 'string' && p['type'] !== ''
-      ? p['type']
-      : typeof p['action'] === 'string' && typeof p['pr_number'] === 'number'
-        ? `pull_request.${p['action']}`
-        : 'unknown';
+  const type = typeof p['type'] === 'string' && p['type'] !== '' ? p['type'] : typeFromAction(p);
   const ts = typeof p['timestamp'] === 'string' ? Date.parse(p['timestamp']) : Number.NaN;
   return { type, occurredAt: Number.isFinite(ts) ? ts : receivedAt };
 }
