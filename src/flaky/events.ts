@@ -49,8 +49,15 @@ const statusV1 = z.object({
     current_status: z.union([z.string().min(1), z.object({ value: z.string().min(1) })]),
   }),
   repository: repositorySchema,
-  test_case: testCaseSchema.extend({ repository: repositorySchema }),
+  // The v1 shape as Trunk's own transformations read it names no `id`: it is taken from the test's page.
+  test_case: testCaseSchema.extend({ id: text, repository: repositorySchema }),
 });
+
+/** The test's id in a Trunk test page's URL (`…/flaky-tests/test/<id>`), when it has one. */
+function idFromPage(url: string | undefined): string | undefined {
+  const m = /\/test\/([A-Za-z0-9_-]{1,200})(?:[/?#]|$)/.exec(url ?? '');
+  return m?.[1];
+}
 
 const monitor = z.object({
   monitor: z.object({ type: text, status: text }).optional().catch(undefined),
@@ -119,11 +126,13 @@ export function readTestCaseEvent(type: string, payload: unknown): TestCaseEvent
     case 'test_case.status_changed': {
       const p = statusV1.safeParse(payload);
       if (!p.success) return undefined;
+      const id = p.data.test_case.id || idFromPage(p.data.test_case.html_url);
+      if (!id) return undefined;
       const repo = repoOf(p.data.repository ?? p.data.test_case.repository);
       const previous = statusValue(p.data.status_change.previous_status);
       return {
         kind: 'status',
-        test: testOf(p.data.test_case),
+        test: testOf({ ...p.data.test_case, id }),
         newStatus: statusValue(p.data.status_change.current_status)!,
         ...(previous ? { previousStatus: previous } : {}),
         ...(repo ? { repo } : {}),
