@@ -359,8 +359,17 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     const stored = await store.getTrunkWebhookSecrets(workspaceId);
     const configured = config.trunk.webhookSecrets;
     if (!configured || !ownWorkspace) return stored;
-    const own = await ownWorkspace.get().catch(() => undefined);
-    const ours = own && (own.teamId === workspaceId || own.enterpriseId === workspaceId);
+    // Not known yet (Slack did not answer auth.test in time): throwing answers 503, so Svix retries;
+    // the wait is bounded so the answer stays well within Svix's 15 s.
+    let timer: NodeJS.Timeout | undefined;
+    const own = await Promise.race([
+      ownWorkspace.get(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('auth.test did not answer in time')), 3_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    // The id commands and feeds are kept under: the enterprise only for an org-wide token.
+    const ours = own.orgWide ? own.enterpriseId === workspaceId : own.teamId === workspaceId;
     return ours ? [...configured, ...stored] : stored;
   };
 

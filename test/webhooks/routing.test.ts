@@ -1,0 +1,74 @@
+/**
+ * Which `<workspace>` path TRUNK_WEBHOOK_SECRET verifies in single-workspace mode, through the real wire: the
+ * id commands and feeds are kept under (the bot token's team; its enterprise only for an org-wide token), so
+ * a delivery that would be kept under an id nothing is filed under is refused instead of a silent 200. While
+ * Slack has not said whose the bot token is, a delivery gets 503 (Svix retries), not 401, and quickly.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSlackFake } from '../../dev/fakes/slack/server.ts';
+import { newMessageId, newWebhookSecret, signDelivery } from '../../dev/fakes/trunk/index.ts';
+import { BOT_TOKEN, type Harness, startHarness } from '../helpers/app-harness.ts';
+
+const SECRET = newWebhookSecret();
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function post(ws: string): Promise<number> {
+  const body = JSON.stringify({ type: 'something.new' });
+  const headers = signDelivery(SECRET, newMessageId(), Math.floor(Date.now() / 1000), body);
+  const res = await fetch(`${h!.url}/trunk/webhooks/${ws}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  await res.text();
+  return res.status;
+}
+
+const token = (orgWide: boolean) => ({
+  [BOT_TOKEN]: {
+    teamId: orgWide ? 'E0GRID0001' : 'T0GRIDTEAM',
+    enterpriseId: 'E0GRID0001',
+    isEnterpriseInstall: orgWide,
+    userId: 'U0BOT',
+    botId: 'B0BOT',
+  },
+});
+
+describe('TRUNK_WEBHOOK_SECRET in single-workspace mode', () => {
+  it("verifies the team's path, not its enterprise's, for a workspace token in a Grid", async () => {
+    h = await startHarness({
+      env: { TRUNK_WEBHOOK_SECRET: SECRET },
+      slackOptions: { tokens: token(false) },
+    });
+    expect(await post('T0GRIDTEAM')).toBe(200);
+    expect(await post('E0GRID0001')).toBe(401);
+  });
+
+  it("verifies the enterprise's path for an org-wide token", async () => {
+    h = await startHarness({
+      env: { TRUNK_WEBHOOK_SECRET: SECRET },
+      slackOptions: { tokens: token(true) },
+    });
+    expect(await post('E0GRID0001')).toBe(200);
+    expect(await post('T0GRIDTEAM')).toBe(401);
+  });
+
+  it('answers 503 within seconds while Slack has not said whose the bot token is', async () => {
+    const slack = await startSlackFake({ tokens: token(false) });
+    try {
+      slack.failNext('auth.test', { delayMs: 60_000 }, 100);
+      h = await startHarness({ slack, env: { TRUNK_WEBHOOK_SECRET: SECRET } });
+      const started = Date.now();
+      expect(await post('T0GRIDTEAM')).toBe(503);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await h?.close();
+      h = undefined;
+      await slack.close();
+    }
+  }, 20_000);
+});
