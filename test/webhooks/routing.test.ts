@@ -39,22 +39,21 @@ const token = (orgWide: boolean) => ({
 });
 
 describe('TRUNK_WEBHOOK_SECRET in single-workspace mode', () => {
-  it("verifies the team's path, not its enterprise's, for a workspace token in a Grid", async () => {
+  it.each([
+    [
+      "the team's path, not its enterprise's, for a workspace token in a Grid",
+      false,
+      'T0GRIDTEAM',
+      'E0GRID0001',
+    ],
+    ["the enterprise's path for an org-wide token", true, 'E0GRID0001', 'T0GRIDTEAM'],
+  ])('verifies %s', async (_, orgWide, ours, other) => {
     h = await startHarness({
       env: { TRUNK_WEBHOOK_SECRET: SECRET },
-      slackOptions: { tokens: token(false) },
+      slackOptions: { tokens: token(orgWide) },
     });
-    expect(await post('T0GRIDTEAM')).toBe(200);
-    expect(await post('E0GRID0001')).toBe(401);
-  });
-
-  it("verifies the enterprise's path for an org-wide token", async () => {
-    h = await startHarness({
-      env: { TRUNK_WEBHOOK_SECRET: SECRET },
-      slackOptions: { tokens: token(true) },
-    });
-    expect(await post('E0GRID0001')).toBe(200);
-    expect(await post('T0GRIDTEAM')).toBe(401);
+    expect(await post(ours)).toBe(200);
+    expect(await post(other)).toBe(401);
   });
 
   it('answers 503 within seconds while Slack has not said whose the bot token is', async () => {
