@@ -20,6 +20,9 @@ const GROUP_MENTION = /^<!subteam\^(S[A-Z0-9]{2,})(?:\|[^>]*)?>$/;
 const CODEOWNER_RE = /^@[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)?$|^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 /** A team or user name without its organization (`payments`): matches `@payments` and `@any-org/payments`. */
 const BARE_OWNER_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** `acme/payments` is GitHub's team `@acme/payments` typed without its `@`: read as that code owner. */
+const withAt = (word: string): string =>
+  /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(word) ? `@${word}` : word;
 const OWNER_EXAMPLE = '`/mergequeue digest add failing acme/web owner @acme/payments`';
 
 function bad(error: string): ParsedDigestCommand {
@@ -103,11 +106,12 @@ function parseAdd(words: string[]): ParsedDigestCommand {
  * command): a code owner as Trunk reports them, or a bare team name.
  */
 export function parseOwnerFilter(
-  word: string | undefined,
+  typed: string | undefined,
   already: string | undefined,
   o: { what: string; example: string } = { what: 'digest', example: OWNER_EXAMPLE },
 ): string | { error: string } {
   if (already !== undefined) return { error: `Give \`owner\` once: a ${o.what} is for one code owner.` };
+  const word = typed === undefined ? undefined : withAt(typed);
   if (!word) return { error: `Say whose tests the ${o.what} is for, for example ${o.example}.` };
   if (normaliseMention(word) || word.startsWith('<'))
     return {
@@ -180,7 +184,7 @@ export function normaliseMention(word: string): string | undefined {
 
 function parseOwners(words: string[]): ParsedDigestCommand {
   if (words.length === 0) return { ok: true, command: { op: 'owners' } };
-  const owner = words[0]!;
+  const owner = withAt(words[0]!);
   if (!CODEOWNER_RE.test(owner) || owner.length > 200)
     return bad(
       `\`${owner.slice(0, 60)}\` is not a code owner as Trunk reports them (for example \`@acme/payments\`, \`@alice\` or \`alice@example.com\`).`,

@@ -413,3 +413,29 @@ describe('with a webhook signing secret', () => {
     expect(text).not.toContain('no webhook signing secret');
   });
 });
+
+describe('owners typed without @, in any case', () => {
+  it('a feed of `ACME/Payments-Two` hears `@acme/payments-two`, and its digest owners may act', async () => {
+    const channel = 'C0NOAT0001';
+    expect(await command('tests watch owner ACME/Payments-Two acme/widgets', { channel })).toContain(
+      'This channel will hear',
+    );
+    expect(
+      await command(`digest owners acme/payments-two <!subteam^${PAY_GROUP}|@payments>`, { channel }),
+    ).toContain('payments-two');
+    const id = 't-noat-1';
+    h.trunk.v2.tests.set({ id, name: 'no at test', failureRate: 0.2, codeowners: ['@acme/payments-two'] });
+    const payload = statusChanged(
+      { id, name: 'no at test', codeowners: ['@acme/payments-two'] },
+      'HEALTHY',
+      'FLAKY',
+    );
+    expect(await deliver(h, delivery(payload))).toBe('applied');
+    const msg = feedPosts(channel).find((m) => textOf(m).includes('no at test'));
+    expect(msg).toBeDefined();
+    expect(JSON.stringify(msg!.blocks)).toContain(PAY_GROUP);
+    await h.clickButton({ message: msg!, actionId: 'mq_test_quarantine', user: PAYER.id });
+    await h.slack.waitFor(() => thread(channel, msg!.ts)[0]);
+    expect(writes(id)).toHaveLength(1);
+  });
+});
