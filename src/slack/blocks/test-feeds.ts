@@ -84,12 +84,13 @@ export function renderTestStatus(card: TestCard, links: { appUrl: string }): Out
   const url = testUrl(card, links.appUrl);
   const where = [
     card.test.filePath ? code(card.test.filePath, 300) : '',
-    card.test.classname ? esc(card.test.classname) : '',
-    card.repo ? esc(card.repo) : '',
+    card.test.classname ? esc(trim(card.test.classname, 200)) : '',
+    card.repo ? esc(trim(card.repo, 200)) : '',
   ].filter(Boolean);
   const was = card.previousStatus ? `${code(card.previousStatus, 40)} → ` : '';
   const lines = [
-    `*${link(url, name)}*${where.length ? `\n${where.join(' · ')}` : ''}`,
+    // Bounded, so a very long name cannot push the status and the owners out of the section.
+    `*${link(url, trim(name, 300))}*${where.length ? `\n${where.join(' · ')}` : ''}`,
     `*Status:* ${was}${code(card.newStatus, 40)}${card.failureRate !== undefined ? ` · *failure rate (7 days):* ${percent(card.failureRate)}` : ''}`,
     `*Owners:* ${ownersLine(card)}`,
   ];

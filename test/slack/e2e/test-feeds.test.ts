@@ -439,3 +439,20 @@ describe('owners typed without @, in any case', () => {
     expect(writes(id)).toHaveLength(1);
   });
 });
+
+describe('Block Kit limits', () => {
+  it('a very long test name and many owners still show the status and the owners, within limits', async () => {
+    const id = 't-long-1';
+    const name = `checkout ${'é'.repeat(4000)} charges card`;
+    const codeowners = Array.from({ length: 60 }, (_, i) => `@acme/payments-squad-number-${i}`);
+    codeowners.unshift('@acme/payments');
+    const payload = statusChanged({ id, name, codeowners }, 'HEALTHY', 'BROKEN');
+    expect(await deliver(h, delivery(payload))).toBe('applied');
+    const msg = feedPosts(PAY).find((m) => JSON.stringify(m.blocks).includes(id));
+    expect(msg).toBeDefined();
+    assertValidMessage(msg!.blocks);
+    const section = (msg!.blocks as Array<{ type: string; text?: { text: string } }>)[1]!.text!.text;
+    expect(section).toContain('*Status:*');
+    expect(section).toContain('*Owners:* `@acme/payments`');
+  });
+});
