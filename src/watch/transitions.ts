@@ -4,7 +4,8 @@
  * delivered, by which path (migration 013). Both paths decide with one conditional upsert, inside the
  * transaction that writes their events, so two replicas (or a webhook and a poll) racing cannot both win:
  *   - a webhook's transition is new unless the PR's last one is the same kind (a duplicate: the poll, or an
- *     earlier delivery, got it) or happened later (`stale`: deliveries arrive out of order);
+ *     earlier delivery, got it) or happened later, or at the same moment but a later step (`stale`:
+ *     deliveries arrive out of order);
  *   - a poll's transition is new unless a webhook delivered the same kind, or a later step of the PR's
  *     attempt, since the previous poll (the poll's diff spans exactly that window).
  * So a transition reaches each destination once, and a webhook that never comes is covered by the poll.
@@ -52,9 +53,12 @@ export async function recordWebhookTransition(
   tx: DbExecutor,
   t: TransitionSeen,
 ): Promise<WebhookTransitionOutcome> {
+  // Two transitions stamped the same moment (Trunk's timestamps may have whole seconds) keep their order in
+  // the attempt: `testing` arriving after `merged` of the same second is stale, not new.
   const n = await tx.execute(
-    `${UPSERT} WHERE watch_transitions.kind <> excluded.kind AND watch_transitions.occurred_at <= excluded.occurred_at`,
-    [t.workspaceId, t.queueKey, t.prNumber, t.kind, t.occurredAt, t.now, 'webhook'],
+    `${UPSERT} WHERE watch_transitions.kind <> excluded.kind AND (watch_transitions.occurred_at < excluded.occurred_at
+       OR (watch_transitions.occurred_at = excluded.occurred_at AND ${RANK_SQL} < $8))`,
+    [t.workspaceId, t.queueKey, t.prNumber, t.kind, t.occurredAt, t.now, 'webhook', RANK[t.kind]],
   );
   if (n === 1) return 'new';
   const rows = await tx.query(

@@ -375,6 +375,55 @@ describe('the merge-queue pipeline', () => {
     expect(textOf(note)).toContain('started testing');
   });
 
+  it('posts every transition of a PR resubmitted after failing, and drops a same-second step that arrives late', async () => {
+    const q = await watched();
+    const t0 = Date.parse('2026-07-28T11:35:00Z');
+    const at = (s: number) => ({ timestamp: new Date(t0 + s * 1000).toISOString() });
+    send(q, 'testing', 101, at(0));
+    send(q, 'failed', 101, { ...at(10), failure_reason: 'TEST_RUN_TIMEOUT' });
+    await settle();
+    send(q, 'submitted', 101, at(20));
+    send(q, 'testing', 101, at(30));
+    await settle();
+    send(q, 'merged', 101, at(40));
+    await settle();
+    // Trunk stamps whole seconds: `testing` of the same second as `merged`, delivered after it, is stale.
+    send(q, 'testing', 101, at(40));
+    await settle();
+    const texts = posts(q.channel)
+      .map(textOf)
+      .filter((t) => t.includes('#101'));
+    expect(texts.map((t) => /entered the queue|started testing|failed|merged/.exec(t)?.[0])).toEqual([
+      'started testing',
+      'failed',
+      'entered the queue',
+      'started testing',
+      'merged',
+    ]);
+  });
+
+  it("notes the author once when the poll sees the webhook's transition again", async () => {
+    const q = await watched();
+    await new PeopleRepository(h.app!.store.db).link({
+      workspaceId: TEAM,
+      userId: USERS.member,
+      githubLogin: 'once-author',
+      linkedBy: USERS.admin,
+      verified: true,
+      now: clock.now,
+    });
+    h.trunk.enqueuePr(q.repo, 'main', { prNumber: 111, prAuthor: 'once-author', state: 'testing' });
+    send(q, 'testing', 111, { author: 'once-author' });
+    await settle();
+    const notes = () => h.slack.channelMessages(USERS.member).filter((m) => textOf(m).includes('#111'));
+    await h.slack.waitFor(() => notes()[0]);
+    await tick();
+    await settle();
+    await tick();
+    await settle();
+    expect(notes()).toHaveLength(1);
+  });
+
   it('ignores transitions of queues nobody follows, and unknown event types', async () => {
     const before = await metric('ignored');
     h.trunk.webhooks.deliver('pull_request.testing', {
