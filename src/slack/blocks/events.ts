@@ -76,8 +76,11 @@ function show(v: unknown): string {
   return String(v);
 }
 
+/** `#12 Title by octocat`; a webhook names no title (nor, for a batch, the authors): those parts are left out. */
 function prText(ref: QueueRef, pr: EventPr): string {
-  return `${link(prUrl(ref.repo, pr.number), `#${pr.number}`)} ${escTrim(pr.title || '(no title)', 100)} by ${escTrim(pr.author || 'unknown', 60)}`;
+  const title = pr.title ? ` ${escTrim(pr.title, 100)}` : '';
+  const author = pr.author ? ` by ${escTrim(pr.author, 60)}` : '';
+  return `${link(prUrl(ref.repo, pr.number), `#${pr.number}`)}${title}${author}`;
 }
 
 function changeLine(c: SettingChange): string {
