@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackFake } from '../../dev/fakes/slack/server.ts';
 import { newMessageId, newWebhookSecret, signDelivery } from '../../dev/fakes/trunk/index.ts';
 import { BOT_TOKEN, type Harness, startHarness } from '../helpers/app-harness.ts';
+import { installViaOAuth } from '../helpers/oauth-install.ts';
 
 const SECRET = newWebhookSecret();
 let h: Harness | undefined;
@@ -16,9 +17,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function post(ws: string): Promise<number> {
+async function post(ws: string, secret = SECRET): Promise<number> {
   const body = JSON.stringify({ type: 'something.new' });
-  const headers = signDelivery(SECRET, newMessageId(), Math.floor(Date.now() / 1000), body);
+  const headers = signDelivery(secret, newMessageId(), Math.floor(Date.now() / 1000), body);
   const res = await fetch(`${h!.url}/trunk/webhooks/${ws}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -70,4 +71,32 @@ describe('TRUNK_WEBHOOK_SECRET in single-workspace mode', () => {
       await slack.close();
     }
   }, 20_000);
+});
+
+describe('OAuth: each installation its own secrets', () => {
+  it("verifies a workspace's deliveries with its secrets only, an org-wide install's on its enterprise path", async () => {
+    h = await startHarness({
+      mode: 'oauth',
+      slackOptions: { clientId: 'client-id-1', clientSecret: 'client-secret-1', acceptAnyBotToken: false },
+    });
+    const installs = [
+      { teamId: 'T0TEAMAAA1' },
+      { teamId: 'T0TEAMBBB1' },
+      { teamId: 'T0GRIDWS01', enterpriseId: 'E0GRIDORG1', orgWide: true },
+    ];
+    const secrets = new Map<string, string>();
+    for (const inst of installs) {
+      h.slack.setInstallation({ ...inst, installerUserId: 'UINSTALL01', botUserId: 'UBOT000001' });
+      expect((await installViaOAuth(h)).status).toBeLessThan(400);
+      const id = inst.enterpriseId ?? inst.teamId;
+      secrets.set(id, newWebhookSecret());
+      await h.app!.store.setTrunkWebhookSecrets(id, [secrets.get(id)!], 'UINSTALL01');
+    }
+    expect(await post('T0TEAMAAA1', secrets.get('T0TEAMAAA1'))).toBe(200);
+    expect(await post('T0TEAMBBB1', secrets.get('T0TEAMAAA1'))).toBe(401);
+    expect(await post('T0TEAMBBB1', secrets.get('T0TEAMBBB1'))).toBe(200);
+    expect(await post('E0GRIDORG1', secrets.get('E0GRIDORG1'))).toBe(200);
+    expect(await post('T0GRIDWS01', secrets.get('E0GRIDORG1'))).toBe(401);
+    expect(await post('T0NOBODY01', secrets.get('T0TEAMAAA1'))).toBe(401);
+  });
 });
