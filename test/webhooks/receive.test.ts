@@ -424,6 +424,27 @@ describe('the merge-queue pipeline', () => {
     expect(notes()).toHaveLength(1);
   });
 
+  it("notes the author of a PR in the workspace's default queue, followed by no channel", async () => {
+    await new PeopleRepository(h.app!.store.db).link({
+      workspaceId: TEAM,
+      userId: USERS.admin,
+      githubLogin: 'default-author',
+      linkedBy: USERS.admin,
+      verified: true,
+      now: clock.now,
+    });
+    h.trunk.enqueuePr('acme/web', 'main', { prNumber: 121, prAuthor: 'default-author', state: 'testing' });
+    send({ owner: 'acme', name: 'web' }, 'failed', 121, {
+      author: 'default-author',
+      failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+    });
+    await settle();
+    const note = await h.slack.waitFor(() =>
+      h.slack.channelMessages(USERS.admin).find((m) => textOf(m).includes('#121')),
+    );
+    expect(textOf(note)).toContain('failed');
+  });
+
   it('ignores transitions of queues nobody follows, and unknown event types', async () => {
     const before = await metric('ignored');
     h.trunk.webhooks.deliver('pull_request.testing', {

@@ -1,8 +1,9 @@
 /**
- * Which `<workspace>` path TRUNK_WEBHOOK_SECRET verifies in single-workspace mode, through the real wire: the
- * id commands and feeds are kept under (the bot token's team; its enterprise only for an org-wide token), so
- * a delivery that would be kept under an id nothing is filed under is refused instead of a silent 200. While
- * Slack has not said whose the bot token is, a delivery gets 503 (Svix retries), not 401, and quickly.
+ * Which `<workspace>` path a signing secret verifies, through the real wire. Single-workspace mode:
+ * TRUNK_WEBHOOK_SECRET only on the id commands and feeds are kept under (the bot token's team; its enterprise
+ * only for an org-wide token), so nothing is answered 200 and then kept under an id nothing is filed under;
+ * while Slack has not said whose the bot token is, 503 (Svix retries), quickly. OAuth: each installation's
+ * stored secrets on its own path only (the enterprise's for an org-wide install).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackFake } from '../../dev/fakes/slack/server.ts';
