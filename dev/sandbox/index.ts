@@ -195,7 +195,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     await running.start();
     eventsUrl = `http://127.0.0.1:${running.port}${EVENTS_PATH}`;
     trunk.webhooks.subscribe(`http://127.0.0.1:${running.port}/trunk/webhooks/${TEAM_ID}`, webhookSecret, {
-      types: ['pull_request.', 'pull_request_batch.'],
+      types: ['pull_request.', 'pull_request_batch.', 'v2.test_case.'],
     });
     const every = opts.activityIntervalMs ?? activityIntervalFromEnv();
     if (every > 0) {

@@ -121,7 +121,10 @@ export function failOperatorPr(trunk: TrunkFake, now: number = Date.now()): bool
 }
 
 export interface Story {
-  /** The first step fails the operator's PR; every later one moves the queues one step. Says what happened. */
+  /**
+   * The first step fails the operator's PR; every later one moves the queues one step, and every third of
+   * those has Trunk report a test's status change (FLAKY_TESTS). Says what happened.
+   */
   step(): string[];
 }
 
@@ -137,6 +140,7 @@ function describe(e: ActivityEvent): string {
  */
 export function createStory(trunk: TrunkFake): Story {
   let operatorFailed = false;
+  let steps = 0;
   return {
     step() {
       if (!operatorFailed) {
@@ -144,7 +148,61 @@ export function createStory(trunk: TrunkFake): Story {
         if (failOperatorPr(trunk))
           return [`${WATCHED_QUEUE}: #${SEEDED.operatorPr} (${USERS.operator.name}'s) failed its tests`];
       }
-      return (trunk.activity?.advance(1) ?? []).map(describe);
+      const happened = (trunk.activity?.advance(1) ?? []).map(describe);
+      steps++;
+      if (steps % FLAKY_EVERY === 0) happened.push(testStatusChange(trunk, steps / FLAKY_EVERY - 1));
+      return happened;
     },
   };
+}
+
+/** Every this many steps, a test of the watched repository changes status (`tests watch` hears it). */
+export const FLAKY_EVERY = 3;
+/** The tests whose status changes, owned as CODEOWNERS would say; statuses cycle as Trunk's monitors would. */
+export const FLAKY_TESTS = [
+  {
+    id: '5a0d7e11-0000-4000-8000-000000000001',
+    name: 'checkout › applies a coupon',
+    owner: '@acme/payments',
+  },
+  {
+    id: '5a0d7e11-0000-4000-8000-000000000002',
+    name: 'search › ranks exact matches first',
+    owner: '@acme/search',
+  },
+  {
+    id: '5a0d7e11-0000-4000-8000-000000000003',
+    name: 'billing › prorates seat changes',
+    owner: '@acme/payments',
+  },
+] as const;
+const STATUS_CYCLE = ['HEALTHY', 'FLAKY', 'BROKEN', 'FLAKY', 'HEALTHY'] as const;
+
+/** Trunk's `v2.test_case.status_changed` for the n-th change, through the fake's webhooks. */
+function testStatusChange(trunk: TrunkFake, n: number): string {
+  const test = FLAKY_TESTS[n % FLAKY_TESTS.length]!;
+  const round = Math.floor(n / FLAKY_TESTS.length) % (STATUS_CYCLE.length - 1);
+  const [previous, next] = [STATUS_CYCLE[round]!, STATUS_CYCLE[round + 1]!];
+  const [repo] = WATCHED_QUEUE.split(':');
+  trunk.webhooks.deliver('v2.test_case.status_changed', {
+    previous_status: previous,
+    new_status: next,
+    triggered_by: {
+      monitor_id: '1a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d',
+      monitor_type: 'failure_rate',
+      monitor_status: 'active',
+    },
+    repository: { id: '7a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d', html_url: `https://github.com/${repo}` },
+    test_case: {
+      id: test.id,
+      name: test.name,
+      classname: '',
+      file_path: `src/${test.name.split(' ')[0]}.test.ts`,
+      html_url: `https://app.trunk.io/acme/flaky-tests/test/${test.id}?repo=${encodeURIComponent(repo!)}`,
+      codeowners: [test.owner],
+      quarantined: false,
+      variant: '',
+    },
+  });
+  return `${repo}: test “${test.name}” (${test.owner}) ${previous} → ${next}, by Trunk's flaky-test webhook`;
 }

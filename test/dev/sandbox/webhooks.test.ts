@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../../dev/sandbox/index.ts';
 import { CHANNEL_ID } from '../../../dev/sandbox/people.ts';
-import { WATCHED_QUEUE } from '../../../dev/sandbox/story.ts';
+import { FLAKY_EVERY, FLAKY_TESTS, WATCHED_QUEUE } from '../../../dev/sandbox/story.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { silentLogger } from '../../../src/observability/log.ts';
 import { textOf } from '../../helpers/block-kit-reading.ts';
@@ -50,5 +50,27 @@ describe('sandbox: Trunk webhooks', () => {
       return;
     }
     throw new Error('no story step moved the watched queue');
+  });
+
+  it("a channel that types `tests watch` hears the story's flaky-test changes of its owners", async () => {
+    const res = await fetch(`${sb.url}/api/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: '/mergequeue tests watch owner @acme/payments', as: 'operator' }),
+    });
+    expect(res.status).toBe(200);
+    const heard = () =>
+      sb.slack
+        .channelMessages(CHANNEL_ID)
+        .filter((m) => FLAKY_TESTS.some((t) => textOf(m).includes(t.name)) && !m.threadTs);
+    // (+1: the story's first step is the operator's failure alone, when this test runs first.)
+    for (let i = 0; i < FLAKY_EVERY * FLAKY_TESTS.length + 1; i++) sb.step();
+    await sb.trunk.webhooks.settled();
+    await sb.app.webhooks.idle();
+    const names = await sb.slack.waitFor(() => {
+      const texts = heard().map(textOf);
+      return texts.length >= 2 ? texts.join('\n') : undefined;
+    });
+    for (const t of FLAKY_TESTS) expect(names.includes(t.name)).toBe(t.owner === '@acme/payments');
   });
 });
