@@ -11,7 +11,7 @@ import { parseTarget, type QueueRef } from '../../src/core/target.ts';
 import { addWindow } from '../../src/freeze/index.ts';
 import type { Db } from '../../src/store/types.ts';
 import { PeopleRepository, type Topic, WatchRepository } from '../../src/watch/index.ts';
-import type { ActivityEvent, TrunkFake } from '../fakes/trunk/index.ts';
+import { type ActivityEvent, type TrunkFake, testStatusChanged } from '../fakes/trunk/index.ts';
 import { CHANNEL_ID, TEAM_ID, USERS } from './people.ts';
 import { SANDBOX_DEFAULT_REPO, SEEDED } from './seed.ts';
 
@@ -184,25 +184,20 @@ function testStatusChange(trunk: TrunkFake, n: number): string {
   const round = Math.floor(n / FLAKY_TESTS.length) % (STATUS_CYCLE.length - 1);
   const [previous, next] = [STATUS_CYCLE[round]!, STATUS_CYCLE[round + 1]!];
   const [repo] = WATCHED_QUEUE.split(':');
-  trunk.webhooks.deliver('v2.test_case.status_changed', {
-    previous_status: previous,
-    new_status: next,
-    triggered_by: {
-      monitor_id: '1a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d',
-      monitor_type: 'failure_rate',
-      monitor_status: 'active',
-    },
-    repository: { id: '7a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d', html_url: `https://github.com/${repo}` },
-    test_case: {
-      id: test.id,
-      name: test.name,
-      classname: '',
-      file_path: `src/${test.name.split(' ')[0]}.test.ts`,
-      html_url: `https://app.trunk.io/acme/flaky-tests/test/${test.id}?repo=${encodeURIComponent(repo!)}`,
-      codeowners: [test.owner],
-      quarantined: false,
-      variant: '',
-    },
-  });
+  trunk.webhooks.deliver(
+    'v2.test_case.status_changed',
+    testStatusChanged(
+      {
+        id: test.id,
+        name: test.name,
+        classname: '',
+        file: `src/${test.name.split(' ')[0]}.test.ts`,
+        codeowners: [test.owner],
+        repo: repo!,
+      },
+      previous,
+      next,
+    ),
+  );
   return `${repo}: test “${test.name}” (${test.owner}) ${previous} → ${next}, by Trunk's flaky-test webhook`;
 }

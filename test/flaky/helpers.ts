@@ -5,6 +5,7 @@
  * changes (to a signed POST /trunk/webhooks/<workspace> and a wait for the inbox), and every test keeps its words.
  */
 import { randomUUID } from 'node:crypto';
+import { type FakeTestCase, testCaseParts, testStatusChanged } from '../../dev/fakes/trunk/index.ts';
 import type { SinkOutcome, WebhookDelivery } from '../../src/webhooks/ports.ts';
 import { type Harness, TEAM } from '../helpers/app-harness.ts';
 
@@ -19,19 +20,18 @@ export interface TestCaseFields {
 }
 
 function testCase(t: TestCaseFields) {
-  const repo = t.repo ?? 'acme/widgets';
+  return testCaseParts(fake(t));
+}
+
+function fake(t: TestCaseFields): FakeTestCase {
   return {
-    repository: { id: '7a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d', html_url: `https://github.com/${repo}` },
-    test_case: {
-      id: t.id,
-      name: t.name ?? 'checkout > charges card',
-      classname: 'CheckoutSpec',
-      file_path: t.file ?? 'src/checkout.test.ts',
-      html_url: `https://app.trunk.io/acme/flaky-tests/test/${t.id}?repo=${encodeURIComponent(repo)}`,
-      codeowners: t.codeowners ?? ['@acme/payments'],
-      quarantined: t.quarantined ?? false,
-      variant: '',
-    },
+    id: t.id,
+    name: t.name ?? 'checkout > charges card',
+    classname: 'CheckoutSpec',
+    file: t.file ?? 'src/checkout.test.ts',
+    codeowners: t.codeowners ?? ['@acme/payments'],
+    repo: t.repo ?? 'acme/widgets',
+    quarantined: t.quarantined ?? false,
   };
 }
 
@@ -39,14 +39,7 @@ export function statusChanged(t: TestCaseFields, previous: string, next: string,
   return {
     type: 'v2.test_case.status_changed',
     timestamp: at.toISOString(),
-    previous_status: previous,
-    new_status: next,
-    triggered_by: {
-      monitor_id: '1a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d',
-      monitor_type: 'failure_rate',
-      monitor_status: 'active',
-    },
-    ...testCase(t),
+    ...testStatusChanged(fake(t), previous, next),
   };
 }
 

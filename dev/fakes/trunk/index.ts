@@ -88,6 +88,7 @@ export {
 export type { V2FakeOperation, V2State, V2Transition } from './v2.ts';
 export type { HeaderStyle, SentAttempt, Subscription, WebhookChaos } from './webhooks.ts';
 export { FakeWebhooks, newMessageId, newWebhookSecret, signDelivery } from './webhooks.ts';
+export { type FakeTestCase, testCaseParts, testStatusChanged } from './webhooks-payloads.ts';
 
 export interface TrunkFakeOptions {
   /** Accepted x-api-token values; default ['test-token']. */
