@@ -40,8 +40,22 @@ export class InboxRepository {
     this.#db = db;
   }
 
-  /** Keeps a verified delivery; false when its id is already here (a retry, or another replica got it). */
+  /**
+   * Keeps a verified delivery; false when its id is already here for this workspace (a retry, or another
+   * replica got it). Svix gives one message the same id at every endpoint it goes to, so two workspaces
+   * whose endpoints are in one Trunk organization receive the same id: the second workspace's copy is kept
+   * under `<id>@<workspace>` (its `deliveryId` from then on), not dropped as a retry.
+   */
   async record(d: WebhookDelivery): Promise<boolean> {
+    if (await this.#insert(d)) return true;
+    const rows = await this.#db.query('SELECT workspace_id FROM webhook_inbox WHERE delivery_id = $1', [
+      d.deliveryId,
+    ]);
+    if (rows.length === 0 || String(rows[0]!['workspace_id']) === d.workspaceId) return false;
+    return this.#insert({ ...d, deliveryId: `${d.deliveryId}@${d.workspaceId}` });
+  }
+
+  async #insert(d: WebhookDelivery): Promise<boolean> {
     const n = await this.#db.execute(
       `INSERT INTO webhook_inbox (delivery_id, workspace_id, type, occurred_at, received_at, payload, status)
        VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (delivery_id) DO NOTHING`,

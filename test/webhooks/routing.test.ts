@@ -3,7 +3,8 @@
  * TRUNK_WEBHOOK_SECRET only on the id commands and feeds are kept under (the bot token's team; its enterprise
  * only for an org-wide token), so nothing is answered 200 and then kept under an id nothing is filed under;
  * while Slack has not said whose the bot token is, 503 (Svix retries), quickly. OAuth: each installation's
- * stored secrets on its own path only (the enterprise's for an org-wide install).
+ * stored secrets on its own path only (the enterprise's for an org-wide install), and each keeps its copy of
+ * a message Svix sent to both endpoints under one id.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackFake } from '../../dev/fakes/slack/server.ts';
@@ -18,9 +19,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function post(ws: string, secret = SECRET): Promise<number> {
+async function post(ws: string, secret = SECRET, id = newMessageId()): Promise<number> {
   const body = JSON.stringify({ type: 'something.new' });
-  const headers = signDelivery(secret, newMessageId(), Math.floor(Date.now() / 1000), body);
+  const headers = signDelivery(secret, id, Math.floor(Date.now() / 1000), body);
   const res = await fetch(`${h!.url}/trunk/webhooks/${ws}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -99,5 +100,16 @@ describe('OAuth: each installation its own secrets', () => {
     expect(await post('E0GRIDORG1', secrets.get('E0GRIDORG1'))).toBe(200);
     expect(await post('T0GRIDWS01', secrets.get('E0GRIDORG1'))).toBe(401);
     expect(await post('T0NOBODY01', secrets.get('T0TEAMAAA1'))).toBe(401);
+    // Svix gives one message the same id at each endpoint: each workspace keeps its copy, once.
+    const shared = newMessageId();
+    const kept = async (ws: string) =>
+      (await h!.app!.store.db.query('SELECT delivery_id FROM webhook_inbox WHERE workspace_id = $1', [ws]))
+        .map((r) => String(r['delivery_id']))
+        .filter((d) => d.startsWith(shared));
+    for (let i = 0; i < 2; i++)
+      for (const ws of ['T0TEAMAAA1', 'T0TEAMBBB1'])
+        expect(await post(ws, secrets.get(ws), shared)).toBe(200);
+    expect(await kept('T0TEAMAAA1')).toHaveLength(1);
+    expect(await kept('T0TEAMBBB1')).toHaveLength(1);
   });
 });

@@ -60,6 +60,18 @@ function suite(name: string, open: () => Promise<Store[]>) {
       expect(await inbox.record(delivery(w, `${w}-b`, 20))).toBe(false);
     });
 
+    it('keeps one message id once per workspace (Svix sends one id to every endpoint)', async () => {
+      const [a, b] = [ws(), ws()];
+      const id = `msg_shared_${a}`;
+      const inboxes = stores.map((s) => new InboxRepository(s.db));
+      expect(await inboxes[0]!.record(delivery(a, id, 10))).toBe(true);
+      expect(await inboxes[1]!.record(delivery(b, id, 10))).toBe(true);
+      expect(await inboxes[0]!.record(delivery(b, id, 10))).toBe(false);
+      expect(await inboxes[1]!.record(delivery(a, id, 10))).toBe(false);
+      expect((await inboxes[0]!.pending(a)).map((d) => d.deliveryId)).toEqual([id]);
+      expect((await inboxes[0]!.pending(b)).map((d) => d.deliveryId)).toEqual([`${id}@${b}`]);
+    });
+
     it('applies each delivery once across two replicas draining at once, in payload order', async () => {
       const w = ws();
       const applied: string[] = [];
