@@ -67,18 +67,26 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
   });
 }
 
-/** The type of an old merge-queue payload that carries only `action`: a PR's, or a batch's (`pr_numbers`). */
-function typeFromAction(p: Record<string, unknown>): string {
-  if (typeof p['action'] !== 'string' || p['action'] === '') return 'unknown';
-  if (typeof p['pr_number'] === 'number') return `pull_request.${p['action']}`;
-  if (Array.isArray(p['pr_numbers'])) return `pull_request_batch.${p['action']}`;
+/**
+ * The type of a payload without `type` (Svix catalog examples of Trunk's older payloads carry none), read from
+ * its fields: a merge-queue PR's or batch's `action`, or the fields only one flaky-test event has.
+ */
+function typeFromShape(p: Record<string, unknown>): string {
+  const action = typeof p['action'] === 'string' && p['action'] !== '' ? p['action'] : undefined;
+  if (action && typeof p['pr_number'] === 'number') return `pull_request.${action}`;
+  if (action && Array.isArray(p['pr_numbers'])) return `pull_request_batch.${action}`;
+  if (!p['test_case'] || typeof p['test_case'] !== 'object') return 'unknown';
+  if ('new_status' in p) return 'v2.test_case.status_changed';
+  if ('markdown_summary' in p) return 'test_case.investigation_completed';
+  if ('monitor' in p) return 'test_case.monitor_status_changed';
+  if ('status_change' in p) return 'test_case.status_changed';
   return 'unknown';
 }
 
-/** The payload's type (old merge-queue payloads carry only `action`) and timestamp (epoch ms). */
+/** The payload's type (or what its fields say it is: typeFromShape) and timestamp (epoch ms). */
 function describe(payload: unknown, receivedAt: number): { type: string; occurredAt: number } {
   const p = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  const type = typeof p['type'] === 'string' && p['type'] !== '' ? p['type'] : typeFromAction(p);
+  const type = typeof p['type'] === 'string' && p['type'] !== '' ? p['type'] : typeFromShape(p);
   const ts = typeof p['timestamp'] === 'string' ? Date.parse(p['timestamp']) : Number.NaN;
   return { type, occurredAt: Number.isFinite(ts) ? ts : receivedAt };
 }

@@ -315,6 +315,15 @@ describe("the spec's constructed examples, verbatim", () => {
     );
     expect(JSON.stringify(summary.blocks)).toContain('"type":"markdown"');
     expect(JSON.stringify(summary.blocks)).toContain('Root cause');
+    // A payload without `type` is known by its fields.
+    await post({
+      timestamp: new Date().toISOString(),
+      previous_status: 'HEALTHY',
+      new_status: 'FLAKY',
+      repository: repo,
+      test_case: { ...testCase, id: 'bfeebcf4-0000-8000-8000-000000000009', name: 'untyped › still heard' },
+    });
+    await h.slack.waitFor(() => feed(channel).find((m) => textOf(m).includes('untyped › still heard')));
     // The legacy v1 shape, as Trunk's GitHub-issue transformation reads it: no test id.
     await post({
       type: 'test_case.status_changed',
