@@ -116,7 +116,11 @@ export function createTestFeed(d: TestFeedDeps): TestFeed {
     post: () => Promise<{ ok: true; ts?: string } | { ok: false; final: boolean; code: string }>,
     after: (ts: string | undefined) => Promise<void>,
   ): Promise<'done' | 'deferred'> {
-    const hold = { kind: POST_LEASE, key: `${delivery.deliveryId}|${channelId}`, holder: d.replicaId };
+    const hold = {
+      kind: POST_LEASE,
+      key: `${delivery.workspaceId}|${delivery.deliveryId}|${channelId}`,
+      holder: d.replicaId,
+    };
     const claim = await leases.claim({
       ...hold,
       workspaceId: delivery.workspaceId,

@@ -77,17 +77,17 @@ export class InboxDrainer {
       for (const d of await this.inbox.pending(workspaceId)) {
         const sink = this.#o.sinks.find((s) => s.accepts(d.type));
         if (!sink) {
-          await this.inbox.finish(d.deliveryId, 'ignored', this.#o.clock());
+          await this.inbox.finish(d, 'ignored', this.#o.clock());
           this.#o.metrics.webhookDeliveries.inc({ outcome: 'ignored' });
           continue;
         }
         try {
           const outcome = await sink.apply(d);
-          await this.inbox.finish(d.deliveryId, outcome, this.#o.clock());
+          await this.inbox.finish(d, outcome, this.#o.clock());
           this.#o.metrics.webhookDeliveries.inc({ outcome });
         } catch (err) {
           if (d.attempts + 1 >= MAX_ATTEMPTS) {
-            await this.inbox.finish(d.deliveryId, 'failed', this.#o.clock());
+            await this.inbox.finish(d, 'failed', this.#o.clock());
             this.#o.metrics.webhookDeliveries.inc({ outcome: 'failed' });
             log.error(
               { err, delivery: d.deliveryId, type: d.type },
@@ -95,7 +95,7 @@ export class InboxDrainer {
             );
             continue;
           }
-          await this.inbox.failedOnce(d.deliveryId);
+          await this.inbox.failedOnce(d);
           log.warn(
             { err, delivery: d.deliveryId, type: d.type },
             'applying a webhook delivery failed; retrying',

@@ -43,22 +43,12 @@ export class InboxRepository {
   /**
    * Keeps a verified delivery; false when its id is already here for this workspace (a retry, or another
    * replica got it). Svix gives one message the same id at every endpoint it goes to, so two workspaces
-   * whose endpoints are in one Trunk organization receive the same id: the second workspace's copy is kept
-   * under `<id>@<workspace>` (its `deliveryId` from then on), not dropped as a retry.
+   * whose endpoints are in one Trunk organization receive the same id: rows are keyed by (workspace, id).
    */
   async record(d: WebhookDelivery): Promise<boolean> {
-    if (await this.#insert(d)) return true;
-    const rows = await this.#db.query('SELECT workspace_id FROM webhook_inbox WHERE delivery_id = $1', [
-      d.deliveryId,
-    ]);
-    if (rows.length === 0 || String(rows[0]!['workspace_id']) === d.workspaceId) return false;
-    return this.#insert({ ...d, deliveryId: `${d.deliveryId}@${d.workspaceId}` });
-  }
-
-  async #insert(d: WebhookDelivery): Promise<boolean> {
     const n = await this.#db.execute(
       `INSERT INTO webhook_inbox (delivery_id, workspace_id, type, occurred_at, received_at, payload, status)
-       VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (delivery_id) DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (workspace_id, delivery_id) DO NOTHING`,
       [d.deliveryId, d.workspaceId, d.type, d.occurredAt, d.receivedAt, JSON.stringify(d.payload ?? null)],
     );
     return n === 1;
@@ -83,19 +73,20 @@ export class InboxRepository {
     return rows.map(toDelivery);
   }
 
-  async finish(deliveryId: string, outcome: InboxOutcome, now: number): Promise<void> {
+  async finish(d: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>, outcome: InboxOutcome, now: number) {
     await this.#db.execute(
-      `UPDATE webhook_inbox SET status = 'done', outcome = $2, done_at = $3, attempts = attempts + 1
-       WHERE delivery_id = $1 AND status = 'pending'`,
-      [deliveryId, outcome, now],
+      `UPDATE webhook_inbox SET status = 'done', outcome = $3, done_at = $4, attempts = attempts + 1
+       WHERE workspace_id = $1 AND delivery_id = $2 AND status = 'pending'`,
+      [d.workspaceId, d.deliveryId, outcome, now],
     );
   }
 
   /** A sink threw: counted, left waiting for the next pass. */
-  async failedOnce(deliveryId: string): Promise<void> {
-    await this.#db.execute('UPDATE webhook_inbox SET attempts = attempts + 1 WHERE delivery_id = $1', [
-      deliveryId,
-    ]);
+  async failedOnce(d: Pick<WebhookDelivery, 'workspaceId' | 'deliveryId'>): Promise<void> {
+    await this.#db.execute(
+      'UPDATE webhook_inbox SET attempts = attempts + 1 WHERE workspace_id = $1 AND delivery_id = $2',
+      [d.workspaceId, d.deliveryId],
+    );
   }
 
   /** When the workspace's latest delivery arrived (epoch ms), if any is remembered. */

@@ -5,13 +5,16 @@
  *   - flaky-test events (`v2.test_case.status_changed`, `test_case.monitor_status_changed`,
  *     `test_case.investigation_completed`, …) feed the test feeds (src/flaky/).
  * The inbox worker hands each verified, de-duplicated delivery to the sink of its family, in payload-timestamp order
- * per workspace. A sink must be idempotent for a given `deliveryId` (a delivery may be handed over again after a
- * crash between the sink's work and the inbox marking it done).
+ * per workspace. A sink must be idempotent for a given (workspaceId, deliveryId): a delivery may be handed over
+ * again after a crash between the sink's work and the inbox marking it done.
  */
 
 /** One verified delivery, as the inbox keeps it. */
 export interface WebhookDelivery {
-  /** Svix's message id (`svix-id` / `webhook-id`): the same on every retry of one message. */
+  /**
+   * Svix's message id (`svix-id` / `webhook-id`): the same on every retry of one message, and at every endpoint
+   * the message goes to (so two workspaces may each hold one delivery of the same id).
+   */
   deliveryId: string;
   /** The Slack team id (or enterprise id of an org-wide install) named in the endpoint's path. */
   workspaceId: string;

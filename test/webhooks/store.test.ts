@@ -51,7 +51,7 @@ function suite(name: string, open: () => Promise<Store[]>) {
       expect(await inbox.record(delivery(w, `${w}-a`, 10))).toBe(true);
       expect(await new InboxRepository(stores[1]!.db).record(delivery(w, `${w}-a`, 10))).toBe(false);
       expect((await inbox.pending(w)).map((d) => d.deliveryId)).toEqual([`${w}-a`, `${w}-b`]);
-      await inbox.finish(`${w}-a`, 'applied', 2_000);
+      await inbox.finish({ workspaceId: w, deliveryId: `${w}-a` }, 'applied', 2_000);
       expect((await inbox.pending(w)).map((d) => d.deliveryId)).toEqual([`${w}-b`]);
       expect(await inbox.lastReceived(w)).toBe(1_000);
       expect(await inbox.prune(1_000 + KEEP_DELIVERIES_MS - 1 - KEEP_DELIVERIES_MS)).toBe(0);
@@ -69,7 +69,7 @@ function suite(name: string, open: () => Promise<Store[]>) {
       expect(await inboxes[0]!.record(delivery(b, id, 10))).toBe(false);
       expect(await inboxes[1]!.record(delivery(a, id, 10))).toBe(false);
       expect((await inboxes[0]!.pending(a)).map((d) => d.deliveryId)).toEqual([id]);
-      expect((await inboxes[0]!.pending(b)).map((d) => d.deliveryId)).toEqual([`${id}@${b}`]);
+      expect((await inboxes[0]!.pending(b)).map((d) => d.deliveryId)).toEqual([id]);
     });
 
     it('applies each delivery once across two replicas draining at once, in payload order', async () => {
