@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { HTTPModuleFunctions, isValidSlackRequest, type ReceiverEvent } from '@slack/bolt';
 import { Counter, type Registry } from 'prom-client';
+import { requestPath } from '../core/request-path.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Store } from '../store/types.ts';
 
@@ -78,7 +79,7 @@ export function rejectReplays(
     if (!first) {
       replays.inc();
       logger.warn(
-        { path: (req.url ?? '').split('?')[0], timestamp: stamp },
+        { path: requestPath(req), timestamp: stamp },
         'replayed Slack request refused (its signature was already used)',
       );
       refuse(res, 401, 'request already received');
@@ -88,7 +89,7 @@ export function rejectReplays(
   };
 
   receiver.requestListener = (req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const path = requestPath(req);
     if (req.method !== 'POST' || !endpoints.includes(path)) return next(req, res);
     void check(req, res).catch((err: unknown) => {
       logger.error({ err }, 'replay check failed');
