@@ -206,6 +206,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       endpoints: EVENTS_PATH,
       // Ack first, work after: the HTTP answer leaves as soon as a listener calls ack().
       processBeforeResponse: false,
+      // rejectReplays (below) verifies every request's signature once, before Bolt; Bolt's check would repeat it.
+      signatureVerification: false,
       customRoutes,
       logger: slackLogger,
       ...(oauth ? { ...oauthOptions, installerOptions } : {}),
