@@ -1,0 +1,112 @@
+/**
+ * Answers first: Slack wants every request's answer (its ack) within 3 s, while the work a command does
+ * after its ack, the outbox's writes and the workers' Trunk reads can wait a moment. They share one event
+ * loop, and on a busy CPU an ack waits behind whatever runs before it (ADR 0007).
+ *
+ * The HTTP receiver counts the requests it has received and not yet answered (`countUnanswered`). Work
+ * that may wait (`answersFirst()`) is released only while that count is zero, one piece per turn of the
+ * event loop, so that requests which arrived meanwhile are read, and answered, between two pieces. Nothing
+ * waits longer than MAX_DEFER_MS: under a load that never lets the count reach zero, work still goes on.
+ *
+ * Only work done after an answer, or in the background, waits here. A request's own work before its
+ * answer (a form validated before its ack) goes on at once, or it would wait for itself: the request
+ * context says which (`answered`, set when the request is acknowledged, slack/unhandled-interactions.ts).
+ * The pieces are cut where work resumes: right after a command's ack (slack/interaction.ts afterAck),
+ * after each Slack Web API answer (slack-metrics.ts) and after each Trunk answer (trunk/http.ts, and each
+ * reader of a shared read in trunk/read-cache.ts).
+ *
+ * One event loop, one count: the count is the process's, whatever the number of apps in it.
+ */
+
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { requestPath } from '../core/request-path.ts';
+import { currentRequestContext } from './request-context.ts';
+
+/** How long a piece of work waits at most for the answers to leave. */
+export const MAX_DEFER_MS = 1_000;
+
+let unanswered = 0;
+const waiting: Array<{ since: number; go: () => void }> = [];
+let turnScheduled = false;
+let timer: NodeJS.Timeout | undefined;
+
+/** Requests received and not yet answered (tests, metrics). */
+export function unansweredRequests(): number {
+  return unanswered;
+}
+
+/**
+ * A request came in; call the returned function once its answer is written (calling it again does
+ * nothing).
+ */
+export function requestReceived(): () => void {
+  unanswered++;
+  let answered = false;
+  return () => {
+    if (answered) return;
+    answered = true;
+    unanswered--;
+    if (unanswered === 0) scheduleTurn();
+  };
+}
+
+/**
+ * Resolves on a later turn of the event loop once no request is waiting for its answer (or after
+ * MAX_DEFER_MS at most): the wait of work that comes after an answer.
+ */
+export function answersFirst(): Promise<void> {
+  // A request's own work before its answer never waits here: it would wait for itself.
+  const request = currentRequestContext();
+  if (request && !request.answered) return Promise.resolve();
+  return new Promise((go) => {
+    waiting.push({ since: performance.now(), go });
+    scheduleTurn();
+  });
+}
+
+function scheduleTurn(): void {
+  if (turnScheduled || waiting.length === 0) return;
+  turnScheduled = true;
+  setImmediate(turn);
+}
+
+/** Releases one waiter when the answers are out (or the oldest has waited long enough). */
+function turn(): void {
+  turnScheduled = false;
+  const oldest = waiting[0];
+  if (!oldest) return;
+  const waited = performance.now() - oldest.since;
+  if (unanswered === 0 || waited >= MAX_DEFER_MS) {
+    waiting.shift();
+    oldest.go();
+    scheduleTurn();
+    return;
+  }
+  // Requests are being answered: the last answer schedules the next turn; the oldest waiter's bound too.
+  clearTimeout(timer);
+  timer = setTimeout(scheduleTurn, Math.max(1, MAX_DEFER_MS - waited));
+  timer.unref();
+}
+
+/**
+ * Counts the requests to `endpoints` as unanswered from the moment the receiver gets them until their
+ * answer is written (`res.end`) or the connection closes. Put it outermost, so every refusal counts too.
+ */
+export function countUnanswered(
+  receiver: { requestListener: RequestListener },
+  endpoints: readonly string[],
+): void {
+  const next = receiver.requestListener;
+  receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    const path = requestPath(req);
+    if (req.method !== 'POST' || !endpoints.includes(path)) return next(req, res);
+    const answered = requestReceived();
+    const end = res.end;
+    res.end = function (this: ServerResponse, ...args: unknown[]) {
+      answered();
+      return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+    } as ServerResponse['end'];
+    res.once('close', answered);
+    return next(req, res);
+  };
+}
