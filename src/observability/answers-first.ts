@@ -15,77 +15,24 @@
  * after each Slack Web API answer (slack-metrics.ts) and after each Trunk answer (trunk/http.ts, and each
  * reader of a shared read in trunk/read-cache.ts).
  *
- * One event loop, one count: the count is the process's, whatever the number of apps in it.
+ * The count and the wait itself are core/answers-first.ts's, where the periodic passes (core) wait too.
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { requestReceived, whenAnswered } from '../core/answers-first.ts';
 import { requestPath } from '../core/request-path.ts';
 import { currentRequestContext } from './request-context.ts';
 
-/** How long a piece of work waits at most for the answers to leave. */
-export const MAX_DEFER_MS = 1_000;
-
-let unanswered = 0;
-const waiting: Array<{ since: number; go: () => void }> = [];
-let turnScheduled = false;
-let timer: NodeJS.Timeout | undefined;
-
-/** Requests received and not yet answered (tests, metrics). */
-export function unansweredRequests(): number {
-  return unanswered;
-}
-
-/**
- * A request came in; call the returned function once its answer is written (calling it again does
- * nothing).
- */
-export function requestReceived(): () => void {
-  unanswered++;
-  let answered = false;
-  return () => {
-    if (answered) return;
-    answered = true;
-    unanswered--;
-    if (unanswered === 0) scheduleTurn();
-  };
-}
-
 /**
  * Resolves on a later turn of the event loop once no request is waiting for its answer (or after
- * MAX_DEFER_MS at most): the wait of work that comes after an answer.
+ * MAX_DEFER_MS at most): the wait of work that comes after an answer. At once inside a request that has
+ * not been answered yet.
  */
 export function answersFirst(): Promise<void> {
   // A request's own work before its answer never waits here: it would wait for itself.
   const request = currentRequestContext();
   if (request && !request.answered) return Promise.resolve();
-  return new Promise((go) => {
-    waiting.push({ since: performance.now(), go });
-    scheduleTurn();
-  });
-}
-
-function scheduleTurn(): void {
-  if (turnScheduled || waiting.length === 0) return;
-  turnScheduled = true;
-  setImmediate(turn);
-}
-
-/** Releases one waiter when the answers are out (or the oldest has waited long enough). */
-function turn(): void {
-  turnScheduled = false;
-  const oldest = waiting[0];
-  if (!oldest) return;
-  const waited = performance.now() - oldest.since;
-  if (unanswered === 0 || waited >= MAX_DEFER_MS) {
-    waiting.shift();
-    oldest.go();
-    scheduleTurn();
-    return;
-  }
-  // Requests are being answered: the last answer schedules the next turn; the oldest waiter's bound too.
-  clearTimeout(timer);
-  timer = setTimeout(scheduleTurn, Math.max(1, MAX_DEFER_MS - waited));
-  timer.unref();
+  return whenAnswered();
 }
 
 /**

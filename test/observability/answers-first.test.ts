@@ -3,12 +3,8 @@
  * own work before its answer never waits.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  answersFirst,
-  MAX_DEFER_MS,
-  requestReceived,
-  unansweredRequests,
-} from '../../src/observability/answers-first.ts';
+import { MAX_DEFER_MS, requestReceived, unansweredRequests } from '../../src/core/answers-first.ts';
+import { answersFirst } from '../../src/observability/answers-first.ts';
 import { runWithRequestContext } from '../../src/observability/request-context.ts';
 
 const turn = () => new Promise((r) => setImmediate(r));
