@@ -85,7 +85,7 @@ export function register(app: App, deps: SlackDeps): void {
       const connected = renderConnected(a.orgSlug, a.defaultTarget, a.v2Key);
       // From the Home tab: the Home shows the connection (and this answer) at once.
       if (meta?.h) await publishHome(deps, client, actor.workspace.id, actor.userId, [connected]);
-      else if (meta) await tellPrivately(deps, client, meta.c, actor.userId, connected);
+      else if (meta) await tellPrivately(deps, client, actor.workspace.id, meta.c, actor.userId, connected);
     } catch (err) {
       if (err instanceof OutOfTime) {
         deps.logger.warn('connect submission ran out of time before saving; nothing was saved');

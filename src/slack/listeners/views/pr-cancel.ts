@@ -35,7 +35,7 @@ export function register(app: App, deps: SlackDeps): void {
     try {
       const trunk = await services.queue.trunk(actor);
       if (!trunk) {
-        await tellPrivately(deps, client, meta.channelId, userId, {
+        await tellPrivately(deps, client, workspaceId, meta.channelId, userId, {
           text: 'This workspace is not connected to Trunk yet: run `/mergequeue connect`.',
         });
       } else {
@@ -64,7 +64,7 @@ export function register(app: App, deps: SlackDeps): void {
       }
     } catch (err) {
       deps.logger.error({ err }, 'cancel confirmation failed');
-      await tellPrivately(deps, client, meta.channelId, userId, {
+      await tellPrivately(deps, client, workspaceId, meta.channelId, userId, {
         text: 'Something went wrong on our side and nothing was changed. Try again in a minute.',
       });
     }

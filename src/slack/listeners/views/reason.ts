@@ -45,7 +45,7 @@ export function register(app: App, deps: SlackDeps): void {
       ((async (msg: string | (SlackReply & { replace_original?: boolean })) => {
         const m = typeof msg === 'string' ? { text: msg } : msg;
         if (m.replace_original) return;
-        await tellPrivately(deps, client, click.channelId, userId, {
+        await tellPrivately(deps, client, workspaceId, click.channelId, userId, {
           text: m.text,
           ...(m.blocks ? { blocks: m.blocks } : {}),
         });

@@ -36,7 +36,8 @@ export function register(app: App, deps: SlackDeps): void {
     const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
     const userId = actor.userId;
     const { queue } = servicesOf(deps);
-    const tell = (reply: SlackReply) => tellPrivately(deps, client, meta.c, userId, reply);
+    const tell = (reply: SlackReply) =>
+      tellPrivately(deps, client, actor.workspace.id, meta.c, userId, reply);
     let outcome = 'failed';
     try {
       const trunk = await queue.trunk(actor);
@@ -81,10 +82,14 @@ export function register(app: App, deps: SlackDeps): void {
   });
 }
 
-/** An ephemeral message in the channel the modal came from; a DM if the bot cannot post there. */
+/**
+ * An ephemeral message in the channel the modal came from; if the bot cannot post there, a DM, which the
+ * app sends on its own initiative and so through the outbox (paced with the person's other DMs).
+ */
 export async function tellPrivately(
   deps: SlackDeps,
   client: WebClient,
+  workspaceId: string,
   channel: string,
   user: string,
   reply: SlackReply,
@@ -96,9 +101,6 @@ export async function tellPrivately(
   } catch {
     // Counted by the instrumented fetch (observability/slack-metrics.ts); fall back to a DM.
   }
-  try {
-    await client.chat.postMessage({ channel: user, ...args });
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not tell the user the result of a modal');
-  }
+  const sent = await deps.outbox.post({ workspaceId, channel: user }, args, 'notice');
+  if (!sent.ok) deps.logger.warn({ slackError: sent.code }, 'could not tell the user the result of a modal');
 }
