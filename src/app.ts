@@ -35,6 +35,7 @@ import { rejectFutureTimestamps } from './slack/timestamp-guard.ts';
 import { acknowledgeUnhandled, noteListenerFailure } from './slack/unhandled-interactions.ts';
 import { createWorkspaces, type Workspaces } from './slack/workspace.ts';
 import { openStore } from './store/open.ts';
+import { trunkBudgetClaims } from './store/trunk-budget.ts';
 import type { Store } from './store/types.ts';
 import { createWorkers, type QueueEvents } from './workers/index.ts';
 
@@ -275,6 +276,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const workspaces = createWorkspaces({
     config,
     store,
+    // Replicas on PostgreSQL share the Trunk budget through the store; one SQLite process keeps its own.
+    ...(store.db.dialect === 'postgres' ? { ledger: trunkBudgetClaims(store.db) } : {}),
     metrics,
     slackLogger,
     logger,

@@ -18,7 +18,7 @@ import {
   V2_PULL_REQUEST_READS_PER_SECOND,
   type V2Workspace,
 } from '../queue/trunk-v2-access.ts';
-import { trunkBudgetClaims } from '../store/trunk-budget.ts';
+import type { TrunkBudgetClaims } from '../store/trunk-budget.ts';
 import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
 import type { TrunkApi } from '../trunk/api.ts';
@@ -63,6 +63,11 @@ export interface WorkspacesOptions {
   budget?: TrunkBudget;
   /** The process's one short cache of Trunk reads; default one made here. */
   readCache?: TrunkReadCache;
+  /**
+   * The store's ledger of Trunk request starts, shared by replicas (PostgreSQL; app.ts makes it): without
+   * it each budget is this process's own.
+   */
+  ledger?: TrunkBudgetClaims;
 }
 
 export interface Workspaces {
@@ -121,10 +126,10 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     createTrunkBudget({
       maxPerSecond: config.trunk.maxRps,
       ...recordTrunkBudget(metrics),
-      ...(store.db.dialect === 'postgres' ? { ledger: trunkBudgetClaims(store.db) } : {}),
+      ...(opts.ledger ? { ledger: opts.ledger } : {}),
       onLedgerError: (err) => opts.logger?.warn({ err }, 'Trunk budget: could not claim from the database'),
     });
-  const ledger = store.db.dialect === 'postgres' ? trunkBudgetClaims(store.db) : undefined;
+  const { ledger } = opts;
   const v2 = createV2Access({
     store,
     apiUrl: config.trunk.apiUrl,
