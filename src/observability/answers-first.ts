@@ -12,8 +12,10 @@
  * answer (a form validated before its ack) goes on at once, or it would wait for itself: the request
  * context says which (`answered`, set when the request is acknowledged, slack/unhandled-interactions.ts).
  * The pieces are cut where work resumes: right after a command's ack (slack/interaction.ts afterAck),
- * after each Slack Web API answer (slack-metrics.ts) and after each Trunk answer (trunk/http.ts, and each
- * reader of a shared read in trunk/read-cache.ts).
+ * for each reader of a cached Trunk read (trunk/read-cache.ts), and before each periodic pass (core).
+ * Never inside the Slack or Trunk clients: a request may, before its ack, await a call something else
+ * started (auth.test asked at start, a read another request began), and that answer must not wait for
+ * the very request that needs it (test/slack/e2e/first-ack.test.ts).
  *
  * The count and the wait itself are core/answers-first.ts's, where the periodic passes (core) wait too.
  */

@@ -1,11 +1,9 @@
 /**
  * Counts Slack Web API errors and rate-limit waits. Every WebClient (Bolt's per-workspace clients, the
  * digest's clients) and Bolt's respond() take `fetch` from the client options, so one wrapped fetch sees
- * every call without touching the call sites. It is also where work resumes after each Slack answer, so
- * that work waits while requests await their acks (answers-first.ts).
+ * every call without touching the call sites.
  */
 import type { FetchFunction } from '@slack/web-api';
-import { answersFirst } from './answers-first.ts';
 import type { Metrics } from './metrics.ts';
 
 /** `chat.postMessage` for Web API URLs; `response_url` for respond() posts to Slack's hooks. */
@@ -53,8 +51,6 @@ export function instrumentedSlackFetch(
         // Not JSON after all: WebClient reports it; nothing to count here.
       }
     }
-    // What the caller does with the answer waits while requests await theirs.
-    await answersFirst();
     return res;
   };
 }

@@ -4,7 +4,6 @@
  * and retries to the caller. A caller's abort rejects with the signal's reason, as fetch does.
  */
 import { type Dispatcher, request } from 'undici';
-import { answersFirst } from '../observability/answers-first.ts';
 
 export type HttpResult =
   | {
@@ -54,8 +53,6 @@ export async function postOnce(opts: SendOptions): Promise<HttpResult> {
       signal: ac.signal,
     });
     const { text, truncated } = await readText(res.body, opts.maxBodyBytes);
-    // What the caller does with the answer waits while requests await theirs.
-    await answersFirst();
     const ra = res.headers['retry-after'];
     return {
       kind: 'response',
