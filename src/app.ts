@@ -17,6 +17,7 @@ import {
   type ShutdownResult,
   trackBoltRequests,
 } from './lifecycle.ts';
+import { countUnanswered } from './observability/answers-first.ts';
 import { boltLogger } from './observability/bolt-logger.ts';
 import { requestContextMiddleware } from './observability/bolt-middleware.ts';
 import { createLogger, type Logger } from './observability/log.ts';
@@ -235,6 +236,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       endpoints: EVENTS_PATH,
       // Ack first, work after: the HTTP answer leaves as soon as a listener calls ack().
       processBeforeResponse: false,
+      // rejectReplays (below) verifies every request's signature once, before Bolt; Bolt's check would repeat it.
+      signatureVerification: false,
       customRoutes,
       logger: slackLogger,
       ...(oauth ? { ...oauthOptions, installerOptions } : {}),
@@ -253,6 +256,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     // New Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
+    // Outermost: work after an ack, the outbox and the workers wait while requests await their answer.
+    countUnanswered(httpReceiver, [EVENTS_PATH]);
   }
 
   const bolt = new App({

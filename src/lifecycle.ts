@@ -10,6 +10,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ReceiverEvent } from '@slack/bolt';
 import { type Settled, settleBy } from './core/deadline.ts';
+import { requestPath } from './core/request-path.ts';
 import type { Logger } from './observability/log.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { newRequestId, runWithRequestContext } from './observability/request-context.ts';
@@ -209,7 +210,7 @@ export function guardHttpReceiver(
 ): void {
   const listener = receiver.requestListener;
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const path = requestPath(req);
     if (lifecycle.isShuttingDown() && req.method === 'POST' && endpoints.includes(path)) {
       res.writeHead(503, { 'content-type': 'text/plain', connection: 'close', 'retry-after': '5' });
       res.end('shutting down');

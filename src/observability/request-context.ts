@@ -9,6 +9,8 @@ export interface RequestContext {
   reqId: string;
   /** Date.now() when the app took the request; answers due within Slack's 3 s count from here. */
   receivedAt?: number;
+  /** Set once the request is acknowledged: what it does from then on may wait (answers-first.ts). */
+  answered?: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -8,6 +8,7 @@ import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
+import { answersFirst } from '../observability/answers-first.ts';
 import type { AuditLost } from '../store/audit-retrying.ts';
 import { isSlackApiError, slackAnswer } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
@@ -160,11 +161,12 @@ export function errorCode(err: unknown): string {
 }
 
 /**
- * Called right after ack(): lets the event loop send pending acks and read new requests before this
- * one's work (store reads, Trunk call, rendering) runs, so a burst of commands is acknowledged first.
+ * Called right after ack(): this request's work (store reads, Trunk call, rendering) waits until the
+ * requests received meanwhile are answered (core/answers-first.ts), so a burst of commands is
+ * acknowledged first and no ack waits behind another command's work.
  */
 export function afterAck(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return answersFirst();
 }
 
 /**

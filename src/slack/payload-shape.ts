@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { App } from '@slack/bolt';
+import { requestPath } from '../core/request-path.ts';
 import type { Logger } from '../observability/log.ts';
 
 /** Bolt's own limit for a request body. */
@@ -88,7 +89,7 @@ export function rejectNonObjectBodies(
 ): void {
   const next = receiver.requestListener;
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const path = requestPath(req);
     if (req.method !== 'POST' || !endpoints.includes(path)) return next(req, res);
     void readBody(req).then(
       (raw) => {

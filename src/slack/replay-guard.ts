@@ -5,11 +5,18 @@
  * PostgreSQL) until the signature's timestamp is too old for Bolt to accept; a second arrival is refused
  * with 401 and counted. Only requests whose signature verifies are remembered, so forged ones cannot
  * fill the table or block a real request. Socket Mode has no signatures and does not pass through here.
+ *
+ * This is the one signature check of the HTTP receiver (app.ts turns Bolt's own off): an unsigned, forged
+ * or stale request gets Bolt's answer (401, no body, the same warning), an unsigned `ssl_check` Bolt's 200.
+ * It computes one HMAC with a key made once; Bolt's check made a key and three HMACs per request
+ * (tsscmp), and doing both cost an ack more than all of a bare Bolt app's work (ADR 0007).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { HTTPModuleFunctions, isValidSlackRequest, type ReceiverEvent } from '@slack/bolt';
+import { parse as parseForm } from 'node:querystring';
+import { HTTPModuleFunctions, type ReceiverEvent } from '@slack/bolt';
 import { Counter, type Registry } from 'prom-client';
+import { requestPath } from '../core/request-path.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Store } from '../store/types.ts';
 
@@ -34,6 +41,7 @@ export function rejectReplays(
   opts: ReplayGuardOptions,
 ): void {
   const { signingSecret, store, logger, endpoints, nowMs = Date.now } = opts;
+  const hmacKey = createSecretKey(Buffer.from(signingSecret));
   const replays = replayCounter(opts.registry);
   const next = receiver.requestListener;
 
@@ -52,22 +60,25 @@ export function rejectReplays(
     const signature = req.headers['x-slack-signature'];
     const stamp = Number(req.headers['x-slack-request-timestamp']);
     const now = nowMs();
-    const valid =
-      typeof signature === 'string' &&
-      isValidSlackRequest({
-        signingSecret,
-        body,
-        headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': stamp },
-        nowMilliseconds: now,
-      });
-    // Unsigned or forged: Bolt refuses it (401) and logs why; ssl_check needs no signature.
-    if (!valid) return next(req, res);
+    const invalid = signatureProblem(hmacKey, signature, stamp, body, now);
+    if (invalid !== undefined || typeof signature !== 'string') {
+      // Slack's ssl_check needs no signature; anything it carried besides is not read.
+      if (isSslCheck(req, body)) {
+        res.writeHead(200);
+        res.end();
+        return;
+      }
+      logger.warn(`Failed to parse and verify the request data: ${invalid ?? 'no signature'}`);
+      res.writeHead(401);
+      res.end();
+      return;
+    }
 
-    const key = `slack-signature:${createHash('sha256').update(signature).digest('hex')}`;
+    const claimKey = `slack-signature:${createHash('sha256').update(signature).digest('hex')}`;
     const ttlMs = Math.max(1000, stamp * 1000 + SIGNATURE_LIFETIME_MS + CLOCK_MARGIN_MS - now);
     let first: boolean;
     try {
-      first = await withBudget(store.claimOnce(key, ttlMs), CLAIM_BUDGET_MS);
+      first = await withBudget(store.claimOnce(claimKey, ttlMs), CLAIM_BUDGET_MS);
     } catch (err) {
       // Without the store a replay cannot be told apart, but nothing can act either: every change needs
       // the store (claims, defaults, credentials) and will fail there too. Letting the request through
@@ -78,7 +89,7 @@ export function rejectReplays(
     if (!first) {
       replays.inc();
       logger.warn(
-        { path: (req.url ?? '').split('?')[0], timestamp: stamp },
+        { path: requestPath(req), timestamp: stamp },
         'replayed Slack request refused (its signature was already used)',
       );
       refuse(res, 401, 'request already received');
@@ -88,13 +99,39 @@ export function rejectReplays(
   };
 
   receiver.requestListener = (req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const path = requestPath(req);
     if (req.method !== 'POST' || !endpoints.includes(path)) return next(req, res);
     void check(req, res).catch((err: unknown) => {
       logger.error({ err }, 'replay check failed');
       if (!res.headersSent) refuse(res, 500, 'internal error');
     });
   };
+}
+
+/** Why a request's signature does not hold (as Bolt's verifySlackRequest says it), or undefined. */
+export function signatureProblem(
+  key: KeyObject,
+  signature: string | string[] | undefined,
+  stampSeconds: number,
+  body: string,
+  nowMs: number,
+): string | undefined {
+  if (typeof signature !== 'string') return 'header x-slack-signature is missing';
+  if (Number.isNaN(stampSeconds)) return 'header x-slack-request-timestamp did not have the expected type';
+  if (stampSeconds < Math.floor(nowMs / 1000) - SIGNATURE_LIFETIME_MS / 1000)
+    return 'x-slack-request-timestamp must differ from system time by no more than 5 minutes or request is stale';
+  const [version, hash] = signature.split('=');
+  if (version !== 'v0') return 'unknown signature version';
+  const ours = createHmac('sha256', key).update(`v0:${stampSeconds}:${body}`).digest();
+  const theirs = Buffer.from(hash ?? '', 'hex');
+  if (theirs.length !== ours.length || !timingSafeEqual(theirs, ours)) return 'signature mismatch';
+  return undefined;
+}
+
+/** A form body with `ssl_check=1`, which Slack sends unsigned (Bolt answers it with an empty 200). */
+function isSslCheck(req: IncomingMessage, body: string): boolean {
+  if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return false;
+  return parseForm(body)['ssl_check'] === '1';
 }
 
 function refuse(res: ServerResponse, status: number, text: string): void {

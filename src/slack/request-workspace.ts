@@ -245,10 +245,19 @@ export function guardRequestWorkspace(
   };
 }
 
+/** What each answered `own()` promise said. */
+const ownKnown = new WeakMap<Promise<OwnWorkspace>, OwnWorkspace>();
+
 async function judge(party: RequestParty, opts: RequestWorkspaceOptions): Promise<Verdict> {
   if (opts.mode === 'single') {
     try {
-      const own = await withBudget(opts.own!(), IDENTITY_BUDGET_MS);
+      const asked = opts.own!();
+      // The answer is kept (ownWorkspaceOf hands out the same promise): no budget timer once it is known.
+      let own = ownKnown.get(asked);
+      if (!own) {
+        own = await withBudget(asked, IDENTITY_BUDGET_MS);
+        ownKnown.set(asked, own);
+      }
       return judgeSingle(party, own);
     } catch {
       return {

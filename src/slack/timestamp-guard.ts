@@ -4,6 +4,7 @@
  * gets the same 401 before Bolt sees it.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { requestPath } from '../core/request-path.ts';
 
 export const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
 
@@ -14,7 +15,7 @@ export function rejectFutureTimestamps(
 ): void {
   const next = receiver.requestListener;
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const path = requestPath(req);
     const stamp = Number(req.headers['x-slack-request-timestamp']);
     if (
       req.method === 'POST' &&

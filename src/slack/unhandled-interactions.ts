@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AckFn, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../observability/log.ts';
+import { currentRequestContext } from '../observability/request-context.ts';
 
 const current = new AsyncLocalStorage<{ failed: boolean }>();
 
@@ -54,8 +55,10 @@ export function acknowledgeUnhandled(
   const processEvent = bolt.processEvent.bind(bolt);
   bolt.processEvent = async (event: ReceiverEvent) => {
     let acked = false;
+    const request = currentRequestContext();
     const ack: AckFn<unknown> = (response) => {
       acked = true;
+      if (request) request.answered = true;
       return event.ack(response);
     };
     const state = { failed: false };

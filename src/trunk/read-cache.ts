@@ -11,6 +11,7 @@
  * a PR submitted, cancelled or restarted) forgets that queue's entries, and a read that started before the
  * change is not recorded after it. Failures are never cached.
  */
+import { answersFirst } from '../observability/answers-first.ts';
 import type { CallOptions, PaginateOptions, TrunkApi, TrunkOperation } from './api.ts';
 import { paginate, pagingLimits } from './pagination.ts';
 import type { QueueAddress } from './types.ts';
@@ -81,7 +82,8 @@ export function createTrunkReadCache(opts: { ttlMs?: number; now?: () => number 
       const queue = queueOf(req);
       const key = `${queue}\n${op}\n${stableJson(req)}`;
       const hit = entries.get(key);
-      if (how.prefer && hit && hit.expires > now()) return hit.value as Promise<T>;
+      // Each reader of a shared answer goes on in its own turn, after the requests waiting for theirs.
+      if (how.prefer && hit && hit.expires > now()) return afterAnswers(hit.value as Promise<T>);
       const generation = generations.get(queue) ?? 0;
       const value = send(req, opts);
       if (how.prefer) {
@@ -98,7 +100,7 @@ export function createTrunkReadCache(opts: { ttlMs?: number; now?: () => number 
           if (entries.get(key)?.value === value) entries.delete(key);
         },
       );
-      return value;
+      return afterAnswers(value);
     }
 
     function change<R extends QueueAddress, T>(
@@ -172,4 +174,11 @@ function stableJson(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
       .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
+}
+
+/** `value`, resolved in a turn of its own once no request awaits its answer (answers-first.ts). */
+async function afterAnswers<T>(value: Promise<T>): Promise<T> {
+  const v = await value;
+  await answersFirst();
+  return v;
 }

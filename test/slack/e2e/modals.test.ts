@@ -79,6 +79,18 @@ describe('settings modal', () => {
     expect(h.trunkCalls('updateQueue')).toHaveLength(0);
   });
 
+  it('where no ephemeral can be shown, the answer comes as a DM through the outbox', async () => {
+    const view = await openSettings();
+    h.slack.failNext('chat.postEphemeral', { error: 'channel_not_found' });
+    await h.submitView({ view, values: stateFromView(view.view), user: USERS.admin });
+    const dm = await h.slack.waitFor(() =>
+      h.slack.callsTo('chat.postMessage').find((c) => c.args['channel'] === USERS.admin),
+    );
+    expect(String(dm.args['text'])).toContain('Nothing to change');
+    // Posted by the outbox, whose posts never unfurl links (the listener's own client set no such flag).
+    expect(String(dm.args['unfurl_links'])).toBe('false');
+  });
+
   it('a member cannot open it, and a forged submission by a member is refused', async () => {
     const sent = await h.sendCommand('settings acme/web:main', { user: USERS.member });
     expect(textOf(await h.reply(sent.responseUrl))).toContain("can't");

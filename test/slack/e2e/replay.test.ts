@@ -4,6 +4,7 @@
  * PostgreSQL database.
  */
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackFake } from '../../../dev/fakes/slack/server.ts';
 import { signedHeaders, slashCommandBody } from '../../../dev/fakes/slack/signing.ts';
@@ -80,6 +81,43 @@ describe('one app (SQLite)', () => {
     h.trunk.clearRequests();
     expect((await send(h.url, real)).status).toBe(200);
     await h.slack.waitFor(() => h.trunkCalls('updateQueue')[0]);
+  });
+});
+
+/** POST with the path sent exactly as written (fetch would resolve `./` and drop a fragment first). */
+function sendRaw(url: string, path: string, req: { body: string; headers: Record<string, string> }) {
+  return new Promise<number>((resolve, reject) => {
+    const r = request(`${url}${path}`, { method: 'POST', path, headers: req.headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+describe('paths Bolt reads as /slack/events', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    h.trunk.addQueue('acme/web', 'main', { state: 'running' });
+  });
+  afterAll(async () => h?.close());
+
+  it('a replay sent to /slack/./events or /slack/events#x is refused like one to /slack/events', async () => {
+    const captured = capturedPause(h, h.signingSecret);
+    expect(await sendRaw(h.url, '/slack/events', captured)).toBe(200);
+    await h.slack.waitFor(() => (h.trunk.queue('acme/web', 'main')!.state === 'paused' ? true : undefined));
+    await h.idle();
+    h.trunk.patchQueue('acme/web', 'main', { state: 'running' });
+
+    expect(await sendRaw(h.url, '/slack/./events', captured)).toBe(401);
+    expect(await sendRaw(h.url, '/slack/events#again', captured)).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    await h.idle();
+    expect(h.trunkCalls('updateQueue')).toHaveLength(1);
+    expect(h.trunk.queue('acme/web', 'main')!.state).toBe('running');
+    expect(await replayCount(h.url)).toBe(2);
   });
 });
 

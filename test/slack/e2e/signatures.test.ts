@@ -102,4 +102,22 @@ describe('request signatures', () => {
     expect(sent.status).toBe(401);
     await nothingHappened();
   });
+
+  it("Slack's unsigned ssl_check gets 200, and a payload smuggled beside it is not read", async () => {
+    const payload = JSON.stringify({
+      type: 'block_actions',
+      user: { id: USERS.admin, team_id: TEAM },
+      team: { id: TEAM },
+      actions: [{ action_id: 'mq_pause', type: 'button', value: 'x' }],
+    });
+    for (const body of ['ssl_check=1&token=x', `ssl_check=1&payload=${encodeURIComponent(payload)}`]) {
+      const res = await fetch(`${h.url}/slack/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+      expect(res.status).toBe(200);
+    }
+    await nothingHappened();
+  });
 });
