@@ -105,6 +105,8 @@ interface Outcome {
   answered: boolean;
   ackStatus: number;
   ackMs: number;
+  /** What was sent (a command's text, a click's action), so a request left unanswered can be named. */
+  sent?: string;
 }
 
 const COMMANDS: Array<{ weight: number; text: (i: number) => string; user?: string }> = [
@@ -196,7 +198,13 @@ async function drive(
       const m = h.slack.channelMessages(channel).find((x) => findAction(x.blocks ?? [], ACTIONS.refresh));
       if (m) messages.push({ channel, ts: m.ts, busy: false });
     }
-    return { kind: 'command', answered, ackStatus: sent.status, ackMs: sent.ackMs };
+    return {
+      kind: 'command',
+      answered,
+      ackStatus: sent.status,
+      ackMs: sent.ackMs,
+      sent: `#${i} "${c.text(i)}" by ${c.user ?? USERS.member} in ${channel}, response_url ${id}`,
+    };
   };
 
   const oneClick = async (i: number): Promise<Outcome> => {
@@ -311,6 +319,8 @@ export const benchmark: Benchmark = {
           .catch(() => 0)) === 200;
 
       const commands = outcomes.filter((o) => o.kind === 'command');
+      for (const o of outcomes.filter((x) => !x.answered))
+        console.log(`  unanswered ${o.kind} (ack ${o.ackStatus}): ${o.sent ?? 'a click'}`);
       const clicks = outcomes.filter((o) => o.kind === 'click');
       const answeredCommands = commands.filter((o) => o.answered).length;
       const answeredClicks = clicks.filter((o) => o.answered).length;
