@@ -107,6 +107,8 @@ interface Outcome {
   ackMs: number;
   /** What was sent (a command's text, a click's action), so a request left unanswered can be named. */
   sent?: string;
+  /** The answer keys waited for: looked at again after the run, to tell a late answer from none. */
+  keys?: Array<[string, number]>;
 }
 
 const COMMANDS: Array<{ weight: number; text: (i: number) => string; user?: string }> = [
@@ -183,16 +185,12 @@ async function drive(
     const triggerId = `soak.${seed}.${i}`;
     const sent = await h.sendCommand(c.text(i), { channel, user: c.user ?? USERS.member, triggerId });
     const id = sent.responseUrl.slice(sent.responseUrl.lastIndexOf('/') + 1);
-    const answered =
-      sent.status === 200 &&
-      (await index.wait(
-        [
-          [`url:${id}`, 0],
-          [`chan:${channel}`, 0],
-          [`trigger:${triggerId}`, 0],
-        ],
-        ANSWER_TIMEOUT_MS,
-      ));
+    const keys: Array<[string, number]> = [
+      [`url:${id}`, 0],
+      [`chan:${channel}`, 0],
+      [`trigger:${triggerId}`, 0],
+    ];
+    const answered = sent.status === 200 && (await index.wait(keys, ANSWER_TIMEOUT_MS));
     // A status message in its own channel becomes a target for later clicks.
     if (answered && index.count(`chan:${channel}`) > 0) {
       const m = h.slack.channelMessages(channel).find((x) => findAction(x.blocks ?? [], ACTIONS.refresh));
@@ -204,6 +202,7 @@ async function drive(
       ackStatus: sent.status,
       ackMs: sent.ackMs,
       sent: `#${i} "${c.text(i)}" by ${c.user ?? USERS.member} in ${channel}, response_url ${id}`,
+      keys,
     };
   };
 
@@ -319,8 +318,17 @@ export const benchmark: Benchmark = {
           .catch(() => 0)) === 200;
 
       const commands = outcomes.filter((o) => o.kind === 'command');
-      for (const o of outcomes.filter((x) => !x.answered))
-        console.log(`  unanswered ${o.kind} (ack ${o.ackStatus}): ${o.sent ?? 'a click'}`);
+      // Looked at again once the figures are read and another ANSWER_TIMEOUT_MS has passed: an answer that
+      // came late shows up now; one that never came does not.
+      const unanswered = outcomes.filter((x) => !x.answered);
+      if (unanswered.length > 0) await new Promise((r) => setTimeout(r, ANSWER_TIMEOUT_MS));
+      index.scan();
+      for (const o of unanswered) {
+        const late = o.keys?.some(([k, base]) => index.count(k) > base) ?? false;
+        console.log(
+          `  unanswered within ${ANSWER_TIMEOUT_MS / 1000} s, ${late ? 'answered later' : 'no answer by the end'}: ${o.kind} (ack ${o.ackStatus}) ${o.sent ?? ''}`,
+        );
+      }
       const clicks = outcomes.filter((o) => o.kind === 'click');
       const answeredCommands = commands.filter((o) => o.answered).length;
       const answeredClicks = clicks.filter((o) => o.answered).length;
