@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
+import { buildSlackSide } from './app-services.ts';
 import type { Config } from './config.ts';
 import { createHttpRoutes } from './http/routes.ts';
 import { createTrunkWebhookRoutes } from './http/trunk-webhooks.ts';
@@ -378,9 +379,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     return ours ? [...configured, ...stored] : stored;
   };
 
+  // The services, built once here, and the ports the Slack side gets instead of the store and config.
   const deps: SlackDeps = {
-    config,
-    store,
+    ...buildSlackSide({ config, store, trunk: workspaces, logger, metrics, now }),
     logger,
     metrics,
     workspaces,

@@ -15,7 +15,6 @@ import { type HomeInput, renderHome } from './blocks/home.ts';
 import type { SlackDeps } from './deps.ts';
 import { errorCode } from './interaction.ts';
 import type { SlackReply } from './reply.ts';
-import { servicesOf } from './services.ts';
 
 /** The gathered data in the renderer's terms: Trunk's errors become words a person can act on. */
 export function homeInput(data: HomeData, appUrl?: string): HomeInput {
@@ -48,7 +47,7 @@ export async function gatherHome(
   userId: string,
 ): Promise<HomeInput> {
   const actor = actorIn(deps, client, workspaceId, userId);
-  return homeInput(await servicesOf(deps).home.gather(actor), deps.config.trunk.appUrl);
+  return homeInput(await deps.services.home.gather(actor), deps.settings.trunkAppUrl);
 }
 
 /** Builds the Home for a person and publishes it; false (logged) when Slack refused it. */

@@ -7,9 +7,7 @@
 import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
 import { answersFirst } from '../observability/answers-first.ts';
-import type { AuditLost } from '../store/audit-retrying.ts';
 import { isSlackApiError, slackAnswer } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
 import { refusalOf } from './outbox/final-errors.ts';
@@ -25,41 +23,6 @@ export interface Who {
 export function workspaceIdOf(who: Who): string {
   if (who.isEnterpriseInstall && who.enterpriseId) return who.enterpriseId;
   return who.teamId ?? who.enterpriseId ?? '';
-}
-
-/** Channel default first, then the workspace's, then DEFAULT_REPO. */
-export async function resolveRef(
-  deps: SlackDeps,
-  workspaceId: string,
-  channelId: string | undefined,
-  typed: TargetSpec | undefined,
-): Promise<QueueRef | undefined> {
-  if (typed?.repo && typed.branch !== undefined) return resolveTarget(typed);
-  const [channelDefault, ws] = await Promise.all([
-    channelId ? deps.store.getChannelDefault(workspaceId, channelId) : Promise.resolve(undefined),
-    deps.store.getWorkspace(workspaceId),
-  ]);
-  return resolveTarget(typed, channelDefault, ws?.defaultTarget, deps.config.defaultTarget);
-}
-
-/** An audit entry lost after its retries: logged at error and counted; the change it records stands. */
-export function auditLostSink(deps: Pick<SlackDeps, 'logger' | 'metrics'>): AuditLost {
-  return (err, entry) => {
-    deps.metrics.auditFailures.inc({ action: entry.action });
-    deps.logger.error(
-      {
-        err,
-        audit: {
-          workspaceId: entry.workspaceId,
-          userId: entry.userId,
-          action: entry.action,
-          target: entry.target,
-          outcome: entry.outcome,
-        },
-      },
-      'audit entry lost: the store refused it after retries (the change itself was applied)',
-    );
-  };
 }
 
 /** Sends a reply through response_url; ephemeral unless the reply says otherwise. */

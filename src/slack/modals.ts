@@ -115,14 +115,7 @@ export async function openConnectModal(
   workspaceId: string,
   o: { home?: boolean } = {},
 ): Promise<'ok' | 'failed'> {
-  const ws = await deps.store.getWorkspace(workspaceId);
-  const form = buildConnectModal({
-    ...(ws?.trunkOrgSlug ? { orgSlug: ws.trunkOrgSlug } : {}),
-    ...(ws?.defaultTarget ? { defaultTarget: ws.defaultTarget } : {}),
-    hasToken: ws?.hasTrunkCredentials ?? false,
-    hasV2Key: ws?.hasTrunkV2Key ?? false,
-    hasWebhookSecrets: ws?.hasTrunkWebhookSecrets ?? false,
-  });
+  const form = buildConnectModal(await deps.services.workspace.connectionOf(workspaceId));
   try {
     await client.views.open({
       trigger_id: triggerId,

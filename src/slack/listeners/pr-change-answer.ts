@@ -63,7 +63,7 @@ async function redraw(c: PrClick, pr: SubmittedPullRequest, note?: string): Prom
   const reply = renderPr({
     ref: c.value.ref,
     pr,
-    appUrl: c.deps.config.trunk.appUrl,
+    appUrl: c.deps.settings.trunkAppUrl,
     renderedAt: c.deps.now(),
     ...(c.trunk.orgSlug ? { orgSlug: c.trunk.orgSlug } : {}),
     ...(note ? { note } : {}),

@@ -69,7 +69,7 @@ export async function answerTestAction(
         c.client,
         c.channelId,
         a.message.ts,
-        renderTestStatus(a.message.card, { appUrl: c.deps.config.trunk.appUrl }),
+        renderTestStatus(a.message.card, { appUrl: c.deps.settings.trunkAppUrl }),
         undefined,
       );
       return 'ok';

@@ -14,7 +14,6 @@ import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { homeSession, isHomeClick } from '../../home.ts';
 import { afterAck, sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import type { Outcome } from '../outcome.ts';
 
 /** A click on a button whose value parses as V. */
@@ -114,7 +113,7 @@ export async function clickWorkspace(
 ): Promise<{ actor: Actor; trunk: WorkspaceTrunk } | undefined> {
   const actor = clickActor(deps, args);
   // The button names a queue; this workspace must still be connected to Trunk to act on it.
-  const trunk = await servicesOf(deps).queue.trunk(actor);
+  const trunk = await deps.services.queue.trunk(actor);
   if (!trunk) {
     await sendReply(deps, args.respond, renderNotConnected(), { replace_original: false });
     return undefined;

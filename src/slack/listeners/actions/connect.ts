@@ -10,7 +10,6 @@ import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { sendReply } from '../../interaction.ts';
 import { openConnectModal } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
 import { NO_ENCRYPTION_KEY } from '../views/connect.ts';
 import { type ClickArgs, clickActor, registerButtonOf } from './click.ts';
 
@@ -27,7 +26,7 @@ export function register(app: App, deps: SlackDeps): void {
     async (_deps, args) => ({ args, actor: clickActor(deps, args) }),
     async ({ args, actor }, triggerId) => {
       const { client, respond } = args;
-      const gate = await servicesOf(deps).workspace.mayConnect(actor);
+      const gate = await deps.services.workspace.mayConnect(actor);
       if (gate.answer === 'refused') {
         await sendReply(deps, respond, renderRefusal('connect this workspace to Trunk', gate.because));
         return 'refused';

@@ -13,7 +13,6 @@ import { buildCancelModal, parsePrButtonValue } from '../../blocks/pr-actions.ts
 import type { SlackDeps } from '../../deps.ts';
 import { sendReply } from '../../interaction.ts';
 import { messageModal } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
 import { answerPrClick, type PrClick, prClickKey, prQueue, tell } from '../pr-change-answer.ts';
 import { type ClickArgs, readClickOf, registerButtonOf } from './click.ts';
 
@@ -31,7 +30,7 @@ async function readPrClick(deps: SlackDeps, args: ClickArgs): Promise<PrClick | 
 
 /** Restart tests and Re-submit act at once. */
 async function actNow(c: PrClick, action: PrAction): Promise<string> {
-  const result = await servicesOf(c.deps).prs.change(c.actor, prQueue(c), {
+  const result = await c.deps.services.prs.change(c.actor, prQueue(c), {
     action,
     prNumber: c.value.prNumber,
     expected: c.value.state,
@@ -56,7 +55,7 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
   } catch (err) {
     c.deps.logger.warn({ err }, 'could not open the cancel modal');
   }
-  const preview = await servicesOf(c.deps).prs.preview(c.actor, prQueue(c), {
+  const preview = await c.deps.services.prs.preview(c.actor, prQueue(c), {
     action: 'cancel',
     prNumber: n,
     expected: c.value.state,

@@ -10,7 +10,6 @@ import { buildTicketModal, parseTestButton, TEST_ACTIONS } from '../../blocks/te
 import type { SlackDeps } from '../../deps.ts';
 import { sendReply } from '../../interaction.ts';
 import { wrapMetadata } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
 import { answerTestAction, type TestAnswerContext } from '../test-answer.ts';
 import { type ClickOf, readClickOf, registerButtonOf } from './click.ts';
 
@@ -46,7 +45,7 @@ function answerContext(c: TestClick): TestAnswerContext {
 
 function overrideButton(mode: QuarantineMode) {
   return async (c: TestClick): Promise<string> => {
-    const a = await servicesOf(c.deps).testFeeds.quarantine(c.actor, {
+    const a = await c.deps.services.testFeeds.quarantine(c.actor, {
       channelId: c.channelId,
       testId: c.value.testId,
       mode,
@@ -56,7 +55,7 @@ function overrideButton(mode: QuarantineMode) {
 }
 
 async function ticketButton(c: TestClick, triggerId: string): Promise<string> {
-  const a = await servicesOf(c.deps).testFeeds.mayAct(c.actor, {
+  const a = await c.deps.services.testFeeds.mayAct(c.actor, {
     channelId: c.channelId,
     testId: c.value.testId,
   });

@@ -5,7 +5,6 @@
 
 import { formatQueueRef, type TargetSpec } from '../../../core/target.ts';
 import type { QueueChangeRequest } from '../../../services/queue.ts';
-import { servicesOf } from '../../services.ts';
 import { applyQueueChange } from '../queue-change.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
@@ -35,7 +34,7 @@ export async function applyCommandChange(
     {
       refusedWhat: change.refusedWhat(formatQueueRef(at.ref)),
       ...(change.reason ? { reason: change.reason } : {}),
-      run: () => servicesOf(req.deps).queue.change(req.actor, at, change.request),
+      run: () => req.deps.services.queue.change(req.actor, at, change.request),
     },
   );
 }

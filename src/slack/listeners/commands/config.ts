@@ -15,7 +15,6 @@ import { renderRefusal } from '../../blocks/errors.ts';
 import type { ConfigCommand } from '../../commands/grammar.ts';
 import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -23,7 +22,7 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
   const { deps, actor } = req;
   if (c.kind === 'people') return linkPerson(req, c.userId, c.login);
   if (c.kind === 'unfurl') return configureUnfurl(req, c.on);
-  const { workspace } = servicesOf(deps);
+  const { workspace } = deps.services;
   if (c.kind === 'show' || (c.kind === 'operators' && c.op === 'list')) {
     const view = await workspace.show(actor, req.channelId);
     await sendReply(deps, req.respond, c.kind === 'show' ? renderConfig(view) : renderOperatorsList(view));
@@ -42,7 +41,7 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
 
 /** `config unfurl github on|off`: operators only (the unfurl service checks and audits). */
 async function configureUnfurl(req: CommandRequest, on: boolean): Promise<Outcome> {
-  const answer = await servicesOf(req.deps).unfurls.setGithub(req.actor, on);
+  const answer = await req.deps.services.unfurls.setGithub(req.actor, on);
   if (answer.answer === 'refused') {
     await sendReply(req.deps, req.respond, renderRefusal('change the configuration', answer.because));
     return 'refused';

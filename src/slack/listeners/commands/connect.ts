@@ -2,12 +2,11 @@
 import { renderRefusal } from '../../blocks/errors.ts';
 import { sendReply } from '../../interaction.ts';
 import { openConnectModal } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
 import { NO_ENCRYPTION_KEY } from '../views/connect.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function connect(req: CommandRequest): Promise<Outcome> {
-  const gate = await servicesOf(req.deps).workspace.mayConnect(req.actor);
+  const gate = await req.deps.services.workspace.mayConnect(req.actor);
   if (gate.answer === 'refused') {
     await sendReply(req.deps, req.respond, renderRefusal('connect this workspace to Trunk', gate.because));
     return 'refused';

@@ -5,7 +5,6 @@ import { renderEta } from '../../blocks/eta.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { withV2KeyHint } from '../../blocks/story.ts';
 import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function eta(
@@ -15,7 +14,7 @@ export async function eta(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).story.eta(req.actor, at, prNumber);
+  const found = await req.deps.services.story.eta(req.actor, at, prNumber);
   const renderedAt = req.deps.now();
   switch (found.answer) {
     case 'read_failed':
@@ -30,7 +29,7 @@ export async function eta(
             ref: at.ref,
             pr: found.pr,
             renderedAt,
-            appUrl: req.deps.config.trunk.appUrl,
+            appUrl: req.deps.settings.trunkAppUrl,
             ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
           }),
         ),

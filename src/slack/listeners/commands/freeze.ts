@@ -17,7 +17,6 @@ import { FREEZE_USAGE, parseFreezeCommand } from '../../commands/freeze.ts';
 import { slackTextToPlain } from '../../commands/grammar.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function freeze(req: CommandRequest, text: string): Promise<Outcome> {
@@ -42,7 +41,7 @@ export async function freeze(req: CommandRequest, text: string): Promise<Outcome
       : c.kind === 'list'
         ? { kind: 'list' }
         : { kind: c.kind, id: c.id };
-  const a = await servicesOf(deps).freeze.handle(actor, request);
+  const a = await deps.services.freeze.handle(actor, request);
   const [reply, outcome, toChannel] = render(a, req.userId);
   if (toChannel) await tellChannel(req, reply);
   else await sendReply(deps, req.respond, reply);

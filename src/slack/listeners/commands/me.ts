@@ -16,11 +16,10 @@ import {
 import type { MeCommand } from '../../commands/watch.ts';
 import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function me(req: CommandRequest, c: MeCommand): Promise<Outcome> {
-  const { people } = servicesOf(req.deps);
+  const { people } = req.deps.services;
   const answer =
     c.kind === 'show'
       ? await people.show(req.actor)

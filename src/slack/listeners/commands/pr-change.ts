@@ -9,7 +9,6 @@ import { renderNoop } from '../../blocks/announcement.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrAnnouncement, renderPrRefusal, renderReadBack } from '../../blocks/pr-actions.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function applyPrCommand(
@@ -20,7 +19,7 @@ export async function applyPrCommand(
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
   const { ref } = at;
-  const result = await servicesOf(req.deps).prs.change(req.actor, at, change);
+  const result = await req.deps.services.prs.change(req.actor, at, change);
   switch (result.outcome) {
     case 'ok': {
       const announcement = renderPrAnnouncement({

@@ -4,7 +4,6 @@ import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function pr(
@@ -14,7 +13,7 @@ export async function pr(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).queue.pullRequest(req.actor, at, prNumber);
+  const found = await req.deps.services.queue.pullRequest(req.actor, at, prNumber);
   if (found.answer === 'read_failed') {
     await sendReply(req.deps, req.respond, renderError(found.error));
     return 'failed';
@@ -25,7 +24,7 @@ export async function pr(
     renderPr({
       ref: at.ref,
       pr: found.value,
-      appUrl: req.deps.config.trunk.appUrl,
+      appUrl: req.deps.settings.trunkAppUrl,
       renderedAt: req.deps.now(),
       ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
     }),

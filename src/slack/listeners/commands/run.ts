@@ -4,7 +4,6 @@ import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderRun } from '../../blocks/run.ts';
 import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function run(
@@ -14,7 +13,7 @@ export async function run(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).queue.testRun(req.actor, at, testRunId);
+  const found = await req.deps.services.queue.testRun(req.actor, at, testRunId);
   if (found.answer === 'read_failed') {
     await sendReply(req.deps, req.respond, renderError(found.error));
     return 'failed';

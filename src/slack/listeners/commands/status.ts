@@ -9,14 +9,13 @@ import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function status(req: CommandRequest, target: TargetSpec | undefined): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
   const { ref, trunk } = at;
-  const services = servicesOf(req.deps);
+  const services = req.deps.services;
   const freeze = services.freeze.statusWindow(req.actor, ref);
   const dispatch = services.queue.dispatchOrder(req.actor, ref);
   const read = await services.queue.queue(req.actor, at);
@@ -34,7 +33,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
     ref,
     queue,
     renderedAt: req.deps.now(),
-    appUrl: req.deps.config.trunk.appUrl,
+    appUrl: req.deps.settings.trunkAppUrl,
     ...(trunk.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
   };
   // Only a message the bot posted has a ts that chat.update can keep current: the response_url copy

@@ -15,7 +15,6 @@ import {
 import type { TestsCommand } from '../../commands/tests.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -33,7 +32,7 @@ export async function testFeeds(req: CommandRequest, c: TestsCommand): Promise<O
         : { kind: 'unwatch', channelId: req.channelId, ...(c.repo ? { repo: c.repo } : {}) };
   let a: TestWatchAnswer;
   try {
-    a = await servicesOf(req.deps).testFeeds.watches(req.actor, request, sharedChannels(req.client));
+    a = await req.deps.services.testFeeds.watches(req.actor, request, sharedChannels(req.client));
   } catch (err) {
     req.deps.logger.error({ err }, 'could not read or change the test feeds');
     await sendReply(req.deps, req.respond, renderError(err));

@@ -5,7 +5,6 @@ import { renderError, renderNoOrgSlug, renderNoTarget, renderNotConnected } from
 import { renderFlaky, renderQuarantined } from '../../blocks/flaky.ts';
 import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function tests(
@@ -15,7 +14,7 @@ export async function tests(
 ): Promise<Outcome> {
   let a: TestsAnswer;
   try {
-    a = await servicesOf(req.deps).tests.summary(req.actor, {
+    a = await req.deps.services.tests.summary(req.actor, {
       kind,
       channelId: req.channelId,
       ...(repo ? { repo } : {}),
@@ -24,7 +23,7 @@ export async function tests(
     req.deps.logger.error({ err }, 'could not read workspace configuration');
     a = { answer: 'read_failed', error: err };
   }
-  const [reply, outcome] = render(a, req.deps.config.trunk.appUrl);
+  const [reply, outcome] = render(a, req.deps.settings.trunkAppUrl);
   await sendReply(req.deps, req.respond, reply);
   return outcome;
 }

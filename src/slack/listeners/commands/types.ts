@@ -7,7 +7,6 @@ import type { QueueAt } from '../../../services/queue.ts';
 import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import type { Outcome } from '../outcome.ts';
 
 export interface CommandRequest {
@@ -32,7 +31,7 @@ export async function queueAndTrunk(
   how: { cached?: boolean } = {},
 ): Promise<QueueAt | { outcome: Outcome }> {
   try {
-    const located = await servicesOf(req.deps).queue.locate(req.actor, req.channelId, typed, how);
+    const located = await req.deps.services.queue.locate(req.actor, req.channelId, typed, how);
     if (located.answer === 'no_target') {
       await sendReply(req.deps, req.respond, renderNoTarget());
       return { outcome: 'invalid' };

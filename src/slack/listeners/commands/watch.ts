@@ -16,7 +16,6 @@ import {
 import type { WatchCommand } from '../../commands/watch.ts';
 import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -33,7 +32,7 @@ export function unwatch(req: CommandRequest, typed: TargetSpec | undefined): Pro
 async function answer(req: CommandRequest, request: WatchRequest): Promise<Outcome> {
   let a: WatchAnswer;
   try {
-    a = await servicesOf(req.deps).watch.handle(req.actor, request, sharedChannels(req.client));
+    a = await req.deps.services.watch.handle(req.actor, request, sharedChannels(req.client));
   } catch (err) {
     req.deps.logger.error({ err }, 'could not read or change the feeds');
     await sendReply(req.deps, req.respond, renderError(err));

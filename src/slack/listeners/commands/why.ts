@@ -4,7 +4,6 @@ import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { renderWhy, renderWhyUnknown, withV2KeyHint } from '../../blocks/story.ts';
 import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function why(
@@ -14,9 +13,9 @@ export async function why(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).story.why(req.actor, at, prNumber);
+  const found = await req.deps.services.story.why(req.actor, at, prNumber);
   const links = {
-    appUrl: req.deps.config.trunk.appUrl,
+    appUrl: req.deps.settings.trunkAppUrl,
     ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
   };
   const renderedAt = req.deps.now();

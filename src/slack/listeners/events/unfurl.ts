@@ -9,7 +9,6 @@ import { buildActor } from '../../actor.ts';
 import { renderUnfurls } from '../../blocks/unfurl.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { afterAck, unfurlLinks } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { channelFacts } from '../../shared-channels.ts';
 
 /** Slack's channel for a link still in the message composer. */
@@ -28,7 +27,7 @@ export function register(app: App, deps: SlackDeps): void {
     });
     let outcome = 'none';
     try {
-      const answer = await servicesOf(deps).unfurls.unfurl(
+      const answer = await deps.services.unfurls.unfurl(
         actor,
         {
           channelId: composer ? undefined : event.channel,
@@ -39,7 +38,7 @@ export function register(app: App, deps: SlackDeps): void {
       );
       if (answer.answer === 'unfurls') {
         const unfurls = renderUnfurls(answer.unfurls, {
-          appUrl: deps.config.trunk.appUrl,
+          appUrl: deps.settings.trunkAppUrl,
           orgSlug: answer.orgSlug,
         });
         const where =

@@ -13,7 +13,6 @@ import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/er
 import { stepBadInput, stepErrorText, stepNeedsPerson } from '../../blocks/steps.ts';
 import { parseStepInputs, type StepId, type StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { servicesOf } from '../../services.ts';
 
 export type StepArgs = SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs;
 
@@ -91,7 +90,7 @@ async function decide<S extends StepInput>(
   // The Actor's directory asks Slack with the bot token (users.info); the execution token only completes.
   const botClient = await deps.workspaces.slackFor(workspace.id).catch(() => client);
   const actor = actorIn(deps, botClient, workspace, input.interactor ?? '');
-  const located = await servicesOf(deps).queue.locate(actor, input.channel, input.target);
+  const located = await deps.services.queue.locate(actor, input.channel, input.target);
   if (located.answer === 'no_target') return { end: 'fail', error: stepErrorText(renderNoTarget()) };
   if (located.answer === 'not_connected') return { end: 'fail', error: stepErrorText(renderNotConnected()) };
   return def.run({

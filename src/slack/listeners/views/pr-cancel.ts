@@ -9,7 +9,6 @@ import { CALLBACKS } from '../../blocks/ids.ts';
 import { CANCEL_REASON, parseCancelMetadata } from '../../blocks/pr-actions.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { respondVia } from '../../pr-actor.ts';
-import { servicesOf } from '../../services.ts';
 import { answerPrClick, type PrClick, prClickKey, prQueue } from '../pr-change-answer.ts';
 import { tellPrivately } from '../tell-privately.ts';
 
@@ -30,7 +29,7 @@ export function register(app: App, deps: SlackDeps): void {
     const actor = interactionActor(deps, client, context, body);
     const workspaceId = actor.workspace.id;
     const userId = body.user.id;
-    const services = servicesOf(deps);
+    const services = deps.services;
     let outcome = 'failed';
     try {
       const trunk = await services.queue.trunk(actor);

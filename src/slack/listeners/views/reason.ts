@@ -15,7 +15,6 @@ import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { homeSession } from '../../home.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import type { Click } from '../actions/click.ts';
 import { applyClickChange, clickKeyOf } from '../actions/status-click.ts';
 import { DESIRED } from '../commands/state.ts';
@@ -58,7 +57,7 @@ export function register(app: App, deps: SlackDeps): void {
     const tell = (reply: SlackReply) => respond(reply);
     let outcome = 'failed';
     try {
-      const trunk = await servicesOf(deps).queue.trunk(actor);
+      const trunk = await deps.services.queue.trunk(actor);
       if (!trunk) {
         await tell(renderNotConnected());
       } else {

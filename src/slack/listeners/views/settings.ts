@@ -14,7 +14,6 @@ import type { SlackDeps } from '../../deps.ts';
 import { postToChannel } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import { tellPrivately } from '../tell-privately.ts';
 
 export function register(app: App, deps: SlackDeps): void {
@@ -35,7 +34,7 @@ export function register(app: App, deps: SlackDeps): void {
     // The form's operator check does not read the payload's own team (as before this layer).
     const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
     const userId = actor.userId;
-    const { queue } = servicesOf(deps);
+    const { queue } = deps.services;
     const tell = (reply: SlackReply) =>
       tellPrivately(deps, client, { workspaceId: actor.workspace.id, channel: meta.c, userId }, reply);
     let outcome = 'failed';

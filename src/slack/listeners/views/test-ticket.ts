@@ -10,7 +10,6 @@ import { parseTestButton, TEST_TICKET_CALLBACK, TEST_TICKET_INPUT } from '../../
 import { readTicketInput } from '../../commands/tests.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { unwrapMetadata } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
 import { tellPrivately } from '../tell-privately.ts';
 import { answerTestAction } from '../test-answer.ts';
 
@@ -38,7 +37,7 @@ export function register(app: App, deps: SlackDeps): void {
     const privately = { workspaceId: actor.workspace.id, channel: meta.c, userId };
     let outcome = 'failed';
     try {
-      const a = await servicesOf(deps).testFeeds.linkTicket(actor, {
+      const a = await deps.services.testFeeds.linkTicket(actor, {
         channelId: meta.c,
         testId: test.testId,
         ticket: ref.ref,
