@@ -18,7 +18,6 @@ import {
   V2_PULL_REQUEST_READS_PER_SECOND,
   type V2Workspace,
 } from '../queue/trunk-v2-access.ts';
-import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { apiTokenAuth } from '../trunk/auth.ts';
@@ -32,6 +31,7 @@ import { createTrunkClient } from '../trunk/client.ts';
 import { createTrunkReadCache, type TrunkReadCache } from '../trunk/read-cache.ts';
 import { apiKeyAuth } from '../trunk/v2/auth.ts';
 import { createTrunkV2Client, type TrunkV2Api } from '../trunk/v2/client.ts';
+import type { TrunkKeys } from './ports.ts';
 
 /** What callers get for a workspace: its Trunk client and organization slug. */
 export interface WorkspaceTrunk {
@@ -47,7 +47,7 @@ export type BotTokenResolver = (workspaceId: string) => Promise<string | undefin
 export interface WorkspacesOptions {
   config: Config;
   /** Where each workspace's Trunk credentials are stored (set with `connect`). */
-  store: Pick<Store, 'getTrunkCredentials' | 'getTrunkV2Key'>;
+  store: TrunkKeys;
   /**
    * The ledger through which replicas share the Trunk budgets (store/trunk-budget.ts on PostgreSQL, built
    * by the composition root); undefined: each budget is this process's own (one process on SQLite).
