@@ -333,6 +333,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const digestPace = overrides.digest === false ? undefined : overrides.digest?.paceMs;
   const outbox = new SlackOutbox({
     slackFor: (id) => workspaces.slackFor(id),
+    clientWithToken: (token) => new WebClient(token, workspaces.slackClientOptions),
     logger: logger.child({ component: 'outbox' }),
     metrics,
     ...(digestPace !== undefined ? { paceMs: digestPace } : {}),

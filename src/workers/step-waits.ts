@@ -7,6 +7,7 @@
 import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
+import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import { createStepCompleter, type StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
@@ -21,6 +22,8 @@ export interface StepWaitsWorker extends Worker {
 export interface StepWaitsOptions {
   store: Store;
   workspaces: Workspaces;
+  /** Completions go out through the app's one Slack outbox. */
+  outbox: Pick<SlackOutbox, 'completeStep'>;
   logger: Logger;
   now: () => number;
   replicaId: string;
@@ -30,7 +33,12 @@ export interface StepWaitsOptions {
 
 export function createStepWaitsWorker(o: StepWaitsOptions): StepWaitsWorker {
   const logger = o.logger.child({ component: 'workflow-steps' });
-  const completer = createStepCompleter({ ...o, waits: new StepWaitRepository(o.store.db), logger });
+  const completer = createStepCompleter({
+    ...o,
+    tokens: o.store,
+    waits: new StepWaitRepository(o.store.db),
+    logger,
+  });
   const passes = new PeriodicPasses({
     every: o.tickMs ?? 5_000,
     pass: async () => void (await completer.sweep()),
