@@ -8,7 +8,18 @@ import type { Context } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Actor, ActorWorkspace, InstallKind } from '../services/actor.ts';
 import type { SlackDeps } from './deps.ts';
-import { workspaceIdOf } from './interaction.ts';
+
+export interface Who {
+  teamId?: string | undefined;
+  enterpriseId?: string | undefined;
+  isEnterpriseInstall?: boolean | undefined;
+}
+
+/** The team id, or the enterprise id for org-wide installs (how the store keys workspaces). */
+export function workspaceIdOf(who: Who): string {
+  if (who.isEnterpriseInstall && who.enterpriseId) return who.enterpriseId;
+  return who.teamId ?? who.enterpriseId ?? '';
+}
 
 /** Who and where, as a payload says it; `context` is Bolt's (its team/enterprise come from the install). */
 export interface ActorSource {

@@ -9,8 +9,8 @@
  * single-workspace mode, because Slack refuses the configured token.
  */
 import type { WebClient } from '@slack/web-api';
+import { errorCode } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
-import { errorCode } from './interaction.ts';
 
 export interface RevokedTokens {
   oauth?: string[] | undefined;

@@ -22,8 +22,8 @@ import {
   renderReadBack,
 } from '../blocks/pr-actions.ts';
 import type { SlackDeps } from '../deps.ts';
-import { postToChannel, sendReply, updateMessage } from '../interaction.ts';
 import type { SlackReply } from '../reply.ts';
+import { postEphemeral, postToChannel, sendReply, updateMessage } from '../reply.ts';
 
 /** One click (or Cancel's confirmation) on a PR message, checked and ready to act on. */
 export interface PrClick {
@@ -89,16 +89,7 @@ export async function tell(c: PrClick, reply: SlackReply): Promise<void> {
     await sendReply(c.deps, c.respond, reply, { replace_original: false });
     return;
   }
-  try {
-    await c.client.chat.postEphemeral({
-      channel: c.channelId,
-      user: c.userId,
-      text: reply.text,
-      ...(reply.blocks ? { blocks: reply.blocks } : {}),
-    });
-  } catch (err) {
-    c.deps.logger.warn({ err }, 'could not tell the user the result of a PR click');
-  }
+  await postEphemeral(c.deps, c.client, { channel: c.channelId, userId: c.userId }, reply);
 }
 
 /** Answers a PR change: message redrawn, channel told, the clicker told anything only they need to know. */

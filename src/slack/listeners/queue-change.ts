@@ -13,7 +13,7 @@ import type { Queue } from '../../trunk/types.ts';
 import { renderAnnouncement, renderNoop } from '../blocks/announcement.ts';
 import { renderError, renderRefusal } from '../blocks/errors.ts';
 import type { SlackDeps } from '../deps.ts';
-import { postToChannel, sendReply } from '../interaction.ts';
+import { postToChannel, sendReply } from '../reply.ts';
 import type { Outcome } from './outcome.ts';
 
 /** Where a change came from, and how to answer there. */

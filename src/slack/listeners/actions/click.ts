@@ -9,11 +9,12 @@ import type { WebClient } from '@slack/web-api';
 import type { Actor } from '../../../services/actor.ts';
 import type { WorkspaceTrunk } from '../../../services/ports.ts';
 import { interactionActor } from '../../actor.ts';
+import { afterAck } from '../../after-ack.ts';
 import { renderError, renderInvalidButton, renderNotConnected } from '../../blocks/errors.ts';
 import { type ButtonValue, parseButtonValue } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { homeSession, isHomeClick } from '../../home.ts';
-import { afterAck, sendReply } from '../../interaction.ts';
+import { sendReply } from '../../reply.ts';
 import type { Outcome } from '../outcome.ts';
 
 /** A click on a button whose value parses as V. */

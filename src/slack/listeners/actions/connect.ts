@@ -8,8 +8,8 @@ import type { Actor } from '../../../services/actor.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { sendReply } from '../../interaction.ts';
 import { openConnectModal } from '../../modals.ts';
+import { sendReply } from '../../reply.ts';
 import { NO_ENCRYPTION_KEY } from '../views/connect.ts';
 import { type ClickArgs, clickActor, registerButtonOf } from './click.ts';
 

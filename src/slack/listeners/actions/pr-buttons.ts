@@ -11,8 +11,8 @@ import { escTrim } from '../../blocks/format.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import { buildCancelModal, parsePrButtonValue } from '../../blocks/pr-actions.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { sendReply } from '../../interaction.ts';
 import { messageModal } from '../../modals.ts';
+import { openModal, sendReply, updateModal } from '../../reply.ts';
 import { answerPrClick, type PrClick, prClickKey, prQueue, tell } from '../pr-change-answer.ts';
 import { type ClickArgs, readClickOf, registerButtonOf } from './click.ts';
 
@@ -45,16 +45,14 @@ async function actNow(c: PrClick, action: PrAction): Promise<string> {
  */
 async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
   const n = c.value.prNumber;
-  let viewId: string | undefined;
-  try {
-    const opened = await c.client.views.open({
-      trigger_id: triggerId,
-      view: messageModal(`Cancel #${n}`, `Reading #${n} from Trunk…`),
-    });
-    viewId = opened.view?.id;
-  } catch (err) {
-    c.deps.logger.warn({ err }, 'could not open the cancel modal');
-  }
+  const opened = await openModal(
+    c.deps,
+    c.client,
+    triggerId,
+    messageModal(`Cancel #${n}`, `Reading #${n} from Trunk…`),
+    'the cancel modal',
+  );
+  const viewId = opened.ok ? opened.viewId : undefined;
   const preview = await c.deps.services.prs.preview(c.actor, prQueue(c), {
     action: 'cancel',
     prNumber: n,
@@ -68,9 +66,13 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
           : preview.outcome === 'refused'
             ? `You can't cancel #${n}: ${preview.because}.`
             : 'Trunk could not be read, so nothing was changed. Try again in a minute.';
-      await c.client.views
-        .update({ view_id: viewId, view: messageModal(`Cancel #${n}`, escTrim(why, 2900)) })
-        .catch((err: unknown) => c.deps.logger.warn({ err }, 'could not update the cancel modal'));
+      await updateModal(
+        c.deps,
+        c.client,
+        viewId,
+        messageModal(`Cancel #${n}`, escTrim(why, 2900)),
+        'the cancel modal',
+      );
     }
     return answerPrClick(c, preview);
   }
@@ -88,7 +90,8 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
     await tell(c, { text: 'The confirmation could not be opened; try the button again.' });
     return 'failed';
   }
-  await c.client.views.update({ view_id: viewId, view: form });
+  if (!(await updateModal(c.deps, c.client, viewId, form, 'the cancel modal')))
+    throw new Error('views.update of the cancel modal failed');
   return 'ok';
 }
 

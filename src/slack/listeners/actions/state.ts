@@ -11,7 +11,7 @@ import { ACTIONS } from '../../blocks/ids.ts';
 import { section } from '../../blocks/kit.ts';
 import { buildReasonModal, type ReasonAction } from '../../blocks/reason-modal.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { errorCode, sendReply } from '../../interaction.ts';
+import { openModal, sendReply } from '../../reply.ts';
 import type { Outcome } from '../outcome.ts';
 import { mayChangeQueue } from '../queue-change.ts';
 import { type Click, registerButton } from './click.ts';
@@ -45,18 +45,14 @@ async function openReasonModal(c: Click, action: ReasonAction): Promise<Outcome>
     ephemeral: c.ephemeral,
     ...(c.home ? { home: true } : {}),
   });
-  try {
-    await c.client.views.open({ trigger_id: c.triggerId, view });
-    return 'ok';
-  } catch (err) {
-    deps.logger.warn({ err }, `could not open the ${action} modal`);
-    const text = `The ${action} form could not be opened (Slack answered \`${errorCode(err)}\`), so nothing was changed. Press the button again, or type \`/mergequeue ${action} ${formatQueueRef(c.value.ref)} <reason>\`.`;
-    await sendReply(
-      deps,
-      c.respond,
-      { text, blocks: [section(`:warning: ${text}`)] },
-      { replace_original: false },
-    );
-    return 'failed';
-  }
+  const opened = await openModal(deps, c.client, c.triggerId, view, `the ${action} modal`);
+  if (opened.ok) return 'ok';
+  const text = `The ${action} form could not be opened (Slack answered \`${opened.code}\`), so nothing was changed. Press the button again, or type \`/mergequeue ${action} ${formatQueueRef(c.value.ref)} <reason>\`.`;
+  await sendReply(
+    deps,
+    c.respond,
+    { text, blocks: [section(`:warning: ${text}`)] },
+    { replace_original: false },
+  );
+  return 'failed';
 }

@@ -7,7 +7,7 @@ import { formatQueueRef } from '../../../core/target.ts';
 import type { QueueAt, QueueChangeRequest } from '../../../services/queue.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
-import { updateMessage } from '../../interaction.ts';
+import { updateMessage } from '../../reply.ts';
 import type { Outcome } from '../outcome.ts';
 import { applyQueueChange, type ChangeOrigin } from '../queue-change.ts';
 import type { Click } from './click.ts';

@@ -8,8 +8,8 @@ import type { App } from '@slack/bolt';
 import type { QuarantineMode } from '../../../flaky/types.ts';
 import { buildTicketModal, parseTestButton, TEST_ACTIONS } from '../../blocks/test-feeds.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { sendReply } from '../../interaction.ts';
 import { wrapMetadata } from '../../modals.ts';
+import { openModal, sendReply } from '../../reply.ts';
 import { answerTestAction, type TestAnswerContext } from '../test-answer.ts';
 import { type ClickOf, readClickOf, registerButtonOf } from './click.ts';
 
@@ -60,13 +60,17 @@ async function ticketButton(c: TestClick, triggerId: string): Promise<string> {
     testId: c.value.testId,
   });
   if (a.answer !== 'may_act') return answerTestAction(answerContext(c), 'ticket', a);
-  await c.client.views.open({
-    trigger_id: triggerId,
-    view: buildTicketModal(
+  const opened = await openModal(
+    c.deps,
+    c.client,
+    triggerId,
+    buildTicketModal(
       wrapMetadata(c.channelId, JSON.stringify({ t: c.value.testId })),
       a.message.card.test.name ?? a.message.card.test.id,
     ),
-  });
+    'the ticket modal',
+  );
+  if (!opened.ok) throw new Error(`views.open failed: ${opened.code}`);
   return 'ok';
 }
 

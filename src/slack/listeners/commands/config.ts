@@ -13,8 +13,8 @@ import {
 } from '../../blocks/config.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import type { ConfigCommand } from '../../commands/grammar.ts';
-import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { sendReply } from '../../reply.ts';
 import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

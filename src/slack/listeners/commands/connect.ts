@@ -1,7 +1,7 @@
 /** `/mergequeue connect`: a modal for this workspace's Trunk token and org slug (operators only). */
 import { renderRefusal } from '../../blocks/errors.ts';
-import { sendReply } from '../../interaction.ts';
 import { openConnectModal } from '../../modals.ts';
+import { sendReply } from '../../reply.ts';
 import { NO_ENCRYPTION_KEY } from '../views/connect.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

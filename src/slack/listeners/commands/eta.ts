@@ -4,7 +4,7 @@ import { renderError } from '../../blocks/errors.ts';
 import { renderEta } from '../../blocks/eta.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { withV2KeyHint } from '../../blocks/story.ts';
-import { sendReply } from '../../interaction.ts';
+import { sendReply } from '../../reply.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function eta(

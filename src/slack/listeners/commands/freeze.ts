@@ -15,8 +15,8 @@ import {
 } from '../../blocks/freeze.ts';
 import { FREEZE_USAGE, parseFreezeCommand } from '../../commands/freeze.ts';
 import { slackTextToPlain } from '../../commands/grammar.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { postToChannel, sendReply } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function freeze(req: CommandRequest, text: string): Promise<Outcome> {

@@ -14,8 +14,8 @@ import {
   renderPerson,
 } from '../../blocks/watch.ts';
 import type { MeCommand } from '../../commands/watch.ts';
-import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { sendReply } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function me(req: CommandRequest, c: MeCommand): Promise<Outcome> {

@@ -4,10 +4,11 @@
  */
 import type { App } from '@slack/bolt';
 import { commandActor } from '../../actor.ts';
+import { afterAck } from '../../after-ack.ts';
 import { renderError, renderUsageError } from '../../blocks/errors.ts';
 import { parseCommand } from '../../commands/grammar.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { afterAck, sendReply } from '../../interaction.ts';
+import { sendReply } from '../../reply.ts';
 import { cancel } from './cancel.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';

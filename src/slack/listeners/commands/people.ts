@@ -3,7 +3,7 @@
  * verified, and it settles a dispute: the login moves from whoever claimed it, and they are told.
  */
 import { mention } from '../../blocks/format.ts';
-import { sendReply } from '../../interaction.ts';
+import { sendReply } from '../../reply.ts';
 import { meReply } from './me.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -8,7 +8,7 @@ import type { PrChangeRequest } from '../../../queue/pull-requests.ts';
 import { renderNoop } from '../../blocks/announcement.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrAnnouncement, renderPrRefusal, renderReadBack } from '../../blocks/pr-actions.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
+import { postToChannel, sendReply } from '../../reply.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function applyPrCommand(

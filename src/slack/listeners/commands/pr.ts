@@ -3,7 +3,7 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
-import { sendReply } from '../../interaction.ts';
+import { sendReply } from '../../reply.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function pr(

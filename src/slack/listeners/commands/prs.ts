@@ -2,7 +2,7 @@
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrs } from '../../blocks/prs.ts';
 import type { PrCommand } from '../../commands/grammar.ts';
-import { sendReply } from '../../interaction.ts';
+import { sendReply } from '../../reply.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 /** Rows shown; the rest are counted. About 200 characters each, they fit a handful of sections. */

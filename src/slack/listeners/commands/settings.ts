@@ -1,8 +1,8 @@
 /** `/mergequeue settings [target]`: a modal for every updateQueue field but the state (operators only). */
 
 import { formatQueueRef, type TargetSpec } from '../../../core/target.ts';
-import { sendReply } from '../../interaction.ts';
 import { openSettingsModal } from '../../modals.ts';
+import { sendReply } from '../../reply.ts';
 import { mayChangeQueue } from '../queue-change.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 

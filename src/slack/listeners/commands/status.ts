@@ -8,7 +8,7 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
+import { postToChannel, sendReply, updateMessage } from '../../reply.ts';
 import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
 
 export async function status(req: CommandRequest, target: TargetSpec | undefined): Promise<Outcome> {
@@ -54,16 +54,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
       .register({ workspaceId: req.workspaceId, channelId: req.channelId, ts, target: ref, queue })
       .catch(async (err: unknown) => {
         req.deps.logger.warn({ err }, 'could not register a live status message');
-        await req.client.chat
-          .update({
-            channel: req.channelId,
-            ts,
-            text: still.text,
-            ...(still.blocks ? { blocks: still.blocks } : {}),
-          })
-          .catch((e: unknown) =>
-            req.deps.logger.warn({ err: e }, 'could not unmark a status message as live'),
-          );
+        await updateMessage(req.deps, req.client, req.channelId, ts, still, undefined);
       });
   }
   return 'ok';

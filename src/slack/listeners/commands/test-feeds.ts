@@ -13,8 +13,8 @@ import {
   renderTooManyTestWatches,
 } from '../../blocks/test-feeds.ts';
 import type { TestsCommand } from '../../commands/tests.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { postToChannel, sendReply } from '../../reply.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

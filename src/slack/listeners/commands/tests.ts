@@ -3,8 +3,8 @@ import type { RepoRef } from '../../../core/target.ts';
 import type { TestsAnswer } from '../../../services/tests.ts';
 import { renderError, renderNoOrgSlug, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import { renderFlaky, renderQuarantined } from '../../blocks/flaky.ts';
-import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { sendReply } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function tests(

@@ -6,7 +6,7 @@ import type { Actor } from '../../../services/actor.ts';
 import type { QueueAt } from '../../../services/queue.ts';
 import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { sendReply } from '../../interaction.ts';
+import { sendReply } from '../../reply.ts';
 import type { Outcome } from '../outcome.ts';
 
 export interface CommandRequest {

@@ -14,8 +14,8 @@ import {
   renderWatchList,
 } from '../../blocks/watch.ts';
 import type { WatchCommand } from '../../commands/watch.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
+import { postToChannel, sendReply } from '../../reply.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -6,9 +6,10 @@
  */
 import type { App } from '@slack/bolt';
 import { buildActor } from '../../actor.ts';
+import { afterAck } from '../../after-ack.ts';
 import { renderUnfurls } from '../../blocks/unfurl.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { afterAck, unfurlLinks } from '../../interaction.ts';
+import { unfurlLinks } from '../../reply.ts';
 import { channelFacts } from '../../shared-channels.ts';
 
 /** Slack's channel for a link still in the message composer. */

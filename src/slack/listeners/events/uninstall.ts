@@ -3,8 +3,8 @@
  * audit log stays). tokens_revoked deletes only what was revoked (see ../../revocation.ts).
  */
 import type { App, Context } from '@slack/bolt';
+import { workspaceIdOf } from '../../actor.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { workspaceIdOf } from '../../interaction.ts';
 import { applyRevocation } from '../../revocation.ts';
 
 type Envelope = { team_id?: string; enterprise_id?: string };

@@ -17,7 +17,7 @@ import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
 import { unwrapMetadata } from '../../modals.ts';
-import { tellPrivately } from '../tell-privately.ts';
+import { tellPrivately } from '../../reply.ts';
 
 /** Kept back from the answer budget for storing the token and answering. */
 const SAVE_RESERVE_MS = 400;

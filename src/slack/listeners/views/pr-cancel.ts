@@ -9,8 +9,8 @@ import { CALLBACKS } from '../../blocks/ids.ts';
 import { CANCEL_REASON, parseCancelMetadata } from '../../blocks/pr-actions.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { respondVia } from '../../pr-actor.ts';
+import { tellPrivately } from '../../reply.ts';
 import { answerPrClick, type PrClick, prClickKey, prQueue } from '../pr-change-answer.ts';
-import { tellPrivately } from '../tell-privately.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.prCancel, async ({ ack, body, view, client, context }) => {

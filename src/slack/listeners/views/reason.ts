@@ -15,10 +15,10 @@ import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { homeSession } from '../../home.ts';
 import type { SlackReply } from '../../reply.ts';
+import { tellPrivately } from '../../reply.ts';
 import type { Click } from '../actions/click.ts';
 import { applyClickChange, clickKeyOf } from '../actions/status-click.ts';
 import { DESIRED } from '../commands/state.ts';
-import { tellPrivately } from '../tell-privately.ts';
 
 const VERB = { pause: 'paused', drain: 'started draining' } as const;
 

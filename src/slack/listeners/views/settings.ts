@@ -11,10 +11,9 @@ import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { CALLBACKS } from '../../blocks/ids.ts';
 import { parseSettingsSubmission, type SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { postToChannel } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import type { SlackReply } from '../../reply.ts';
-import { tellPrivately } from '../tell-privately.ts';
+import { postToChannel, tellPrivately } from '../../reply.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.settings, async ({ ack, body, view, client, context }) => {

@@ -10,7 +10,7 @@ import { parseTestButton, TEST_TICKET_CALLBACK, TEST_TICKET_INPUT } from '../../
 import { readTicketInput } from '../../commands/tests.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { unwrapMetadata } from '../../modals.ts';
-import { tellPrivately } from '../tell-privately.ts';
+import { tellPrivately } from '../../reply.ts';
 import { answerTestAction } from '../test-answer.ts';
 
 export function register(app: App, deps: SlackDeps): void {

@@ -10,8 +10,8 @@ import { digestReply, renderDigestAnswer } from '../../../blocks/digest-replies.
 import { renderError } from '../../../blocks/errors.ts';
 import { parseDigestCommand } from '../../../commands/digest.ts';
 import { DIGEST_HELP } from '../../../commands/usage.ts';
-import { sendReply } from '../../../interaction.ts';
 import type { SlackReply } from '../../../reply.ts';
+import { sendReply } from '../../../reply.ts';
 import type { CommandRequest, Outcome } from '../types.ts';
 
 /** The words after `digest`, answered as one ephemeral reply; a failure is logged and answered in words. */
