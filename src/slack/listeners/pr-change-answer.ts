@@ -8,6 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import { formatQueueRef } from '../../core/target.ts';
 import type { PrAction, PrChangeResult } from '../../queue/pull-requests.ts';
 import type { Actor } from '../../services/actor.ts';
+import type { Services } from '../../services/index.ts';
 import type { WorkspaceTrunk } from '../../services/ports.ts';
 import type { QueueAt } from '../../services/queue.ts';
 import type { SubmittedPullRequest } from '../../trunk/types.ts';
@@ -28,6 +29,7 @@ import { postEphemeral, postToChannel, sendReply, updateMessage } from '../reply
 /** One click (or Cancel's confirmation) on a PR message, checked and ready to act on. */
 export interface PrClick {
   deps: SlackDeps;
+  services: Services;
   client: WebClient;
   /** Undefined when the click's response_url could not be used (a modal whose metadata lost it). */
   respond: RespondFn | undefined;

@@ -14,7 +14,8 @@ import type { SlackDeps } from '../../deps.ts';
 import { messageModal } from '../../modals.ts';
 import { openModal, sendReply, updateModal } from '../../reply.ts';
 import { answerPrClick, type PrClick, prClickKey, prQueue, tell } from '../pr-change-answer.ts';
-import { type ClickArgs, readClickOf, registerButtonOf } from './click.ts';
+import { registerButtonOf } from './button.ts';
+import { type ClickArgs, readClickOf } from './click.ts';
 
 /** Reads a click's untrusted parts; answers and returns undefined when it cannot be acted on. */
 async function readPrClick(deps: SlackDeps, args: ClickArgs): Promise<PrClick | undefined> {
@@ -30,7 +31,7 @@ async function readPrClick(deps: SlackDeps, args: ClickArgs): Promise<PrClick | 
 
 /** Restart tests and Re-submit act at once. */
 async function actNow(c: PrClick, action: PrAction): Promise<string> {
-  const result = await c.deps.services.prs.change(c.actor, prQueue(c), {
+  const result = await c.services.prs.change(c.actor, prQueue(c), {
     action,
     prNumber: c.value.prNumber,
     expected: c.value.state,
@@ -53,7 +54,7 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
     'the cancel modal',
   );
   const viewId = opened.ok ? opened.viewId : undefined;
-  const preview = await c.deps.services.prs.preview(c.actor, prQueue(c), {
+  const preview = await c.services.prs.preview(c.actor, prQueue(c), {
     action: 'cancel',
     prNumber: n,
     expected: c.value.state,
@@ -95,8 +96,8 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
   return 'ok';
 }
 
-export function register(app: App, deps: SlackDeps): void {
-  registerButtonOf(app, deps, ACTIONS.prRestart, readPrClick, (c) => actNow(c, 'restart'));
-  registerButtonOf(app, deps, ACTIONS.prResubmit, readPrClick, (c) => actNow(c, 'submit'));
-  registerButtonOf(app, deps, ACTIONS.prCancel, readPrClick, askToCancel);
+export function register(app: App, _deps: SlackDeps): void {
+  registerButtonOf(app, ACTIONS.prRestart, readPrClick, (c) => actNow(c, 'restart'));
+  registerButtonOf(app, ACTIONS.prResubmit, readPrClick, (c) => actNow(c, 'submit'));
+  registerButtonOf(app, ACTIONS.prCancel, readPrClick, askToCancel);
 }

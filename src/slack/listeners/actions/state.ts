@@ -14,13 +14,14 @@ import type { SlackDeps } from '../../deps.ts';
 import { openModal, sendReply } from '../../reply.ts';
 import type { Outcome } from '../outcome.ts';
 import { mayChangeQueue } from '../queue-change.ts';
-import { type Click, registerButton } from './click.ts';
+import { registerButton } from './button.ts';
+import type { Click } from './click.ts';
 import { applyClickChange, clickKeyOf, clickOrigin } from './status-click.ts';
 
-export function register(app: App, deps: SlackDeps): void {
-  registerButton(app, deps, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));
-  registerButton(app, deps, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
-  registerButton(app, deps, ACTIONS.resume, (c) =>
+export function register(app: App, _deps: SlackDeps): void {
+  registerButton(app, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));
+  registerButton(app, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
+  registerButton(app, ACTIONS.resume, (c) =>
     applyClickChange(c, {
       refusedWhat: `resume ${formatQueueRef(c.value.ref)}`,
       verb: 'resumed',

@@ -19,7 +19,7 @@ export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): 
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
-  const services = c.deps.services;
+  const services = c.services;
   const order = services.queue.dispatchOrder(c.actor, c.value.ref);
   const window = await services.freeze.statusWindow(c.actor, c.value.ref);
   const dispatch = await order;
@@ -83,7 +83,7 @@ export function applyClickChange(c: Click, change: ClickChange): Promise<Outcome
     {
       refusedWhat: change.refusedWhat,
       ...why,
-      run: () => c.deps.services.queue.change(c.actor, clickedQueue(c), change.request),
+      run: () => c.services.queue.change(c.actor, clickedQueue(c), change.request),
     },
   );
 }

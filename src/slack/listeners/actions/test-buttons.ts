@@ -11,7 +11,8 @@ import type { SlackDeps } from '../../deps.ts';
 import { wrapMetadata } from '../../modals.ts';
 import { openModal, sendReply } from '../../reply.ts';
 import { answerTestAction, type TestAnswerContext } from '../test-answer.ts';
-import { type ClickOf, readClickOf, registerButtonOf } from './click.ts';
+import { registerButtonOf } from './button.ts';
+import { type ClickOf, readClickOf } from './click.ts';
 
 type TestClick = ClickOf<{ testId: string }> & { channelId: string };
 
@@ -45,7 +46,7 @@ function answerContext(c: TestClick): TestAnswerContext {
 
 function overrideButton(mode: QuarantineMode) {
   return async (c: TestClick): Promise<string> => {
-    const a = await c.deps.services.testFeeds.quarantine(c.actor, {
+    const a = await c.services.testFeeds.quarantine(c.actor, {
       channelId: c.channelId,
       testId: c.value.testId,
       mode,
@@ -55,7 +56,7 @@ function overrideButton(mode: QuarantineMode) {
 }
 
 async function ticketButton(c: TestClick, triggerId: string): Promise<string> {
-  const a = await c.deps.services.testFeeds.mayAct(c.actor, {
+  const a = await c.services.testFeeds.mayAct(c.actor, {
     channelId: c.channelId,
     testId: c.value.testId,
   });
@@ -75,9 +76,9 @@ async function ticketButton(c: TestClick, triggerId: string): Promise<string> {
 }
 
 export function register(app: App, deps: SlackDeps): void {
-  registerButtonOf(app, deps, TEST_ACTIONS.quarantine, readTestClick, overrideButton('alwaysQuarantine'));
-  registerButtonOf(app, deps, TEST_ACTIONS.unquarantine, readTestClick, overrideButton('clear'));
-  registerButtonOf(app, deps, TEST_ACTIONS.ticket, readTestClick, ticketButton);
+  registerButtonOf(app, TEST_ACTIONS.quarantine, readTestClick, overrideButton('alwaysQuarantine'));
+  registerButtonOf(app, TEST_ACTIONS.unquarantine, readTestClick, overrideButton('clear'));
+  registerButtonOf(app, TEST_ACTIONS.ticket, readTestClick, ticketButton);
   // A link button still sends an action; acknowledged and counted, nothing else to do.
   app.action(TEST_ACTIONS.open, async ({ ack }) => {
     await ack();

@@ -14,7 +14,6 @@ import {
 import { renderRefusal } from '../../blocks/errors.ts';
 import type { ConfigCommand } from '../../commands/grammar.ts';
 import type { SlackReply } from '../../reply.ts';
-import { sendReply } from '../../reply.ts';
 import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -25,7 +24,7 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
   const { workspace } = deps.services;
   if (c.kind === 'show' || (c.kind === 'operators' && c.op === 'list')) {
     const view = await workspace.show(actor, req.channelId);
-    await sendReply(deps, req.respond, c.kind === 'show' ? renderConfig(view) : renderOperatorsList(view));
+    await req.reply.respond(c.kind === 'show' ? renderConfig(view) : renderOperatorsList(view));
     return 'ok';
   }
   const answer =
@@ -35,18 +34,18 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
         ? await workspace.setWorkspaceDefault(actor, c.target)
         : await workspace.changeOperators(actor, c.op, c.principals);
   const { reply, outcome } = configReply(answer);
-  await sendReply(deps, req.respond, reply);
+  await req.reply.respond(reply);
   return outcome;
 }
 
 /** `config unfurl github on|off`: operators only (the unfurl service checks and audits). */
 async function configureUnfurl(req: CommandRequest, on: boolean): Promise<Outcome> {
-  const answer = await req.deps.services.unfurls.setGithub(req.actor, on);
+  const answer = await req.services.unfurls.setGithub(req.actor, on);
   if (answer.answer === 'refused') {
-    await sendReply(req.deps, req.respond, renderRefusal('change the configuration', answer.because));
+    await req.reply.respond(renderRefusal('change the configuration', answer.because));
     return 'refused';
   }
-  await sendReply(req.deps, req.respond, renderUnfurlGithubSet(answer.on, answer.changed));
+  await req.reply.respond(renderUnfurlGithubSet(answer.on, answer.changed));
   return answer.changed ? 'ok' : 'noop';
 }
 

@@ -15,11 +15,10 @@ import {
 } from '../../blocks/watch.ts';
 import type { MeCommand } from '../../commands/watch.ts';
 import type { SlackReply } from '../../reply.ts';
-import { sendReply } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function me(req: CommandRequest, c: MeCommand): Promise<Outcome> {
-  const { people } = req.deps.services;
+  const { people } = req.services;
   const answer =
     c.kind === 'show'
       ? await people.show(req.actor)
@@ -29,7 +28,7 @@ export async function me(req: CommandRequest, c: MeCommand): Promise<Outcome> {
           ? await people.notify(req.actor, c.on)
           : await people.linkSelf(req.actor, c.login);
   const { reply, outcome } = meReply(answer);
-  await sendReply(req.deps, req.respond, reply);
+  await req.reply.respond(reply);
   return outcome;
 }
 

@@ -3,8 +3,8 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
-import { sendReply } from '../../reply.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function pr(
   req: CommandRequest,
@@ -13,14 +13,12 @@ export async function pr(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await req.deps.services.queue.pullRequest(req.actor, at, prNumber);
+  const found = await req.services.queue.pullRequest(req.actor, at, prNumber);
   if (found.answer === 'read_failed') {
-    await sendReply(req.deps, req.respond, renderError(found.error));
+    await req.reply.respond(renderError(found.error));
     return 'failed';
   }
-  await sendReply(
-    req.deps,
-    req.respond,
+  await req.reply.respond(
     renderPr({
       ref: at.ref,
       pr: found.value,

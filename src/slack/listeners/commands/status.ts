@@ -8,19 +8,20 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
-import { postToChannel, sendReply, updateMessage } from '../../reply.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { postToChannel, updateMessage } from '../../reply.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function status(req: CommandRequest, target: TargetSpec | undefined): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
   const { ref, trunk } = at;
-  const services = req.deps.services;
+  const services = req.services;
   const freeze = services.freeze.statusWindow(req.actor, ref);
   const dispatch = services.queue.dispatchOrder(req.actor, ref);
   const read = await services.queue.queue(req.actor, at);
   if (read.answer === 'read_failed') {
-    await sendReply(req.deps, req.respond, renderError(read.error));
+    await req.reply.respond(renderError(read.error));
     return 'failed';
   }
   const queue = read.value;

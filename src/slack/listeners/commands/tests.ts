@@ -4,7 +4,6 @@ import type { TestsAnswer } from '../../../services/tests.ts';
 import { renderError, renderNoOrgSlug, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import { renderFlaky, renderQuarantined } from '../../blocks/flaky.ts';
 import type { SlackReply } from '../../reply.ts';
-import { sendReply } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function tests(
@@ -14,7 +13,7 @@ export async function tests(
 ): Promise<Outcome> {
   let a: TestsAnswer;
   try {
-    a = await req.deps.services.tests.summary(req.actor, {
+    a = await req.services.tests.summary(req.actor, {
       kind,
       channelId: req.channelId,
       ...(repo ? { repo } : {}),
@@ -24,7 +23,7 @@ export async function tests(
     a = { answer: 'read_failed', error: err };
   }
   const [reply, outcome] = render(a, req.deps.settings.trunkAppUrl);
-  await sendReply(req.deps, req.respond, reply);
+  await req.reply.respond(reply);
   return outcome;
 }
 
