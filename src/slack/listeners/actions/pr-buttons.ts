@@ -13,7 +13,8 @@ import { buildCancelModal, parsePrButtonValue } from '../../blocks/pr-actions.ts
 import type { SlackDeps } from '../../deps.ts';
 import { messageModal } from '../../modals.ts';
 import { openModal, sendReply, updateModal } from '../../reply.ts';
-import { answerPrClick, type PrClick, prClickKey, prQueue, tell } from '../pr-change-answer.ts';
+import { answerPrClick, tell } from '../pr-change-answer.ts';
+import { type PrClick, prClickKey, prQueue } from '../pr-click.ts';
 import { registerButtonOf } from './button.ts';
 import { type ClickArgs, readClickOf } from './click.ts';
 

@@ -10,7 +10,8 @@ import { actorOf, type RequestContext } from '../../context.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { respondVia } from '../../pr-actor.ts';
 import { tellPrivately } from '../../reply.ts';
-import { answerPrClick, type PrClick, prClickKey, prQueue } from '../pr-change-answer.ts';
+import { answerPrClick } from '../pr-change-answer.ts';
+import { type PrClick, prClickKey, prQueue } from '../pr-click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction, RequestContext>(
