@@ -76,21 +76,6 @@ export function actorIn(
   });
 }
 
-/** From a slash command payload. */
-export function commandActor(
-  deps: SlackDeps,
-  client: WebClient,
-  context: ActorSource['context'],
-  command: { team_id: string; enterprise_id?: string | undefined; user_id: string },
-): Actor {
-  return buildActor(deps, client, {
-    context,
-    teamId: command.team_id,
-    enterpriseId: command.enterprise_id,
-    userId: command.user_id,
-  });
-}
-
 /** From a block_actions or view_submission body; the clicker's own team is checked by the operator rule. */
 export function interactionActor(
   deps: SlackDeps,
