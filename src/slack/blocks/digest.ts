@@ -10,6 +10,7 @@ import { repoLabel } from '../../digest/describe.ts';
 import type { DigestProblem, RenderContext } from '../../digest/surface.ts';
 import type { Subscription } from '../../digest/types.ts';
 import { trunkHint } from './errors.ts';
+import { slackDate } from './format.ts';
 
 /** Tests per thread reply; each is one section (plus owner headings for quarantined), far below 50 blocks. */
 export const ENTRIES_PER_REPLY = 10;
@@ -31,16 +32,10 @@ function cut(s: string, max: number): string {
 }
 
 /** A mrkdwn link, or plain text when the URL is not a safe http(s) URL. */
-export function link(url: string | undefined, label: string): string {
+function link(url: string | undefined, label: string): string {
   const text = escapeText(cut(label, 200)).replace(/\|/g, '¦');
   if (!url || url.length > 500 || !/^https?:\/\/[^\s<>|]+$/.test(url)) return text;
   return `<${url}|${text}>`;
-}
-
-export function slackDate(ms: number): string {
-  const unix = Math.floor(ms / 1000);
-  const fallback = `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  return `<!date^${unix}^{date_short_pretty} {time}|${fallback}>`;
 }
 
 export function trunkTestsUrl(appUrl: string, orgSlug: string, sub: Pick<Subscription, 'repo'>): string {
@@ -48,7 +43,7 @@ export function trunkTestsUrl(appUrl: string, orgSlug: string, sub: Pick<Subscri
   return `${appUrl}/${encodeURIComponent(orgSlug)}/flaky-tests?repo=${repo}`;
 }
 
-export function percent(fraction: number): string {
+function percent(fraction: number): string {
   const p = fraction * 100;
   return `${p > 0 && p < 1 ? p.toFixed(1) : Math.round(p)}%`;
 }
