@@ -18,7 +18,7 @@ const SECTION_MAX = 3000;
 const HEADER_MAX = 150;
 
 /** A digest message as Block Kit; the digest stores and posts it without reading the blocks. */
-export interface DigestMessage {
+export interface RenderedDigestMessage {
   text: string;
   blocks: KnownBlock[];
 }
@@ -93,7 +93,7 @@ function summaryText(sub: Subscription, c: Collection): string {
   return `*${c.total}* test${c.total === 1 ? '' : 's'}${owned} ${c.total === 1 ? 'is' : 'are'} quarantined${changeText(c, 'newly quarantined', 'released')}.`;
 }
 
-function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage {
+function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): RenderedDigestMessage {
   const team = sub.owner ? ` · owned by ${ownerLabel(sub)}` : '';
   const title = `${c.kind === 'failing' ? 'Failing tests' : 'Quarantined tests'} · ${repoLabel(sub)}${team}`;
   const when = `${sub.days === 'daily' ? 'Daily' : 'Weekday'} digest \`${sub.id}\` · ${formatLocalTime(sub.minuteOfDay)} ${sub.tz}`;
@@ -181,8 +181,8 @@ function quarantinedLine(e: QuarantinedEntry): string {
   return cut(`${e.isNew ? ':new: ' : ''}${escapeText(cut(e.name, 200))}${since}`, SECTION_MAX);
 }
 
-function replies(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[] {
-  const out: DigestMessage[] = [];
+function replies(sub: Subscription, c: Collection, ctx: RenderContext): RenderedDigestMessage[] {
+  const out: RenderedDigestMessage[] = [];
   if (c.kind === 'failing') {
     for (let i = 0; i < c.top.length; i += ENTRIES_PER_REPLY) {
       const chunk = c.top.slice(i, i + ENTRIES_PER_REPLY);
@@ -245,12 +245,16 @@ function replies(sub: Subscription, c: Collection, ctx: RenderContext): DigestMe
 }
 
 /** The header message, then the thread replies. */
-export function renderDigest(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[] {
+export function renderDigest(sub: Subscription, c: Collection, ctx: RenderContext): RenderedDigestMessage[] {
   return [headerMessage(sub, c, ctx), ...replies(sub, c, ctx)];
 }
 
 /** One clear message in the channel when a digest cannot be made. */
-export function renderFailure(sub: Subscription, problem: DigestProblem, scheduledAt: number): DigestMessage {
+export function renderFailure(
+  sub: Subscription,
+  problem: DigestProblem,
+  scheduledAt: number,
+): RenderedDigestMessage {
   const [what, hint] =
     problem.kind === 'no_trunk_token'
       ? ['this workspace has no Trunk API token.', 'An admin can store one with `/mergequeue connect`.']
