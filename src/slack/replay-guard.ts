@@ -83,8 +83,11 @@ export function rejectReplays(
     }
 
     const { stamp, mac } = verified;
-    // What was verified, never the header's spelling: one request, one key (a hash, not the signature).
-    const claimKey = `slack-request:${createHash('sha256').update(mac).digest('hex')}`;
+    // What was verified (the HMAC, spelled the one way Slack spells it), never the header as received: one
+    // request, one key. A hash, not the signature; the same key earlier versions claimed for a well-formed
+    // header, so replicas of both versions side by side (a rolling deploy) refuse each other's replays.
+    const canonical = `v0=${mac.toString('hex')}`;
+    const claimKey = `slack-signature:${createHash('sha256').update(canonical).digest('hex')}`;
     const ttlMs = Math.max(1000, stamp * 1000 + SIGNATURE_LIFETIME_MS + CLOCK_MARGIN_MS - now);
     let first: boolean;
     try {
