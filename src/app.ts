@@ -305,7 +305,12 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   const installer = httpReceiver?.installer ?? socketReceiver?.installer;
   const workspaces = createWorkspaces({
-    config,
+    settings: {
+      slackApiUrl: config.slack.apiUrl,
+      mode: config.slack.mode,
+      trunk: config.trunk,
+      watchIntervalSeconds: config.watch.intervalSeconds,
+    },
     store,
     // Replicas on PostgreSQL share the Trunk budgets through the store's ledger.
     budgetLedger: store.db.dialect === 'postgres' ? trunkBudgetClaims(store.db) : undefined,
