@@ -1,7 +1,7 @@
 /**
  * The one list of Slack errors after which retrying cannot help, with one meaning each. Every post, edit,
  * note and workflow-step completion the app sends on its own initiative is judged by this list (the outbox), and a command's channel
- * post falls back to response_url on the same `channel` codes (interaction.ts). docs/reliability.md
+ * post falls back to response_url on the same `channel` codes (reply.ts). docs/reliability.md
  * ("Final Slack errors") records what each one leads to; keep the two in step.
  *
  * What is not here (5xx, network errors, timeouts, `ratelimited` beyond the retry policy's patience,
