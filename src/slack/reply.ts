@@ -44,17 +44,24 @@ export async function sendReply(
   reply: SlackReply,
   extra: RespondOptions = {},
 ): Promise<boolean> {
-  try {
-    await respond({
+  return logged(deps, 'could not answer through response_url', () =>
+    respond({
       text: reply.text,
       ...(reply.blocks ? { blocks: reply.blocks } : {}),
       response_type: reply.response_type ?? 'ephemeral',
       ...(extra.replace_original === undefined ? {} : { replace_original: extra.replace_original }),
       ...(extra.delete_original === undefined ? {} : { delete_original: extra.delete_original }),
-    });
+    }),
+  );
+}
+
+/** Runs one write; a failure is logged with `failed` (Slack's error is counted by the client) and answers false. */
+async function logged(deps: ReplyDeps, failed: string, write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
     return true;
   } catch (err) {
-    deps.logger.warn({ err }, 'could not answer through response_url');
+    deps.logger.warn({ err }, failed);
     return false;
   }
 }
@@ -190,13 +197,7 @@ export async function openModal(
   view: ModalView,
   what = 'a modal',
 ): Promise<ModalResult> {
-  try {
-    const opened = await client.views.open({ trigger_id: triggerId, view });
-    return opened.view?.id ? { ok: true, viewId: opened.view.id } : { ok: true };
-  } catch (err) {
-    deps.logger.warn({ err }, `could not open ${what}`);
-    return { ok: false, code: errorCode(err) };
-  }
+  return shown(deps, `could not open ${what}`, () => client.views.open({ trigger_id: triggerId, view }));
 }
 
 /** Replaces an open modal's view (a placeholder filled in once Trunk answered). */
@@ -207,13 +208,7 @@ export async function updateModal(
   view: ModalView,
   what = 'a modal',
 ): Promise<boolean> {
-  try {
-    await client.views.update({ view_id: viewId, view });
-    return true;
-  } catch (err) {
-    deps.logger.warn({ err }, `could not update ${what}`);
-    return false;
-  }
+  return logged(deps, `could not update ${what}`, () => client.views.update({ view_id: viewId, view }));
 }
 
 /** Pushes a view on top of an open modal's stack. */
@@ -223,11 +218,20 @@ export async function pushModal(
   triggerId: string,
   view: ModalView,
 ): Promise<ModalResult> {
+  return shown(deps, 'could not push a modal view', () => client.views.push({ trigger_id: triggerId, view }));
+}
+
+/** A modal shown (opened or pushed): its view id, or Slack's error code, logged. */
+async function shown(
+  deps: ReplyDeps,
+  failed: string,
+  show: () => Promise<{ view?: { id?: string } }>,
+): Promise<ModalResult> {
   try {
-    const pushed = await client.views.push({ trigger_id: triggerId, view });
-    return pushed.view?.id ? { ok: true, viewId: pushed.view.id } : { ok: true };
+    const res = await show();
+    return res.view?.id ? { ok: true, viewId: res.view.id } : { ok: true };
   } catch (err) {
-    deps.logger.warn({ err }, 'could not push a modal view');
+    deps.logger.warn({ err }, failed);
     return { ok: false, code: errorCode(err) };
   }
 }
@@ -239,13 +243,9 @@ export async function publishView(
   userId: string,
   view: View,
 ): Promise<boolean> {
-  try {
-    await client.views.publish({ user_id: userId, view });
-    return true;
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not publish the Home tab');
-    return false;
-  }
+  return logged(deps, 'could not publish the Home tab', () =>
+    client.views.publish({ user_id: userId, view }),
+  );
 }
 
 /**
@@ -260,18 +260,14 @@ export async function unfurlLinks(
   where: { channel: string; ts: string } | { unfurlId: string; source: string },
   unfurls: Record<string, { blocks: KnownBlock[] }>,
 ): Promise<boolean> {
-  try {
-    await client.chat.unfurl({
+  return logged(deps, 'chat.unfurl failed; the link stays without an unfurl', () =>
+    client.chat.unfurl({
       ...('unfurlId' in where
         ? { unfurl_id: where.unfurlId, source: where.source as 'composer' | 'conversations_history' }
         : { channel: where.channel, ts: where.ts }),
       unfurls,
-    } as Parameters<WebClient['chat']['unfurl']>[0]);
-    return true;
-  } catch (err) {
-    deps.logger.warn({ err }, 'chat.unfurl failed; the link stays without an unfurl');
-    return false;
-  }
+    } as Parameters<WebClient['chat']['unfurl']>[0]),
+  );
 }
 
 /** The reply of one request, bound to its client and respond(): `context.reply` (slack/context.ts). */
