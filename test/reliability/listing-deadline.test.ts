@@ -1,6 +1,6 @@
 /**
  * Issue 26, "a listing under faults still answers in time", through the real wire: `/mergequeue flaky` and
- * `/mergequeue quarantined` against a fake Trunk whose list pages come slowly (each page 3 s, 1,000 tests:
+ * `/mergequeue quarantined` (and `prs`, the other listing of many pages) against a fake Trunk whose list pages come slowly (each page 3 s, 1,000 tests:
  * ten pages, five read at most). The listing answers with what it read by its deadline (LISTING_DEADLINE_MS
  * after it starts, well inside the 15 s people and the soak wait), says it is incomplete, and how to see
  * the rest; when not one page came in time it says Trunk did not answer in time. Before, each answered
@@ -21,6 +21,9 @@ beforeAll(async () => {
   h.trunk.addQueue('acme/web', 'main', { state: 'running' });
   h.trunk.generateFailingTests('acme/web', 1_000, { seed: 26 });
   h.trunk.generateQuarantinedTests('acme/web', 1_000, { seed: 26 });
+  h.trunk.addQueue('acme/many', 'main', { state: 'running' });
+  for (let i = 0; i < 250; i++)
+    h.trunk.enqueuePr('acme/many', 'main', { prNumber: 1000 + i, prAuthor: 'octocat', state: 'pending' });
 }, 30_000);
 afterAll(async () => h?.close());
 
@@ -55,6 +58,23 @@ describe('a listing whose Trunk pages come slowly', () => {
       }
       expect(flaky.text).toContain('Failing tests in acme/web');
       expect(quarantined.text).toContain('Quarantined tests in acme/web');
+    } finally {
+      h.trunk.setLatency(0);
+      await h.idle();
+    }
+  }, 40_000);
+
+  it('prs answers by the deadline with the PRs of the pages that came, marked incomplete', async () => {
+    // Pages of 100 PRs 5 s apart: the first is read, the second is still on its way at the deadline.
+    h.trunk.setLatency({ listPullRequests: 5_000 });
+    try {
+      const a = await timed('prs acme/many:main');
+      expect(a.ms).toBeLessThan(ANSWERED_WITHIN_MS);
+      expect(a.text).toContain('PRs in acme/many:main');
+      expect(a.text).toContain('At least 100 PRs');
+      expect(a.text).toContain('Incomplete');
+      expect(a.text).toContain('Trunk was slow to answer');
+      expect(a.text).toContain('/mergequeue prs acme/many:main');
     } finally {
       h.trunk.setLatency(0);
       await h.idle();
