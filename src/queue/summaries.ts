@@ -39,7 +39,7 @@ export interface FlakySummary {
   top: FlakyEntry[];
 }
 
-export interface QuarantinedEntry {
+export interface QuarantinedSummaryEntry {
   name: string;
   file: string;
   codeowners: string[];
@@ -54,7 +54,7 @@ export interface QuarantinedSummary {
   /** Trunk was too slow for the deadline: what was read in time is listed, the rest was not read. */
   cutShort?: boolean;
   /** Most recently quarantined first. */
-  top: QuarantinedEntry[];
+  top: QuarantinedSummaryEntry[];
   /** Codeowners with the most quarantined tests among those scanned. */
   owners: Array<{ owner: string; count: number }>;
 }
@@ -208,7 +208,7 @@ export async function summarizeQuarantinedTests(
     owners: [],
   };
   const owners = new Map<string, number>();
-  const byRecent = (a: QuarantinedEntry, b: QuarantinedEntry) =>
+  const byRecent = (a: QuarantinedSummaryEntry, b: QuarantinedSummaryEntry) =>
     time(b.quarantinedAt) - time(a.quarantinedAt) || a.name.localeCompare(b.name);
   let pages = 0;
   let total: number | undefined;
@@ -221,7 +221,7 @@ export async function summarizeQuarantinedTests(
     for (const t of page.quarantined_tests) {
       summary.scanned++;
       for (const owner of t.codeowners ?? []) owners.set(owner, (owners.get(owner) ?? 0) + 1);
-      insertTop(summary.top, toQuarantinedEntry(t), limit, byRecent);
+      insertTop(summary.top, toQuarantinedSummaryEntry(t), limit, byRecent);
     }
     if (pages >= maxPages) {
       if (page.page?.next_page_token) summary.complete = false;
@@ -237,7 +237,7 @@ export async function summarizeQuarantinedTests(
   return summary;
 }
 
-function toQuarantinedEntry(t: QuarantinedTest): QuarantinedEntry {
+function toQuarantinedSummaryEntry(t: QuarantinedTest): QuarantinedSummaryEntry {
   return {
     name: t.name || t.classname || t.test_case_id,
     file: t.file,
