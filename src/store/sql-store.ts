@@ -93,8 +93,16 @@ export class SqlStore implements Store {
     this.#now = opts.now;
     this.#logger = opts.logger;
     // Later migrations first (a table referencing an earlier one is emptied before it), each in its listed order.
-    this.#workspaceTables = [...opts.migrations].reverse().flatMap((m) => m.workspaceTables ?? []);
-    this.#botTables = [...opts.migrations].reverse().flatMap((m) => m.botTables ?? []);
+    const dropped = new Set(opts.migrations.flatMap((m) => m.dropsTables ?? []));
+    const kept = (t: string) => !dropped.has(t);
+    this.#workspaceTables = [...opts.migrations]
+      .reverse()
+      .flatMap((m) => m.workspaceTables ?? [])
+      .filter(kept);
+    this.#botTables = [...opts.migrations]
+      .reverse()
+      .flatMap((m) => m.botTables ?? [])
+      .filter(kept);
     for (const t of this.#botTables)
       if (!this.#workspaceTables.includes(t))
         throw new Error(`Migration lists a bot table that is not a workspace table: ${t}`);

@@ -46,6 +46,8 @@ export interface Migration {
    * bot): `deleteBotData` removes them when the bot token is revoked, while settings and credentials stay.
    */
   botTables?: readonly string[];
+  /** Tables of earlier migrations this one drops: no longer emptied by `deleteWorkspace` or `deleteBotData`. */
+  dropsTables?: readonly string[];
 }
 
 /** Who may change queues, beyond workspace admins/owners and the installing user. */
@@ -208,6 +210,8 @@ export interface Leases {
     record: (tx: DbExecutor, got: T) => Promise<number>,
   ): Promise<T | undefined>;
   get(id: LeaseId, tx?: DbExecutor): Promise<Lease | undefined>;
+  /** The leases of `kind` among `keys`, by key (absent keys have none). */
+  getMany(kind: string, keys: readonly string[]): Promise<Map<string, Lease>>;
   /**
    * Closes a lease whose work is gone (its record was deleted), as `available` listed it, so it is not
    * listed again: a takeover (so a live holder is never overridden) and a finish. False when it moved on.
@@ -221,6 +225,9 @@ export interface Leases {
    */
   prune(q: { kind: string; before: number }): Promise<number>;
 }
+
+/** What a domain repository of claimed work is built from: the store's rows and its one lease service. */
+export type LeaseStore = Pick<Store, 'db' | 'leases'>;
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';

@@ -1404,7 +1404,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
          WHERE execution_id = 'FxSTORE2'`,
       );
       await expect(store.stepWaitToken('TSTEPS1', 'FxSTORE2')).rejects.toBeInstanceOf(SecretTamperedError);
-      const waits = new StepWaitRepository(store.db);
+      const waits = new StepWaitRepository(store);
       expect(await waits.get('FxSTORE1')).toMatchObject({
         status: 'waiting',
         channelId: 'C1',
@@ -1416,7 +1416,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
 
     it('the first outcome counts; the send is claimed once and recorded', async () => {
       await store.addStepWait(wait('FxDECIDE', 'TSTEPS2', track(secret('xwfp'))));
-      const waits = new StepWaitRepository(store.db);
+      const waits = new StepWaitRepository(store);
       expect(
         (await waits.waitingFor('TSTEPS2', 'github.com/acme/web:main', 42)).map((w) => w.executionId),
       ).toEqual(['FxDECIDE']);
@@ -1473,7 +1473,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     it('deleteWorkspace removes its waits', async () => {
       await store.addStepWait(wait('FxGONE', 'TSTEPSDEL', track(secret('xwfp'))));
       await store.deleteWorkspace('TSTEPSDEL');
-      expect(await new StepWaitRepository(store.db).get('FxGONE')).toBeUndefined();
+      expect(await new StepWaitRepository(store).get('FxGONE')).toBeUndefined();
     });
   });
 
