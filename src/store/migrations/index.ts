@@ -6,7 +6,7 @@
  * shared by replicas (trunk/budget.ts), 012 the workspace's Trunk v2 API key (store/), 013 Trunk's webhooks: signing
  * secrets, the inbox (webhooks/) and the transitions the webhook and poll paths share (watch/), 014 flaky-test
  * feeds (flaky/), 015 whether GitHub links unfurl (unfurl/), 016 Workflow Builder steps waiting for a PR
- * (watch/waits.ts), 018 leases finished: lease_until and watch_leases dropped (store/leases.ts).
+ * (watch/waits.ts), 018 leases finished: the claim columns that kept their own expiry, and watch_leases, dropped (store/leases.ts).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
