@@ -1,5 +1,14 @@
 /**
  * Request-dedupe claims (`idempotency_claims`, migration 001): `Store.claimOnce` and `Store.releaseClaim`.
+ * A once-marker on the request path, not a lease (ADR 0008): the first caller of a key wins until the TTL
+ * passes, in one statement, and that is all. It names no holder and has no fence, heartbeat, takeover,
+ * record or result: nothing is worked on under it, it only says "this request (a signature, an Events API
+ * event_id, a click) was seen". Users: slack/replay-guard.ts (replayed signatures, Events API retries) and
+ * queue/service.ts (a button delivered twice counts once; released when the click's work was not done).
+ *
+ * Work that runs, can die half-way and must be taken over is a lease (store/leases.ts), never one of these.
+ * They stay apart because the request path answers within Slack's 3 s from a budget of milliseconds: one
+ * round trip, and expired markers purged every PURGE_EVERY claims instead of by a background pass.
  */
 import { InvalidStoreInputError } from './trunk-credentials.ts';
 import type { Db } from './types.ts';

@@ -317,8 +317,10 @@ export interface Store {
   listAudit(workspaceId: string, opts?: { limit?: number; target?: string }): Promise<AuditEntry[]>;
 
   /**
-   * Claims `key` once across every replica (e.g. a button delivery, to count double clicks once).
-   * True for the first caller; false while an unexpired claim exists. Expired claims are reclaimable.
+   * Request dedupe (store/request-claims.ts, `idempotency_claims`): marks `key` seen once across every
+   * replica (a signature, an Events API event_id, a button delivery). True for the first caller; false
+   * while an unexpired mark exists. Expired marks are reclaimable. Not a lease: no holder, fence or
+   * heartbeat; work that can be taken over uses `leases`.
    */
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
   /** Gives a claim back (the work it covered was not done), so the next caller can claim `key` at once. */
