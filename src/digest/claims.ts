@@ -7,7 +7,7 @@
  * Every progress write is fenced by the lease, in one transaction with it: a replica that lost its claim
  * (it stalled past its lease and was taken over) finds out at its next write and stops posting.
  */
-import { type ClaimRow, ClaimRows } from '../store/claim-rows.ts';
+import { type ClaimRow, ClaimRows, type ClaimRowsSpec, holdingOf } from '../store/claim-rows.ts';
 import type { LeaseStore } from '../store/types.ts';
 import type { Baseline, DigestMessage } from './types.ts';
 
@@ -47,22 +47,18 @@ export interface RunRecord extends RunKey {
 const RUN_LEASE = 'digest.run';
 const keyValues = (k: RunKey) => [k.subscriptionId, k.scheduledAt];
 
-function toRecord({ row: r, lease }: ClaimRow): RunRecord {
+function toRecord(claimed: ClaimRow): RunRecord {
+  const r = claimed.row;
   const rec: RunRecord = {
     subscriptionId: String(r['subscription_id']),
     scheduledAt: Number(r['scheduled_at']),
     workspaceId: String(r['workspace_id']),
     manual: Number(r['manual']) === 1,
     status: String(r['status']) as RunRecord['status'],
-    owner: lease?.holder ?? String(r['owner']),
-    attempts: lease?.attempts ?? Number(r['attempts']),
+    ...holdingOf(claimed),
     late: Number(r['late']) === 1,
     postedCount: Number(r['posted_count']),
   };
-  if (lease) {
-    rec.leaseUntil = lease.expiresAt;
-    rec.fence = lease.fence;
-  }
   if (typeof r['outcome'] === 'string') rec.outcome = r['outcome'];
   if (typeof r['payload'] === 'string' && r['payload']) rec.payload = JSON.parse(r['payload']) as RunPayload;
   if (typeof r['header_ts'] === 'string' && r['header_ts']) rec.headerTs = r['header_ts'];
@@ -70,30 +66,33 @@ function toRecord({ row: r, lease }: ClaimRow): RunRecord {
   return rec;
 }
 
+/** One row per occurrence in `digest_runs`, its lease `digest.run`. */
+const RUN_ROWS: ClaimRowsSpec = {
+  kind: RUN_LEASE,
+  table: 'digest_runs',
+  key: ['subscription_id', 'scheduled_at'],
+  columns: [
+    'subscription_id',
+    'scheduled_at',
+    'workspace_id',
+    'manual',
+    'status',
+    'outcome',
+    'owner',
+    'attempts',
+    'late',
+    'payload',
+    'header_ts',
+    'posted_count',
+    'detail',
+  ],
+};
+
 /** The occurrences' claim rows (`digest_runs`) on their leases (store/claim-rows.ts). */
 export class ClaimRepository {
   readonly #rows: ClaimRows;
   constructor(store: LeaseStore) {
-    this.#rows = new ClaimRows(store, {
-      kind: RUN_LEASE,
-      table: 'digest_runs',
-      key: ['subscription_id', 'scheduled_at'],
-      columns: [
-        'subscription_id',
-        'scheduled_at',
-        'workspace_id',
-        'manual',
-        'status',
-        'outcome',
-        'owner',
-        'attempts',
-        'late',
-        'payload',
-        'header_ts',
-        'posted_count',
-        'detail',
-      ],
-    });
+    this.#rows = new ClaimRows(store, RUN_ROWS);
   }
 
   /** True when this replica now owns the occurrence; false when anyone already claimed it. */

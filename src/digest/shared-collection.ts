@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../observability/log.ts';
-import { ClaimRows } from '../store/claim-rows.ts';
+import { ClaimRows, type ClaimRowsSpec } from '../store/claim-rows.ts';
 import { keepRenewed } from '../store/leases.ts';
 import type { Db, LeaseStore } from '../store/types.ts';
 import { type TrunkErrorRecord, trunkErrorFromRecord, trunkErrorRecord } from '../trunk/error-record.ts';
@@ -52,6 +52,15 @@ export const collectionLease = (k: CollectionKey) => ({
   kind: COLLECTION_LEASE,
   key: keyValues(k).join('|'),
 });
+/** One row per collection in `digest_collections`, its lease `digest.collection` (the fence is the generation). */
+const COLLECTION_ROWS: ClaimRowsSpec = {
+  kind: COLLECTION_LEASE,
+  table: 'digest_collections',
+  // In the lease key's order.
+  key: ['workspace_id', 'kind', 'scheduled_at', 'source'],
+  columns: ['workspace_id', 'kind', 'scheduled_at', 'source', 'status', 'generation', 'pages', 'failure'],
+};
+
 /**
  * The collection's record in `digest_collections`: collecting, or done (which generation's pages, how
  * many, who collected them), or failed (the Trunk error). Who collects now is the lease's business.
@@ -61,13 +70,7 @@ export class CollectionRepository {
   readonly #rows: ClaimRows;
   constructor(store: LeaseStore) {
     this.#db = store.db;
-    this.#rows = new ClaimRows(store, {
-      kind: COLLECTION_LEASE,
-      table: 'digest_collections',
-      // In the lease key's order.
-      key: ['workspace_id', 'kind', 'scheduled_at', 'source'],
-      columns: ['workspace_id', 'kind', 'scheduled_at', 'source', 'status', 'generation', 'pages', 'failure'],
-    });
+    this.#rows = new ClaimRows(store, COLLECTION_ROWS);
   }
 
   /** Collect (the lease is ours), read (done), failed, or wait (someone is collecting). */

@@ -9,7 +9,7 @@
  * replica takes it then, by the same compare-and-set. Every write is fenced by the lease, in one
  * transaction with it, so a replica that lost its claim finds out at its next write.
  */
-import { type ClaimRow, ClaimRows } from '../store/claim-rows.ts';
+import { type ClaimRow, ClaimRows, type ClaimRowsSpec, holdingOf } from '../store/claim-rows.ts';
 import type { LeaseStore } from '../store/types.ts';
 import { targetKey } from './repository.ts';
 import type { Occurrence } from './schedule.ts';
@@ -48,7 +48,8 @@ const PHASE_LEASE = 'freeze.phase';
 const keyValues = (k: ClaimKey) => [k.windowId, k.occurrenceStart, k.phase];
 const RUNNING = { whileStatus: ['running'] } as const;
 
-function toRecord({ row: r, lease }: ClaimRow): ClaimRecord {
+function toRecord(claimed: ClaimRow): ClaimRecord {
+  const r = claimed.row;
   const rec: ClaimRecord = {
     windowId: String(r['window_id']),
     occurrenceStart: Number(r['occurrence_start']),
@@ -58,14 +59,9 @@ function toRecord({ row: r, lease }: ClaimRow): ClaimRecord {
     occurrenceEnd: Number(r['occurrence_end']),
     window: JSON.parse(String(r['window_json'])) as FreezeWindow,
     status: String(r['status']) as ClaimRecord['status'],
-    owner: lease?.holder ?? String(r['owner']),
-    attempts: lease?.attempts ?? Number(r['attempts']),
+    ...holdingOf(claimed),
     claimedAt: Number(r['claimed_at']),
   };
-  if (lease) {
-    rec.leaseUntil = lease.expiresAt;
-    rec.fence = lease.fence;
-  }
   for (const [col, field] of [
     ['outcome', 'outcome'],
     ['before_state', 'beforeState'],
@@ -78,33 +74,36 @@ function toRecord({ row: r, lease }: ClaimRow): ClaimRecord {
   return rec;
 }
 
+/** One row per phase in `freeze_claims`, its lease `freeze.phase`. */
+const PHASE_ROWS: ClaimRowsSpec = {
+  kind: PHASE_LEASE,
+  table: 'freeze_claims',
+  key: ['window_id', 'occurrence_start', 'phase'],
+  columns: [
+    'window_id',
+    'occurrence_start',
+    'phase',
+    'workspace_id',
+    'target',
+    'occurrence_end',
+    'window_json',
+    'status',
+    'outcome',
+    'owner',
+    'attempts',
+    'before_state',
+    'set_state',
+    'detail',
+    'claimed_at',
+    'finished_at',
+  ],
+};
+
 /** The phases' claim rows (`freeze_claims`) on their leases (store/claim-rows.ts). */
 export class FreezeClaims {
   readonly #rows: ClaimRows;
   constructor(store: LeaseStore) {
-    this.#rows = new ClaimRows(store, {
-      kind: PHASE_LEASE,
-      table: 'freeze_claims',
-      key: ['window_id', 'occurrence_start', 'phase'],
-      columns: [
-        'window_id',
-        'occurrence_start',
-        'phase',
-        'workspace_id',
-        'target',
-        'occurrence_end',
-        'window_json',
-        'status',
-        'outcome',
-        'owner',
-        'attempts',
-        'before_state',
-        'set_state',
-        'detail',
-        'claimed_at',
-        'finished_at',
-      ],
-    });
+    this.#rows = new ClaimRows(store, PHASE_ROWS);
   }
 
   /** The new running record when this replica now owns (window, occurrence, phase); undefined when taken. */

@@ -46,6 +46,21 @@ export interface ClaimRow {
   lease?: Lease;
 }
 
+/** Who works on a claimed row, on which attempt, under which lease (expiry and fence) as read. */
+export interface Holding {
+  owner: string;
+  attempts: number;
+  /** Absent when the row has no lease. */
+  leaseUntil?: number;
+  fence?: number;
+}
+
+/** The holding of a row: its lease's holder and attempts, else the row's own record of them. */
+export function holdingOf({ row, lease }: ClaimRow): Holding {
+  if (!lease) return { owner: String(row['owner']), attempts: Number(row['attempts']) };
+  return { owner: lease.holder, attempts: lease.attempts, leaseUntil: lease.expiresAt, fence: lease.fence };
+}
+
 /** What happens to the lease together with a row write. */
 export type LeaseStep =
   /** Confirms the hold (and extends it to `expiresAt` when given). */

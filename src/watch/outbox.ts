@@ -5,7 +5,7 @@
  * is retried on the next tick until the event's grace period ends. So each event reaches each destination
  * once, including after a takeover.
  */
-import { type ClaimRow, ClaimRows } from '../store/claim-rows.ts';
+import { type ClaimRow, ClaimRows, type ClaimRowsSpec, holdingOf } from '../store/claim-rows.ts';
 import type { Db, LeaseStore, Leases } from '../store/types.ts';
 import { POLL_LEASE } from './queue-state.ts';
 import type { WatchEvent } from './types.ts';
@@ -26,13 +26,15 @@ export interface DeliveryRow {
   detail?: string;
 }
 
-function toDelivery({ row: r, lease }: ClaimRow): DeliveryRow {
+function toDelivery(claimed: ClaimRow): DeliveryRow {
+  const r = claimed.row;
+  const { owner, attempts } = holdingOf(claimed);
   const d: DeliveryRow = {
     eventId: String(r['event_id']),
     destination: String(r['destination']),
     status: String(r['status']) as DeliveryStatus,
-    owner: lease?.holder ?? String(r['owner']),
-    attempts: lease?.attempts ?? Number(r['attempts']),
+    owner,
+    attempts,
   };
   if (typeof r['detail'] === 'string') d.detail = r['detail'];
   return d;
@@ -40,6 +42,12 @@ function toDelivery({ row: r, lease }: ClaimRow): DeliveryRow {
 
 /** Each (event, destination) is a claim row (`watch_deliveries`) on a lease (store/claim-rows.ts). */
 const DELIVERY_LEASE = 'watch.delivery';
+const DELIVERY_ROWS: ClaimRowsSpec = {
+  kind: DELIVERY_LEASE,
+  table: 'watch_deliveries',
+  key: ['event_id', 'destination'],
+  columns: ['event_id', 'destination', 'status', 'owner', 'attempts', 'detail'],
+};
 
 export class OutboxRepository {
   readonly #db: Db;
@@ -48,12 +56,7 @@ export class OutboxRepository {
   constructor(store: LeaseStore) {
     this.#db = store.db;
     this.#leases = store.leases;
-    this.#rows = new ClaimRows(store, {
-      kind: DELIVERY_LEASE,
-      table: 'watch_deliveries',
-      key: ['event_id', 'destination'],
-      columns: ['event_id', 'destination', 'status', 'owner', 'attempts', 'detail'],
-    });
+    this.#rows = new ClaimRows(store, DELIVERY_ROWS);
   }
 
   /** Events of the queue not yet delivered everywhere, oldest first. */
