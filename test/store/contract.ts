@@ -124,6 +124,29 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     await store.close();
   }
 
+  /** A fresh database migrated up to migration `before` (not included), `seed` written into it, closed. */
+  async function databaseBefore(
+    before: number,
+    seed: (x: (sql: string, params: Array<string | number>) => Promise<number>) => Promise<void>,
+  ): Promise<DatabaseOption> {
+    const database = await fx.freshDatabase();
+    const { migrate } = await import('../../src/store/migrate.ts');
+    const engine =
+      database.kind === 'sqlite'
+        ? (await import('../../src/store/db-sqlite.ts')).openSqliteDb(database.path)
+        : (await import('../../src/store/db-postgres.ts')).openPostgresDb(database.url);
+    try {
+      await migrate(
+        engine,
+        appMigrations.filter((m) => m.id < before),
+      );
+      await seed((sql, params) => engine.execute(sql, params));
+    } finally {
+      await engine.close();
+    }
+    return database;
+  }
+
   // One database shared by the tests that do not care about others' rows (each uses its own workspace ids).
   let shared: DatabaseOption;
   let key: Buffer;
@@ -814,28 +837,17 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     });
 
     it('migration 009 converts the claim rows of earlier releases in place', async () => {
-      const database = await fx.freshDatabase();
-      const { migrate } = await import('../../src/store/migrate.ts');
-      const engine =
-        database.kind === 'sqlite'
-          ? (await import('../../src/store/db-sqlite.ts')).openSqliteDb(database.path)
-          : (await import('../../src/store/db-postgres.ts')).openPostgresDb(database.url);
-      try {
-        await migrate(
-          engine,
-          appMigrations.filter((m) => m.id < 9),
-        );
-        const x = (sql: string, params: Array<string | number>) => engine.execute(sql, params);
+      const database = await databaseBefore(9, async (x) => {
         // A digest being posted (and one finished), a freeze start waiting to retry, a watched queue's
         // poller, a delivery in flight (and one sent), a shared collection under way (and one done).
         await x(
           `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, status, owner, lease_until, attempts, posted_count, claimed_at)
-           VALUES ('d1', $1, 'TM', 'running', 'r1', $2, 2, 1, $1), ('d2', $1, 'TM', 'done', 'r1', $1, 1, 3, $1)`,
+         VALUES ('d1', $1, 'TM', 'running', 'r1', $2, 2, 1, $1), ('d2', $1, 'TM', 'done', 'r1', $1, 1, 3, $1)`,
           [T, T + 60_000],
         );
         await x(
           `INSERT INTO freeze_claims (window_id, occurrence_start, phase, workspace_id, target, occurrence_end, window_json, status, owner, lease_until, attempts, claimed_at)
-           VALUES ('f1', $1, 'start', 'TM', 'github.com/a/b:main', $2, '{}', 'retrying', 'r2', $3, 1, $1)`,
+         VALUES ('f1', $1, 'start', 'TM', 'github.com/a/b:main', $2, '{}', 'retrying', 'r2', $3, 1, $1)`,
           [T, T + 3_600_000, T + 30_000],
         );
         await x(
@@ -844,18 +856,16 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         );
         await x(
           `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until, attempts)
-           VALUES ('e1', 'channel:C1', 'TM', 'claimed', 'r3', $1, 1), ('e1', 'user:U1', 'TM', 'sent', 'r3', $1, 1)`,
+         VALUES ('e1', 'channel:C1', 'TM', 'claimed', 'r3', $1, 1), ('e1', 'user:U1', 'TM', 'sent', 'r3', $1, 1)`,
           [T + 10_000],
         );
         await x(
           `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, pages, created_at, finished_at)
-           VALUES ('TM', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'r1', $2, 2, 1, $1, NULL),
-                  ('TM', 'failing', 'acme/github.com/a/done', $1, 'done', 'r1', $1, 1, 4, $1, $1)`,
+         VALUES ('TM', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'r1', $2, 2, 1, $1, NULL),
+                ('TM', 'failing', 'acme/github.com/a/done', $1, 'done', 'r1', $1, 1, 4, $1, $1)`,
           [T, T + 5_000],
         );
-      } finally {
-        await engine.close();
-      }
+      });
       const st = await openOn(database, [key]);
       const rows = await st.db.query('SELECT kind, lease_key FROM leases ORDER BY kind, lease_key');
       expect(rows).toEqual([
@@ -909,55 +919,42 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await close(st);
     });
     it('migration 018 drops lease_until and watch_leases, keeping the rows and giving lease-less work a lease', async () => {
-      const database = await fx.freshDatabase();
-      const { migrate } = await import('../../src/store/migrate.ts');
-      const engine =
-        database.kind === 'sqlite'
-          ? (await import('../../src/store/db-sqlite.ts')).openSqliteDb(database.path)
-          : (await import('../../src/store/db-postgres.ts')).openPostgresDb(database.url);
       const PLACEHOLDER = Number.MAX_SAFE_INTEGER; // what releases 009 to 016 wrote into lease_until
-      try {
-        await migrate(
-          engine,
-          appMigrations.filter((m) => m.id < 18),
-        );
-        const x = (sql: string, params: Array<string | number>) => engine.execute(sql, params);
+      const database = await databaseBefore(18, async (x) => {
         // Rows of release 016: a digest run with its lease (claimed by 016) and one without (claimed by an
         // 008 replica after 009 migrated), a finished one; a freeze phase retrying without a lease; a
         // delivery in flight and one sent; a collection under way without a lease; a poller's old row.
         await x(
           `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, status, owner, lease_until, attempts, posted_count, claimed_at)
-           VALUES ('r16', $1, 'TN', 'running', 'a', $2, 1, 0, $1), ('r08', $1, 'TN', 'running', 'b', $3, 2, 1, $1),
-                  ('rdone', $1, 'TN', 'done', 'a', $2, 1, 3, $1)`,
+         VALUES ('r16', $1, 'TN', 'running', 'a', $2, 1, 0, $1), ('r08', $1, 'TN', 'running', 'b', $3, 2, 1, $1),
+                ('rdone', $1, 'TN', 'done', 'a', $2, 1, 3, $1)`,
           [T, PLACEHOLDER, T + 60_000],
         );
         await x(
           `INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, created_at)
-           VALUES ('digest.run', $1, 'TN', 'a', 1, 'held', $2, 1, $3)`,
+         VALUES ('digest.run', $1, 'TN', 'a', 1, 'held', $2, 1, $3)`,
           [`r16|${T}`, T + 30_000, T],
         );
         await x(
           `INSERT INTO freeze_claims (window_id, occurrence_start, phase, workspace_id, target, occurrence_end, window_json, status, owner, lease_until, attempts, claimed_at)
-           VALUES ('f8', $1, 'end', 'TN', 'github.com/a/b:main', $2, '{}', 'retrying', 'c', $3, 2, $1)`,
+         VALUES ('f8', $1, 'end', 'TN', 'github.com/a/b:main', $2, '{}', 'retrying', 'c', $3, 2, $1)`,
           [T, T + 3_600_000, T + 45_000],
         );
         await x(
           `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until, attempts)
-           VALUES ('e8', 'channel:C1', 'TN', 'claimed', 'd', $1, 1), ('e8', 'user:U1', 'TN', 'sent', 'd', $2, 1)`,
+         VALUES ('e8', 'channel:C1', 'TN', 'claimed', 'd', $1, 1), ('e8', 'user:U1', 'TN', 'sent', 'd', $2, 1)`,
           [T + 10_000, PLACEHOLDER],
         );
         await x(
           `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, pages, created_at)
-           VALUES ('TN', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'e', $2, 3, 1, $1)`,
+         VALUES ('TN', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'e', $2, 3, 1, $1)`,
           [T, T + 5_000],
         );
         await x(
           `INSERT INTO watch_leases (workspace_id, queue_key, owner, lease_until) VALUES ('TN', 'q', 'f', $1)`,
           [T],
         );
-      } finally {
-        await engine.close();
-      }
+      });
       const st = await openOn(database, [key]);
       expect((await st.ready()).schemaVersion).toBeGreaterThanOrEqual(18);
       // The columns and the table are gone.
