@@ -36,7 +36,7 @@ export function createStepWaitsWorker(o: StepWaitsOptions): StepWaitsWorker {
   const completer = createStepCompleter({
     ...o,
     tokens: o.store,
-    waits: new StepWaitRepository(o.store.db),
+    waits: new StepWaitRepository(o.store),
     logger,
   });
   const passes = new PeriodicPasses({
