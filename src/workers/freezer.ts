@@ -6,6 +6,7 @@
  * after ANNOUNCE_WAIT_MS is left to the outbox, so the freezer's tick never waits longer for Slack. A worker:
  * ticking every few seconds from start() until stop(deadline).
  */
+import { settleBy } from '../core/deadline.ts';
 import {
   type CreatorStanding,
   type FreezeEvent,
@@ -89,16 +90,12 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
         if (!r.ok) throw new Error(`Slack refused the announcement: ${r.code}`);
       });
     const posting = post(event.channelId);
-    let t: NodeJS.Timeout | undefined;
-    const waited = new Promise<'late'>((r) => (t = setTimeout(() => r('late'), ANNOUNCE_WAIT_MS)));
-    try {
-      if ((await Promise.race([posting, waited])) === 'late')
-        posting.catch((err: unknown) =>
-          o.logger.warn({ err, window: event.window.id }, 'freeze announcement failed'),
-        );
-    } finally {
-      clearTimeout(t);
-    }
+    const posted = await settleBy(posting, Date.now() + ANNOUNCE_WAIT_MS);
+    if (posted.kind === 'error') throw posted.error;
+    if (posted.kind === 'timeout')
+      posting.catch((err: unknown) =>
+        o.logger.warn({ err, window: event.window.id }, 'freeze announcement failed'),
+      );
     if (event.kind === 'creator_not_operator') await tellOperators(event, (user) => post(user));
   };
   /** A direct message to each listed operator and the installer (admins see it in the channel). */
