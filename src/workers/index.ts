@@ -6,7 +6,7 @@
  * stops by the shutdown's deadline; see Worker in src/lifecycle.ts.
  */
 import type { Config } from '../config.ts';
-import type { Lifecycle, Worker } from '../lifecycle.ts';
+import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { digestSurface } from '../slack/digest-surface.ts';
