@@ -122,6 +122,7 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
   const freezer = new Freezer({
     db: o.store.db,
     loop: worker.passes,
+    leases: o.store.leases,
     ...callbacks,
     creatorStanding,
     acting: o.botStanding,

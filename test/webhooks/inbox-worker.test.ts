@@ -51,6 +51,7 @@ describe('the webhook inbox worker', () => {
     const worker = (replicaId: string) =>
       createWebhookInboxWorker({
         db: world.store.db,
+        leases: world.store.leases,
         sinks: [sink.sinkFor(replicaId)],
         replicaId,
         clock: () => world.clock.now,
