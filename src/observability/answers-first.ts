@@ -24,10 +24,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { type DeferBudget, deferBudget, requestReceived, whenAnswered } from '../core/answers-first.ts';
 import { requestPath } from '../core/request-path.ts';
-import { currentRequestContext, type RequestContext } from './request-context.ts';
+import { currentRequestContext, type RequestLogContext } from './request-context.ts';
 
 /** Each request's work after its ack shares one wait budget (MAX_DEFER_MS in all, not per wait). */
-const budgets = new WeakMap<RequestContext, DeferBudget>();
+const budgets = new WeakMap<RequestLogContext, DeferBudget>();
 
 /**
  * Resolves on a later turn of the event loop once no request is waiting for its answer (or after

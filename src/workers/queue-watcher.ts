@@ -19,11 +19,11 @@ import type { StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import {
-  createWatchService,
+  createWatchPoll,
   LiveMessageRepository,
+  type WatchPoll,
+  type WatchPollDeps,
   WatchRepository,
-  type WatchService,
-  type WatchServiceDeps,
 } from '../watch/index.ts';
 import type { BotStanding } from './bot-standing.ts';
 import { periodicWorker } from './periodic-worker.ts';
@@ -46,13 +46,13 @@ export interface QueueWatcherOptions {
   steps?: StepCompleter;
 }
 
-export interface WatchWorkerOptions extends WatchServiceDeps {
+export interface WatchWorkerOptions extends WatchPollDeps {
   /** How often the loop runs; default a quarter of the interval (at least 1 s). Polls still happen once an interval. */
   tickMs?: number;
 }
 
-/** The watch service (watch/service.ts) ticking on its own loop. */
-export interface WatchWorker extends WatchService {
+/** The watch poll (watch/poll.ts) ticking on its own loop. */
+export interface WatchWorker extends WatchPoll {
   start(): void;
   /**
    * Stops ticking and waits for the tick in progress until `deadline` (epoch ms; default 10 s from now, or
@@ -64,7 +64,7 @@ export interface WatchWorker extends WatchService {
 
 export function createWatchWorker(o: WatchWorkerOptions): WatchWorker {
   const { tickMs, ...deps } = o;
-  const watch = createWatchService(deps);
+  const watch = createWatchPoll(deps);
   const loop = periodicWorker({
     name: 'watch',
     every: tickMs ?? Math.max(1000, (o.intervalSeconds * 1000) / 4),

@@ -52,6 +52,6 @@ export async function mergequeueCommand(args: ListenerArgs<SlackCommandMiddlewar
   deps.metrics.commands.inc({ name, outcome });
 }
 
-export function register(app: App, _deps: SlackDeps): void {
+export function registerMergequeue(app: App, _deps: SlackDeps): void {
   app.command<RequestContext>(COMMAND, mergequeueCommand);
 }

@@ -57,7 +57,7 @@ async function changePr(
   return ending(r, change.prNumber, await r.deps.services.prs.change(r.actor, r.at, change), change.reason);
 }
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerPrSteps(app: App, deps: SlackDeps): void {
   registerStep<SubmitStep>(app, deps, {
     id: 'submit_pr',
     needsPerson: 'submit a PR to the queue',

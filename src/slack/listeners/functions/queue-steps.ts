@@ -64,7 +64,7 @@ async function changeQueue(
   }
 }
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerQueueSteps(app: App, deps: SlackDeps): void {
   for (const id of ['pause_queue', 'drain_queue', 'resume_queue'] as const) {
     const { desired, verb } = STATE_STEPS[id];
     registerStep<StateStep>(app, deps, {

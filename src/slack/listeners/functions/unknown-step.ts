@@ -11,7 +11,7 @@ import type { SlackDeps } from '../../deps.ts';
 
 const KNOWN: ReadonlySet<string> = new Set(STEP_IDS);
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerUnknownStep(app: App, deps: SlackDeps): void {
   app.event('function_executed', async ({ event, ack, fail }) => {
     const callbackId = event.function?.callback_id;
     if (typeof callbackId !== 'string' || KNOWN.has(callbackId)) return;

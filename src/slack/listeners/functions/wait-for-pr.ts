@@ -13,7 +13,7 @@ import { registerStep } from './run.ts';
 
 type WaitStep = Extract<StepInput, { step: 'wait_for_pr' }>;
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerWaitForPr(app: App, deps: SlackDeps): void {
   registerStep<WaitStep>(app, deps, {
     id: 'wait_for_pr',
     run: async (r) => {

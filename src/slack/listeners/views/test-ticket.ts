@@ -13,7 +13,7 @@ import { unwrapMetadata } from '../../modals.ts';
 import { tellPrivately } from '../../reply.ts';
 import { answerTestAction } from '../test-answer.ts';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerTestTicketView(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction, RequestContext>(
     TEST_TICKET_CALLBACK,
     async ({ ack, body, view, client, context }) => {
