@@ -28,6 +28,7 @@ import {
   type ReadAnswer,
   releaseClick,
 } from './queue.ts';
+import { LISTING_DEADLINE_MS } from './tests.ts';
 
 export class PrService {
   readonly #deps: ServiceDeps;
@@ -70,7 +71,8 @@ export class PrService {
 
   /** The queue's PRs (anyone may read). */
   list(_actor: Actor, at: QueueAt, opts: ListOptions): Promise<ReadAnswer<PrListing>> {
-    return listQueuePullRequests({ trunk: at.trunk.api }, at.ref, opts).then(
+    const inTime = { ...opts, deadlineAt: opts.deadlineAt ?? Date.now() + LISTING_DEADLINE_MS };
+    return listQueuePullRequests({ trunk: at.trunk.api }, at.ref, inTime).then(
       (value) => ({ answer: 'read' as const, value }),
       (error: unknown) => ({ answer: 'read_failed' as const, error }),
     );
