@@ -90,6 +90,17 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/core/' },
     },
     {
+      name: 'periodic-loops-are-built-only-in-workers',
+      severity: 'error',
+      comment:
+        'Background work has one home, workers/: a domain exposes a pass (or takes the PassLoop type to steer ' +
+        'the loop that runs it), and only a worker builds the loop, names it and puts it on the lifecycle. ' +
+        'Anything else may import core/periodic-passes.ts for its types alone. ' +
+        'test/production/dependency-rules.test.ts also refuses `new PeriodicPasses` outside workers/.',
+      from: { path: '^src/', pathNot: '^src/(workers/|core/periodic-passes\\.ts$)' },
+      to: { path: '^src/core/periodic-passes\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment:

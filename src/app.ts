@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Config } from './config.ts';
+import { answerWithin } from './core/deadline.ts';
 import { createHttpRoutes } from './http/routes.ts';
 import { createTrunkWebhookRoutes } from './http/trunk-webhooks.ts';
 import {
@@ -380,13 +381,11 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     if (!configured || !ownWorkspace) return stored;
     // Not known yet (Slack did not answer auth.test in time): throwing answers 503, so Svix retries;
     // the wait is bounded so the answer stays well within Svix's 15 s.
-    let timer: NodeJS.Timeout | undefined;
-    const own = await Promise.race([
+    const own = await answerWithin(
       ownWorkspace.get(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('auth.test did not answer in time')), 3_000);
-      }),
-    ]).finally(() => clearTimeout(timer));
+      3_000,
+      () => new Error('auth.test did not answer in time'),
+    );
     // The id commands and feeds are kept under: the enterprise only for an org-wide token.
     const ours = own.orgWide ? own.enterpriseId === workspaceId : own.teamId === workspaceId;
     return ours ? [...configured, ...stored] : stored;

@@ -20,6 +20,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { parse as parseForm } from 'node:querystring';
 import { HTTPModuleFunctions, type ReceiverEvent } from '@slack/bolt';
 import { Counter, type Registry } from 'prom-client';
+import { answerWithin } from '../core/deadline.ts';
 import { requestPath } from '../core/request-path.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Store } from '../store/types.ts';
@@ -163,13 +164,7 @@ function refuse(res: ServerResponse, status: number, text: string): void {
 }
 
 function withBudget<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`store did not answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return answerWithin(p, ms, () => new Error(`store did not answer within ${ms} ms`));
 }
 
 /**

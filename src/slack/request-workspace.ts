@@ -17,6 +17,7 @@
 import type { AckFn, ReceiverEvent } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { Counter, type Registry } from 'prom-client';
+import { answerWithin } from '../core/deadline.ts';
 import type { Logger } from '../observability/log.ts';
 import type { AuditRecord } from '../store/audit-retrying.ts';
 import type { Store } from '../store/types.ts';
@@ -350,11 +351,5 @@ async function postRefusal(url: string, text: string, opts: RequestWorkspaceOpti
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function withBudget<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return answerWithin(p, ms, () => new Error(`no answer within ${ms} ms`));
 }

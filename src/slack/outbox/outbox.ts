@@ -22,6 +22,7 @@
  * empty and is refilled by the watcher and the digest scheduler from the store.
  */
 import type { WebClient } from '@slack/web-api';
+import { settleBy } from '../../core/deadline.ts';
 import type {
   MessageKind,
   Notifier,
@@ -187,9 +188,7 @@ export class SlackOutbox implements Notifier {
    */
   async stop(waitMs: number): Promise<void> {
     this.#stopping = true;
-    let t: NodeJS.Timeout | undefined;
-    await Promise.race([this.idle(), new Promise((r) => (t = setTimeout(r, waitMs)))]);
-    clearTimeout(t);
+    await settleBy(this.idle(), Date.now() + waitMs);
     this.#abandoned = true;
     const dropped: Record<string, number> = {};
     const drop = (item: Item) => {
