@@ -125,6 +125,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   const steps = createStepWaitsWorker({
     store: o.store,
     workspaces: o.workspaces,
+    outbox: o.outbox,
     logger: o.logger,
     now: o.now,
     replicaId: o.replicaId,

@@ -5,6 +5,7 @@
  * every replica may run it.
  */
 import type { Logger } from '../observability/log.ts';
+import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import { createStepCompleter, type StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
@@ -20,6 +21,8 @@ export interface StepWaitsWorker extends PeriodicWorker {
 export interface StepWaitsOptions {
   store: Store;
   workspaces: Workspaces;
+  /** Completions go out through the app's one Slack outbox. */
+  outbox: Pick<SlackOutbox, 'completeStep'>;
   logger: Logger;
   now: () => number;
   replicaId: string;
@@ -29,7 +32,12 @@ export interface StepWaitsOptions {
 
 export function createStepWaitsWorker(o: StepWaitsOptions): StepWaitsWorker {
   const logger = o.logger.child({ component: 'workflow-steps' });
-  const completer = createStepCompleter({ ...o, waits: new StepWaitRepository(o.store), logger });
+  const completer = createStepCompleter({
+    ...o,
+    tokens: o.store,
+    waits: new StepWaitRepository(o.store),
+    logger,
+  });
   const worker = periodicWorker({
     name: 'step-waits',
     every: o.tickMs ?? 5_000,
