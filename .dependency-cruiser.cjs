@@ -178,6 +178,18 @@ module.exports = {
       to: { path: '^src/', pathNot: [DOMAIN, BELOW_THE_DOMAINS] },
     },
     {
+      name: 'domains-write-no-audit',
+      severity: 'error',
+      comment:
+        'A domain decides and returns plain outcomes (ok, noop, failed with before/after and the error); the ' +
+        'audit row of a change, no-op, refusal or failure is written by the application layer (services/, ' +
+        "through the Actor's `audit`, or the composition root for a freeze window), which also claims a clicked " +
+        'button once. store/audit-retrying.ts is the module that writes audit rows: no domain imports it, so a ' +
+        'domain never audits itself and every row is written where the actor is known.',
+      from: { path: DOMAIN },
+      to: { path: '^src/store/audit-retrying\\.ts$' },
+    },
+    {
       name: 'domain-knows-no-slack-package',
       severity: 'error',
       comment:
