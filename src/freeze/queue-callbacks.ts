@@ -7,7 +7,7 @@
  */
 
 import { formatQueueRef, type QueueRef } from '../core/target.ts';
-import { type ChangeResult, readQueue as readQueueState } from '../queue/service.ts';
+import { type ChangeResult, readQueue as readQueueState } from '../queue/operations.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { type SettableQueueState, stateAfterChange } from '../trunk/types.ts';

@@ -19,8 +19,8 @@ import {
   type PullRequestState,
   type SubmittedPullRequest,
 } from '../trunk/types.ts';
+import { address, type QueueContext } from './operations.ts';
 import type { OperatorDecision } from './permissions.ts';
-import { address, type QueueContext } from './service.ts';
 
 export type PrAction = 'submit' | 'cancel' | 'restart';
 

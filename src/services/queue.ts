@@ -1,7 +1,7 @@
 /**
  * The queue feature: which queue a request means, reading it (status, one PR, one test run), and changing
  * it (pause, drain, resume, concurrency, settings). Anyone may read; only operators change, checked here
- * every time. The domain rules (act on the queue's current state) are queue/service.ts's, which returns
+ * every time. The domain rules (act on the queue's current state) are queue/operations.ts's, which returns
  * plain outcomes; this service adds who is asking, claims a clicked button once, and writes the audit row
  * of every refusal, change, no-op and failure (`changeQueueAs`, which the freezer's windows use too).
  */
@@ -17,7 +17,7 @@ import {
   type SettingsChanges,
   setConcurrency,
   updateSettings,
-} from '../queue/service.ts';
+} from '../queue/operations.ts';
 import type { AuditEntry, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { isTrunkError } from '../trunk/errors.ts';
@@ -65,7 +65,7 @@ export type QueueChangeRequest =
   | { kind: 'concurrency'; value: number; expectedCurrent?: number; clickKey?: string }
   | { kind: 'settings'; changes: SettingsChanges };
 
-/** What a change did: queue/service.ts's result, or a refusal (audited) when the person is no operator. */
+/** What a change did: queue/operations.ts's result, or a refusal (audited) when the person is no operator. */
 export type QueueChangeAnswer =
   | ChangeResult
   | { outcome: 'refused'; action: QueueAction; target: string; because: string };
@@ -211,7 +211,7 @@ const CLICK_TTL_MS = 30_000;
 /**
  * One change as the application runs it, for a person (QueueService.change) and for a freeze window acting
  * as its creator (workers/freezer.ts): a clicked button is claimed once, the queue domain decides and
- * changes (queue/service.ts), a failure gives the click back, and one audit row says what came of it.
+ * changes (queue/operations.ts), a failure gives the click back, and one audit row says what came of it.
  * What Trunk applied is `ok` whatever the audit write does (the writer's lost-entry sink).
  */
 export async function changeQueueAs(

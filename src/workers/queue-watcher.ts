@@ -1,6 +1,6 @@
 /**
  * Queue events as the app runs them: the watch domain's watcher (one poller per followed queue, with the
- * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/service.ts), and the expiry
+ * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/delivery.ts), and the expiry
  * of live status messages once a watch interval. One worker, two loops (./periodic-worker.ts); stopping it
  * releases this replica's queue leases so another replica polls those queues at once.
  */
@@ -9,12 +9,12 @@ import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
-import type { LiveStatus } from '../slack/queue-events/live.ts';
 import {
   createQueueEventDelivery,
   type QueueEventDelivery,
   type QueueEventDeliveryOptions,
-} from '../slack/queue-events/service.ts';
+} from '../slack/queue-events/delivery.ts';
+import type { LiveStatus } from '../slack/queue-events/live.ts';
 import type { StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
@@ -92,7 +92,7 @@ export interface QueueEvents extends Worker {
 }
 
 /**
- * The Slack side of queue events (slack/queue-events/service.ts) on this store: its rows (live messages,
+ * The Slack side of queue events (slack/queue-events/delivery.ts) on this store: its rows (live messages,
  * watches) are built here, in the composition, and handed in as ports.
  */
 export function queueEventDelivery(

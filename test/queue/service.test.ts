@@ -1,7 +1,7 @@
 /**
  * The queue domain against the real Trunk client talking HTTP to the Trunk fake, and the real SQLite store:
  * changes run through the application's audited change flow (services/queue.ts `changeQueueAs`: click
- * claims and audit rows), the domain's decisions underneath (queue/service.ts, plain outcomes).
+ * claims and audit rows), the domain's decisions underneath (queue/operations.ts, plain outcomes).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import {
   readTestRun,
   type SetConcurrencyOptions,
   type SettingsChanges,
-} from '../../src/queue/service.ts';
+} from '../../src/queue/operations.ts';
 import { summarizeFailingTests, summarizeQuarantinedTests } from '../../src/queue/summaries.ts';
 import { changeQueueAs, type QueueChanger } from '../../src/services/queue.ts';
 import { auditBy } from '../../src/store/audit-retrying.ts';

@@ -1,7 +1,7 @@
 /**
  * Workspace configuration (defaults, operators, connect) against the real SQLite store, and for connect
  * the real Trunk client talking HTTP to the Trunk fake. Moved from test/queue/service.test.ts when
- * configuration left queue/service.ts for src/workspace/config.ts. The changes are made through the
+ * configuration left queue/operations.ts for src/workspace/config.ts. The changes are made through the
  * application service (services/workspace.ts), which writes their audit rows; workspace/config.ts writes none.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
