@@ -45,7 +45,7 @@ const REPOSITORY_MODULES = [
   '^src/digest/(claims|shared-collection|repository)\\.ts$',
   '^src/flaky/(test-watches|messages)\\.ts$',
   '^src/freeze/repository\\.ts$',
-  '^src/watch/(feeds|outbox|people|queue-state|transitions|waits)\\.ts$',
+  '^src/watch/(feeds|deliveries|people|queue-state|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
 
@@ -64,7 +64,7 @@ const SLACK_MAY_RUN_FROM_STORE = ['^$'];
 const LISTENERS_MAY_IMPORT = [
   '^src/slack/listeners/',
   '^src/services/',
-  '^src/slack/(commands|blocks)/',
+  '^src/slack/(grammars|blocks)/',
   '^src/(core|observability)/',
   // what a listener is handed (SlackDeps and its ports), the request's context (actor, services, reply), the Actor
   '^src/slack/(deps|ports|context|actor)\\.ts$',
@@ -240,7 +240,7 @@ module.exports = {
       name: 'listeners-import-only-services-grammars-renderers',
       severity: 'error',
       comment:
-        'A listener parses (slack/commands/), calls a service (services/), renders (slack/blocks/) and ' +
+        'A listener parses (slack/grammars/), calls a service (services/), renders (slack/blocks/) and ' +
         "replies; it imports only those, core/, observability/, Bolt's and Slack's types and the few " +
         'Slack-side helpers named in LISTENERS_MAY_IMPORT. A rule, a repository or a store query in a ' +
         'listener is a rule the next surface re-implements: move it into the service.',

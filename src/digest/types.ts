@@ -59,7 +59,7 @@ export interface RunOutcome {
 }
 
 /**
- * What a person asks of the digests. The `/mergequeue digest` grammar (src/slack/commands/digest.ts)
+ * What a person asks of the digests. The `/mergequeue digest` grammar (src/slack/grammars/digest.ts)
  * produces these; the digest's operations (manage.ts) take them.
  */
 export type DigestRequest =

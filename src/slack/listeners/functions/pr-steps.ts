@@ -10,8 +10,8 @@ import { NOT_IN_QUEUE } from '../../../services/steps.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrAnnouncement, renderPrRefusal } from '../../blocks/pr-actions.ts';
 import { stepErrorText } from '../../blocks/steps.ts';
-import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import type { StepInput } from '../../grammars/steps.ts';
 import { registerStep, type StepEnd, type StepRun } from './run.ts';
 
 type SubmitStep = Extract<StepInput, { step: 'submit_pr' }>;

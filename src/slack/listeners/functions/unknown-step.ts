@@ -6,8 +6,8 @@
  */
 import type { App } from '@slack/bolt';
 import { stepUnknown } from '../../blocks/steps.ts';
-import { STEP_IDS } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { STEP_IDS } from '../../grammars/steps.ts';
 
 const KNOWN: ReadonlySet<string> = new Set(STEP_IDS);
 

@@ -7,8 +7,8 @@
  * nothing, so it needs no person behind the workflow.
  */
 import type { App } from '@slack/bolt';
-import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import type { StepInput } from '../../grammars/steps.ts';
 import { registerStep } from './run.ts';
 
 type WaitStep = Extract<StepInput, { step: 'wait_for_pr' }>;

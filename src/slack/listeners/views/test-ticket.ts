@@ -6,9 +6,9 @@
  */
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import { parseTestButton, TEST_TICKET_CALLBACK, TEST_TICKET_INPUT } from '../../blocks/test-feeds.ts';
-import { readTicketInput } from '../../commands/tests.ts';
 import { actorOf, type RequestContext } from '../../context.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { readTicketInput } from '../../grammars/tests.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import { tellPrivately } from '../../reply.ts';
 import { answerTestAction } from '../test-answer.ts';
