@@ -4,8 +4,9 @@
  *   200 PRs a day each (about 4.5 million transitions, written by bulk SQL, bench/history-data.ts): p95 of
  *   40 asks on SQLite and on PostgreSQL, target ≤ 300 ms; and the peak RSS growth of this process while
  *   answering them on SQLite (the rows live in this process's memory map there), target < 50 MiB.
- * - Keeping history: a webhook delivery's apply time (the merge-queue sink, SQLite) with history, beside the
- *   same deliveries with the history insert skipped (a trigger ignores it), target ≤ 1.05×.
+ * - Keeping history: a webhook delivery's apply time as the inbox applies it (kept, then drained: lease,
+ *   merge-queue sink, done; SQLite) with history, beside the same deliveries with the history insert
+ *   skipped (a trigger ignores it), target ≤ 1.05×.
  * - Reading back 30 days of a busy queue (200 PRs a day, v2 key, the fake Trunk): the wall time beside the
  *   floor the budget sets: its requests at TRUNK_MAX_RPS starts per window (1 s plus the budget's guard),
  *   and v2 PR lookups at Trunk's 5 a second per key, whichever is longer; target ≤ 1.1×, and no second with
@@ -28,6 +29,7 @@ import { apiKeyAuth } from '../src/trunk/v2/auth.ts';
 import { createTrunkV2Client } from '../src/trunk/v2/client.ts';
 import { createV2Ids } from '../src/trunk/v2/ids.ts';
 import { createMergeQueueSink } from '../src/watch/webhook-sink.ts';
+import { InboxDrainer, type InboxDrainerOptions } from '../src/webhooks/drainer.ts';
 import { createPgTestDatabase, pgTestsEnabled } from '../test/helpers/pg.ts';
 import { queueKeyOf, writeHistoryData } from './history-data.ts';
 import type { BenchFigure, Benchmark } from './types.ts';
@@ -161,16 +163,26 @@ async function applyTimes(withHistory: boolean, deliveries: number): Promise<num
       deliverNow: async () => {},
       logger: silentLogger(),
     });
+    // As the inbox applies a delivery: kept (the receiver's write), then drained (lease, sink, done).
+    const drainer = new InboxDrainer({
+      db: store.db,
+      sinks: [sink],
+      replicaId: 'bench',
+      clock: Date.now,
+      logger: silentLogger(),
+      metrics: { webhookDeliveries: { inc: () => {} } } as unknown as InboxDrainerOptions['metrics'],
+    });
     const kinds = ['submitted', 'queued', 'testing', 'merged'];
     const times: number[] = [];
     for (let i = 0; i < deliveries; i++) {
       const pr = 1000 + Math.floor(i / kinds.length);
       const t0 = performance.now();
-      await sink.apply({
+      await drainer.inbox.record({
         deliveryId: `d${i}`,
         workspaceId: 'T1',
         type: `pull_request.${kinds[i % kinds.length]}`,
         occurredAt: NOW + i * 1000,
+        receivedAt: Date.now(),
         payload: {
           pr_number: pr,
           author: 'octocat',
@@ -178,6 +190,7 @@ async function applyTimes(withHistory: boolean, deliveries: number): Promise<num
           target_branch: 'main',
         },
       });
+      await drainer.pass();
       times.push(performance.now() - t0);
     }
     return times.slice(deliveries / 10);
