@@ -158,6 +158,7 @@ async function applyTimes(withHistory: boolean, deliveries: number): Promise<num
     const target = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
     const sink = createMergeQueueSink({
       db: store.db,
+      leases: store.leases,
       followed: async () => [{ workspaceId: 'T1', target }],
       clock: Date.now,
       deliverNow: async () => {},
@@ -166,6 +167,7 @@ async function applyTimes(withHistory: boolean, deliveries: number): Promise<num
     // As the inbox applies a delivery: kept (the receiver's write), then drained (lease, sink, done).
     const drainer = new InboxDrainer({
       db: store.db,
+      leases: store.leases,
       sinks: [sink],
       replicaId: 'bench',
       clock: Date.now,

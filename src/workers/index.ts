@@ -90,7 +90,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     workspaces: o.workspaces,
     historyDays: config.historyDays,
     followed: (t) =>
-      listFollowedQueues(o.store.db, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+      listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
     logger: o.logger.child({ component: 'history' }),
     now: o.now,
     replicaId: o.replicaId,
@@ -183,12 +183,9 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     webhookSinks.push(
       createMergeQueueSink({
         db: o.store.db,
+        leases: o.store.leases,
         followed: (t) =>
-          listFollowedQueues(
-            o.store.db,
-            t,
-            config.defaultTarget ? { defaultTarget: config.defaultTarget } : {},
-          ),
+          listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         clock: o.now,
         deliverNow: (ws, target) => events.watch.watcher.deliverNow(ws, target),
         logger: o.logger.child({ component: 'webhooks' }),
@@ -199,6 +196,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   // watcher (one shutdown step), before it: the events it writes are the watcher's to deliver.
   const webhooks = createWebhookInboxWorker({
     db: o.store.db,
+    leases: o.store.leases,
     sinks: webhookSinks,
     replicaId: o.replicaId,
     clock: o.now,
