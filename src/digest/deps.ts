@@ -33,6 +33,4 @@ export interface DigestDeps {
   concurrency?: number;
   /** Least time between two manual runs (`digest run`) of one digest, default 5 minutes. */
   manualRunCooldownMs?: number;
-  /** node-cron expression of the ticker, default every minute (UTC). */
-  tickCron?: string;
 }
