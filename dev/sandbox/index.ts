@@ -30,7 +30,7 @@ import {
   USERS,
 } from './people.ts';
 import { createSandboxRoutes } from './routes.ts';
-import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkV2 } from './seed.ts';
+import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkHistory, seedTrunkV2 } from './seed.ts';
 import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
 import { createReleaseFreeze } from './workflow.ts';
 
@@ -108,6 +108,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     cleanups.push(() => trunk.close());
     seedTrunk(trunk);
     seedTrunkV2(trunk, trunkV2Key);
+    seedTrunkHistory(trunk);
     const story = createStory(trunk);
 
     let databasePath = opts.databasePath;

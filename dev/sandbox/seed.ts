@@ -363,6 +363,38 @@ export function seedTrunk(trunk: SeedableTrunk, now: number = Date.now()): void 
   trunk.generateQuarantinedTests('acme/mobile', 24, { seed: 77, orgSlug: SANDBOX_ORG });
 }
 
+/** The fake's queue history (dev/fakes/trunk/history.ts). */
+export interface SeedableTrunkHistory {
+  seedHistory(
+    repo: string,
+    branch: string,
+    opts: {
+      days: number;
+      prsPerDay: number;
+      seed?: number;
+      firstNumber?: number;
+      slowSince?: number;
+      slowFactor?: number;
+    },
+  ): unknown;
+}
+
+/**
+ * Weeks of believable history, so `stats` has figures and charts the moment the sandbox starts: acme/web a
+ * busy queue, acme/api a quieter one whose last hours turned slow (for the `health` topic's slow alert).
+ */
+export function seedTrunkHistory(trunk: SeedableTrunkHistory, now: number = Date.now()): void {
+  trunk.seedHistory('acme/web', 'main', { days: 28, prsPerDay: 60, seed: 20261128, firstNumber: 20_000 });
+  trunk.seedHistory('acme/api', 'main', {
+    days: 21,
+    prsPerDay: 20,
+    seed: 41,
+    firstNumber: 30_000,
+    slowSince: now - 6 * 3_600_000,
+    slowFactor: 5,
+  });
+}
+
 /** What the v2 side of the fake takes: the histories, estimates and keys the sandbox sets. */
 export interface SeedableTrunkV2 {
   addSubmittedPr(repo: string, branch: string, pr: Partial<SubmittedPullRequest>): unknown;

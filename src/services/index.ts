@@ -6,6 +6,7 @@ import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
+import { StatsService } from './stats.ts';
 import { StepService } from './steps.ts';
 import { StoryService } from './story.ts';
 import { createTestFeedsService, type TestFeedsService } from './test-feeds.ts';
@@ -37,6 +38,8 @@ export interface Services {
   testFeeds: TestFeedsService;
   unfurls: UnfurlService;
   steps: StepService;
+  /** How a queue did over a window (`stats`), from its history. */
+  stats: StatsService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -57,5 +60,6 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     unfurls: new UnfurlService(deps),
     steps: new StepService(deps, queue),
+    stats: new StatsService(deps),
   };
 }

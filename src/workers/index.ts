@@ -21,6 +21,7 @@ import { createAuditRetentionWorker } from './audit-retention.ts';
 import { botStanding } from './bot-standing.ts';
 import { createDigestWorker, type DigestWorker } from './digests.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
+import { createHistoryWorkers } from './history.ts';
 import { turnedOff } from './periodic-worker.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
 import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
@@ -84,6 +85,20 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
       now: o.now,
     }),
   );
+
+  // The queue history: pruned past HISTORY_DAYS on every replica; Trunk's record read back for followed queues.
+  const history = createHistoryWorkers({
+    store: o.store,
+    workspaces: o.workspaces,
+    historyDays: config.historyDays,
+    followed: (t) =>
+      listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+    logger: o.logger.child({ component: 'history' }),
+    now: o.now,
+    replicaId: o.replicaId,
+  });
+  lifecycle.addWorker({ name: 'history-retention', ...history.pruning });
+  lifecycle.addWorker({ name: 'history-readback', ...history.readback }, scheduler);
 
   const digest = overrides.digest === false ? undefined : (overrides.digest ?? {});
   const digests = digest

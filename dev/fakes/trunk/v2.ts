@@ -114,6 +114,7 @@ export class V2State {
   /** key → the permissions it was given (Trunk's UI names, e.g. "Quarantine tests"). */
   readonly keys = new Map<string, Set<string>>();
   private readonly histories = new Map<string, V2Transition[]>();
+  private readonly ids = new Map<string, string>();
   private readonly estimates = new Map<string, unknown>();
   private readonly estimatesOff = new Set<string>();
   private readonly orders = new Map<string, unknown>();
@@ -142,7 +143,15 @@ export class V2State {
 
   /** The id v2 gives the PR `number` of `repo` (derived, so tests can name it before any request). */
   pullRequestId(repo: string, number: number): string {
-    return uuidOf(`pr:${repoKey(repo)}#${number}`);
+    const name = `pr:${repoKey(repo)}#${number}`;
+    let id = this.ids.get(name);
+    if (!id) {
+      id = uuidOf(name);
+      // Remembered: a batch read over weeks of seeded history asks for thousands of ids.
+      if (this.ids.size > 200_000) this.ids.clear();
+      this.ids.set(name, id);
+    }
+    return id;
   }
 
   repositoryId(repo: string): string {
@@ -316,8 +325,9 @@ export class V2State {
           .map((s) => s.toLowerCase());
         if (ids.length === 0) return err(400, 'VALIDATION_FAILED', 'pullRequestIds is required');
         if (ids.length > 50) return err(400, 'VALIDATION_FAILED', 'pullRequestIds takes at most 50 ids');
+        const index = this.prIndex();
         const rows = ids.map((id) => {
-          const found = this.prById(id);
+          const found = index.get(id);
           return { pullRequestId: id, transitions: found ? this.historyOf(id, found.pr, found.record) : [] };
         });
         return pageOf(rows, q, limit);
@@ -390,6 +400,13 @@ export class V2State {
       for (const pr of record.submitted.values()) out.push({ record, pr, repositoryId });
     }
     return out;
+  }
+
+  /** Every PR by its v2 id, for a batch read (one pass over the PRs, not one per id). */
+  private prIndex(): Map<string, { record: QueueRecord; pr: AnyPr }> {
+    return new Map(
+      this.allPrs().map((p) => [this.pullRequestId(repoKey(p.record.repo), p.pr.prNumber), p] as const),
+    );
   }
 
   private prById(id: string): { record: QueueRecord; pr: AnyPr } | undefined {

@@ -34,7 +34,7 @@ export async function eta(
       );
       return 'ok';
     case 'eta':
-      await req.reply.respond(renderEta(at.ref, prNumber, found.value, renderedAt));
+      await req.reply.respond(renderEta(at.ref, prNumber, found.value, renderedAt, found.app));
       return 'ok';
   }
 }

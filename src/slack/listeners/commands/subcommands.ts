@@ -15,6 +15,7 @@ import { restart } from './restart.ts';
 import { run } from './run.ts';
 import { settings } from './settings.ts';
 import { changeQueueState } from './state.ts';
+import { stats } from './stats.ts';
 import { status } from './status.ts';
 import { submit } from './submit.ts';
 import { testFeeds } from './test-feeds.ts';
@@ -51,6 +52,7 @@ const SUBCOMMANDS: Handlers = {
   cancel: (req, c) => cancel(req, c),
   restart: (req, c) => restart(req, c),
   prs: (req, c) => prs(req, c),
+  stats: (req, c) => stats(req, c.target, c.days),
   freeze: (req, c) => freeze(req, c.text),
   watch: (req, c) => watch(req, c.watch),
   unwatch: (req, c) => unwatch(req, c.target),
