@@ -8,6 +8,7 @@
  * Reason codes are an open vocabulary: an unknown one is kept as sent and classed `failure`; no reason at all
  * (no v2 key and no webhook reason) is `unknown`.
  */
+import type { PrStory } from '../queue/story.ts';
 
 export const KICK_CLASSES = [
   'conflict',
@@ -198,3 +199,35 @@ export const DEFAULT_REQUEUE: readonly KickClass[] = ['flaky', 'infra'];
  * `superseded`), and a kick whose kind is not known.
  */
 export const NEVER_REQUEUE: ReadonlySet<KickClass> = new Set(['cancelled', 'superseded', 'unknown']);
+
+/**
+ * The facts of a kick from what the app knows of it: the PR's v2 story when it ended the way the event says,
+ * else the webhook's reason alone (no v2 key: no checks, no culprit).
+ */
+export function kickFactsOf(
+  state: 'failed' | 'cancelled',
+  story: PrStory | undefined,
+  eventReason: string | undefined,
+  flakyCounts?: ReadonlyMap<string, number>,
+): KickFacts {
+  const ending = story?.ending;
+  const facts: KickFacts = { state, reason: eventReason };
+  if (flakyCounts) facts.flakyCounts = flakyCounts;
+  if (ending?.kind === 'failed') {
+    facts.reason = ending.reason ?? eventReason;
+    facts.checks = ending.checks.map((c) => ({ name: c.name, conclusion: c.conclusion }));
+    if (ending.conflictWith) facts.conflictWith = { number: ending.conflictWith.number };
+  } else if (ending?.kind === 'cancelled') {
+    facts.reason = ending.reason ?? eventReason;
+    facts.cancelledBy = ending.actor;
+  }
+  // A prerequisite that failed while this PR waited, with no reason of its own on the kick.
+  if (!facts.reason && story && story.putBackBy.length > 0) facts.reason = 'PREREQUISITE_MERGE_ITEM_FAILED';
+  return facts;
+}
+
+/** The names of the checks a story blames, for the history's flaky evidence. */
+export function failingChecksOf(story: PrStory | undefined): string[] {
+  const e = story?.ending;
+  return e?.kind === 'failed' ? [...new Set(e.checks.map((c) => c.name))] : [];
+}
