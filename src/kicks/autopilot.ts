@@ -62,7 +62,11 @@ export interface AutopilotDeps {
   /** Whether a freeze window of the queue is open now. */
   frozen(workspaceId: string, target: QueueRef): Promise<boolean>;
   /** Says it in the queue's feeds and the author's note (an `autopilot` queue event), once. */
-  announce(k: KickAtHand, r: Extract<AutopilotResult, { outcome: 'resubmitted' | 'refused' }>, headSha: string): Promise<void>;
+  announce(
+    k: KickAtHand,
+    r: Extract<AutopilotResult, { outcome: 'resubmitted' | 'refused' }>,
+    headSha: string,
+  ): Promise<void>;
   /** An audit entry as the app (retried; a lost entry never turns a done write into a failure). */
   audit(
     workspaceId: string,
@@ -96,8 +100,7 @@ export class Autopilot {
     if (NEVER_REQUEUE.has(k.kick.kickClass) || !s.classes.includes(k.kick.kickClass))
       return { outcome: 'skipped', why: `class ${k.kick.kickClass} not chosen` };
     const state = (await d.queueState(k.workspaceId, k.queueKey))?.toLowerCase();
-    if (state === 'paused' || state === 'draining')
-      return { outcome: 'skipped', why: `queue ${state}` };
+    if (state === 'paused' || state === 'draining') return { outcome: 'skipped', why: `queue ${state}` };
     if (await d.frozen(k.workspaceId, k.target)) return { outcome: 'skipped', why: 'inside a freeze window' };
     const api = await d.trunkFor(k.workspaceId);
     if (!api) return { outcome: 'skipped', why: 'no Trunk connection' };
@@ -108,7 +111,8 @@ export class Autopilot {
     try {
       pr = await api.getSubmittedPullRequest({ ...address, pr: { number: k.pr.number } });
     } catch (err) {
-      if (err instanceof TrunkNotFoundError) return { outcome: 'skipped', why: 'Trunk no longer knows the PR' };
+      if (err instanceof TrunkNotFoundError)
+        return { outcome: 'skipped', why: 'Trunk no longer knows the PR' };
       return { outcome: 'retry', error: describe(err) };
     }
     const headSha = pr.prSha || 'unknown';
@@ -127,7 +131,13 @@ export class Autopilot {
         // (the event's id is the kick's, so an announcement already written is not written twice).
         await d.announce(
           k,
-          { outcome: 'resubmitted', rule, priority: pr.priorityValue, noBatch: k.entry?.allowBatching === false, confirmedBy: 'answer' },
+          {
+            outcome: 'resubmitted',
+            rule,
+            priority: pr.priorityValue,
+            noBatch: k.entry?.allowBatching === false,
+            confirmedBy: 'answer',
+          },
           headSha,
         );
         return { outcome: 'skipped', why: 'already re-submitted for this head commit' };

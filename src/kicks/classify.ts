@@ -8,7 +8,23 @@
  * Reason codes are an open vocabulary: an unknown one is kept as sent and classed `failure`; no reason at all
  * (no v2 key and no webhook reason) is `unknown`.
  */
-import type { PrStory } from '../queue/story.ts';
+
+/**
+ * What classing needs of a PR's story (queue/story.ts's PrStory fits it): how the attempt ended, and whether
+ * a PR ahead of it put it back in line.
+ */
+export interface StoryFacts {
+  ending?:
+    | {
+        kind: string;
+        reason?: string | undefined;
+        checks?: ReadonlyArray<{ name: string; conclusion?: string | undefined }>;
+        conflictWith?: { number?: number | undefined } | undefined;
+        actor?: string | undefined;
+      }
+    | undefined;
+  putBackBy: readonly unknown[];
+}
 
 export const KICK_CLASSES = [
   'conflict',
@@ -206,7 +222,7 @@ export const NEVER_REQUEUE: ReadonlySet<KickClass> = new Set(['cancelled', 'supe
  */
 export function kickFactsOf(
   state: 'failed' | 'cancelled',
-  story: PrStory | undefined,
+  story: StoryFacts | undefined,
   eventReason: string | undefined,
   flakyCounts?: ReadonlyMap<string, number>,
 ): KickFacts {
@@ -215,7 +231,7 @@ export function kickFactsOf(
   if (flakyCounts) facts.flakyCounts = flakyCounts;
   if (ending?.kind === 'failed') {
     facts.reason = ending.reason ?? eventReason;
-    facts.checks = ending.checks.map((c) => ({ name: c.name, conclusion: c.conclusion }));
+    facts.checks = (ending.checks ?? []).map((c) => ({ name: c.name, conclusion: c.conclusion }));
     if (ending.conflictWith) facts.conflictWith = { number: ending.conflictWith.number };
   } else if (ending?.kind === 'cancelled') {
     facts.reason = ending.reason ?? eventReason;
@@ -227,7 +243,7 @@ export function kickFactsOf(
 }
 
 /** The names of the checks a story blames, for the history's flaky evidence. */
-export function failingChecksOf(story: PrStory | undefined): string[] {
+export function failingChecksOf(story: StoryFacts | undefined): string[] {
   const e = story?.ending;
-  return e?.kind === 'failed' ? [...new Set(e.checks.map((c) => c.name))] : [];
+  return e?.kind === 'failed' ? [...new Set((e.checks ?? []).map((c) => c.name))] : [];
 }

@@ -7,33 +7,17 @@
  */
 import type { Db, Row } from '../store/types.ts';
 import { DEFAULT_REQUEUE, isKickClass, type KickClass } from './classify.ts';
+import type { AutopilotSetting, EffectiveAutopilot } from './types.ts';
+
+export type { AutopilotSetting, EffectiveAutopilot } from './types.ts';
 
 /** The workspace's own row has this queue key. */
 export const WORKSPACE_WIDE = '';
 
-export interface AutopilotSetting {
-  workspaceId: string;
-  /** WORKSPACE_WIDE for the workspace's row. */
-  queueKey: string;
-  /** Undefined on a queue's row: it follows the workspace's. */
-  enabled: boolean | undefined;
-  classes: KickClass[] | undefined;
-  updatedBy: string;
-  updatedAt: number;
-}
-
-export interface EffectiveAutopilot {
-  enabled: boolean;
-  classes: KickClass[];
-  /** Where each part comes from: this queue's own row, or the workspace's. */
-  enabledFrom: 'queue' | 'workspace';
-  classesFrom: 'queue' | 'workspace';
-}
-
 function toSetting(r: Row): AutopilotSetting {
-  const enabled = r['enabled'] === null || r['enabled'] === undefined ? undefined : Number(r['enabled']) === 1;
-  const classes =
-    typeof r['classes'] === 'string' ? r['classes'].split(' ').filter(isKickClass) : undefined;
+  const enabled =
+    r['enabled'] === null || r['enabled'] === undefined ? undefined : Number(r['enabled']) === 1;
+  const classes = typeof r['classes'] === 'string' ? r['classes'].split(' ').filter(isKickClass) : undefined;
   return {
     workspaceId: String(r['workspace_id']),
     queueKey: String(r['queue_key']),
@@ -115,8 +99,7 @@ export interface KickKey {
 
 export type ClaimOutcome =
   /** This replica sends it; `takeover` when an earlier owner's claim lapsed (read Trunk back first). */
-  | { acquired: true; takeover: boolean }
-  | { acquired: false; status: string };
+  { acquired: true; takeover: boolean } | { acquired: false; status: string };
 
 export class ResubmissionClaims {
   readonly #db: Db;
@@ -139,7 +122,17 @@ export class ResubmissionClaims {
          claimed_until = excluded.claimed_until, attempts = autopilot_resubmissions.attempts + 1
        WHERE autopilot_resubmissions.status = 'claimed' AND autopilot_resubmissions.claimed_until <= $9
        RETURNING attempts`,
-      [k.workspaceId, k.queueKey, k.prNumber, k.headSha, kick.kickClass, kick.evidence, owner, now + ttlMs, now],
+      [
+        k.workspaceId,
+        k.queueKey,
+        k.prNumber,
+        k.headSha,
+        kick.kickClass,
+        kick.evidence,
+        owner,
+        now + ttlMs,
+        now,
+      ],
     );
     if (rows[0]) return { acquired: true, takeover: Number(rows[0]['attempts']) > 1 };
     const held = await this.get(k);
@@ -194,9 +187,7 @@ export class ResubmissionClaims {
     queueKey: string | undefined,
     since: number,
     limit = 50,
-  ): Promise<
-    Array<KickKey & { kickClass: string; evidence: string; status: string; createdAt: number }>
-  > {
+  ): Promise<Array<KickKey & { kickClass: string; evidence: string; status: string; createdAt: number }>> {
     const rows = await this.#db.query(
       `SELECT * FROM autopilot_resubmissions WHERE workspace_id = $1 AND ($2 = '' OR queue_key = $2)
          AND created_at >= $3 ORDER BY created_at DESC LIMIT $4`,

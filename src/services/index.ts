@@ -1,5 +1,6 @@
 /** The application services, one per feature, built once from the app's ports (slack/services.ts). */
 
+import { AutopilotService } from './autopilot.ts';
 import { createFreezeService, type FreezeService } from './freeze.ts';
 import { createHomeService, type HomeService } from './home.ts';
 import { PeopleService } from './people.ts';
@@ -37,6 +38,8 @@ export interface Services {
   testFeeds: TestFeedsService;
   unfurls: UnfurlService;
   steps: StepService;
+  /** The autopilot's settings (issue 29): `config autopilot …`. */
+  autopilot: AutopilotService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -57,5 +60,6 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     unfurls: new UnfurlService(deps),
     steps: new StepService(deps, queue),
+    autopilot: new AutopilotService(deps, queue),
   };
 }

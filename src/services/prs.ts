@@ -15,7 +15,7 @@ import {
   type PrPreview,
   previewPullRequestChange,
 } from '../queue/pull-requests.ts';
-import { PeopleRepository } from '../watch/index.ts';
+import { PeopleRepository, queueKeyOf, SubmitterRepository } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
 import { type QueueAt, QueueService, type ReadAnswer } from './queue.ts';
@@ -30,12 +30,27 @@ export class PrService {
   }
 
   /** Acts on the PR's current state if the person may (refusals, no-ops and failures audited). */
-  change(actor: Actor, at: QueueAt, req: Omit<PrChangeRequest, 'ref'>): Promise<PrChangeResult> {
-    return changePullRequest(
+  async change(actor: Actor, at: QueueAt, req: Omit<PrChangeRequest, 'ref'>): Promise<PrChangeResult> {
+    const result = await changePullRequest(
       this.#queue.context(actor, at.trunk),
       { ...req, ref: at.ref },
       this.prActor(actor),
     );
+    // Who submitted it from Slack hears of it as its author does (issue 29); what Trunk accepted stays done.
+    if (result.outcome === 'ok' && req.action === 'submit')
+      await new SubmitterRepository(this.#deps.store.db)
+        .record(
+          actor.workspace.id,
+          queueKeyOf(at.ref),
+          req.prNumber,
+          actor.userId,
+          req.clickKey ? 'button' : 'command',
+          actor.now(),
+        )
+        .catch((err: unknown) =>
+          this.#deps.logger.warn({ err }, 'could not keep who submitted a PR; its author still hears'),
+        );
+    return result;
   }
 
   /** The checks of `change` without the write, for Cancel's confirmation (claims no click). */

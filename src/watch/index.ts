@@ -10,13 +10,13 @@ export {
 } from './followed.ts';
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
+export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';
 export {
   AUTOPILOT_SUBMITTER,
   type PrSubmitter,
-  type SubmitVia,
   SubmitterRepository,
+  type SubmitVia,
 } from './submitters.ts';
-export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';
 export * from './types.ts';
 export {
   leftStateOf,

@@ -5,7 +5,7 @@
  * submitted their own PR hears once), and `me notify off` stops them; a person with no GitHub link keeps that
  * choice in `notify_optouts`.
  */
-import type { Db } from '../store/types.ts';
+import type { Db, DbExecutor } from '../store/types.ts';
 
 export type SubmitVia = 'command' | 'button' | 'step' | 'autopilot';
 
@@ -77,4 +77,23 @@ export class SubmitterRepository {
     );
     return rows.length > 0;
   }
+}
+
+/** How long after a submit from Slack the queue's `submitted` transition is taken to be that submit. */
+export const SUBMIT_MATCH_MS = 10 * 60_000;
+
+/** Who submitted the PR from Slack (or `app:autopilot`) within SUBMIT_MATCH_MS before `now`, if anyone. */
+export async function submittedFromSlack(
+  tx: DbExecutor,
+  workspaceId: string,
+  queueKey: string,
+  prNumber: number,
+  now: number,
+): Promise<string | undefined> {
+  const rows = await tx.query(
+    `SELECT user_id FROM pr_submitters WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3
+       AND submitted_at >= $4`,
+    [workspaceId, queueKey, prNumber, now - SUBMIT_MATCH_MS],
+  );
+  return rows[0] ? String(rows[0]['user_id']) : undefined;
 }

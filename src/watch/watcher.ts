@@ -30,6 +30,7 @@ import { evaluateHealth, type HealthRecord } from './health.ts';
 import { OutboxRepository } from './outbox.ts';
 import { PeopleRepository } from './people.ts';
 import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
+import { SubmitterRepository } from './submitters.ts';
 import { KEEP_TRANSITIONS_MS, pruneTransitions } from './transitions.ts';
 import {
   type Deliver,
@@ -44,7 +45,6 @@ import {
   type Topic,
   type WatchEvent,
 } from './types.ts';
-import { SubmitterRepository } from './submitters.ts';
 import { StepWaitRepository } from './waits.ts';
 
 export type WatchTrunk = Pick<TrunkApi, 'getQueue' | 'getSubmittedPullRequest'>;
@@ -393,7 +393,11 @@ export class Watcher {
           liveUntil: m.liveUntil,
         });
     // A refused re-submission is said once, in the feed (issue 29).
-    if (AUTHOR_KINDS.has(event.kind) && 'pr' in event && !(event.kind === 'autopilot' && event.outcome !== 'resubmitted')) {
+    if (
+      AUTHOR_KINDS.has(event.kind) &&
+      'pr' in event &&
+      !(event.kind === 'autopilot' && event.outcome !== 'resubmitted')
+    ) {
       const person = await this.people.byLogin(event.workspaceId, event.pr.author);
       if (person?.notify)
         out.push({

@@ -182,7 +182,8 @@ export function eventLine(e: WatchEvent, stories?: EventStories): string {
           : 'reason' in e
             ? reasonWords(e.reason)
             : undefined;
-      const kick = e.kind === 'failed' || e.kind === 'cancelled' ? kickOf(e, leftStory(e, stories)) : undefined;
+      const kick =
+        e.kind === 'failed' || e.kind === 'cancelled' ? kickOf(e, leftStory(e, stories)) : undefined;
       const kind = kick && kick.kickClass !== 'unknown' ? ` · *${esc(kick.kickClass)}*` : '';
       return `${emoji} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]}${why ? `: ${why}` : ''}${kind}`;
     }
@@ -312,7 +313,9 @@ export function renderAuthorNote(
   const whose = to.role === 'submitter' ? 'The PR you submitted,' : 'Your PR';
   if (e.kind === 'autopilot') return renderAutopilotNote(e, to, l);
   const blocks: KnownBlock[] = [
-    section(`${KIND_EMOJI[e.kind]} ${whose} ${prText(e.target, e.pr)}${to.role === 'submitter' ? ',' : ''} ${KIND_WORDS[e.kind]} in *${esc(label)}*.`),
+    section(
+      `${KIND_EMOJI[e.kind]} ${whose} ${prText(e.target, e.pr)}${to.role === 'submitter' ? ',' : ''} ${KIND_WORDS[e.kind]} in *${esc(label)}*.`,
+    ),
   ];
   const buttons = e.kind === 'failed' || e.kind === 'cancelled';
   if (buttons) {
@@ -343,7 +346,9 @@ export function renderAuthorNote(
     ),
   );
   return {
-    text: esc(`${to.role === 'submitter' ? 'The PR you submitted,' : 'Your PR'} #${e.pr.number}${to.role === 'submitter' ? ',' : ''} ${KIND_WORDS[e.kind]} in ${label}`),
+    text: esc(
+      `${to.role === 'submitter' ? 'The PR you submitted,' : 'Your PR'} #${e.pr.number}${to.role === 'submitter' ? ',' : ''} ${KIND_WORDS[e.kind]} in ${label}`,
+    ),
     blocks,
   };
 }

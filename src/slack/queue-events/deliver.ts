@@ -19,6 +19,7 @@
 import type { NotifyResult } from '../../core/notifier.ts';
 import { formatQueueRef } from '../../core/target.ts';
 import type { Logger } from '../../observability/log.ts';
+import type { PrStory } from '../../queue/story.ts';
 import type {
   DeliveryContext,
   DeliveryItem,
@@ -38,7 +39,6 @@ import {
   renderHealth,
 } from '../blocks/events.ts';
 import { renderFeedPaused } from '../blocks/feed-paused.ts';
-import type { PrStory } from '../../queue/story.ts';
 import type { SlackReply } from '../reply.ts';
 import { type LiveDeps, type OrderReads, type QueueReads, readKey, redrawLive } from './live.ts';
 

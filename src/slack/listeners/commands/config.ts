@@ -16,6 +16,7 @@ import type { ConfigCommand } from '../../commands/grammar.ts';
 import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
 import { servicesOf } from '../../services.ts';
+import { configureAutopilot } from './autopilot.ts';
 import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -23,6 +24,7 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
   const { deps, actor } = req;
   if (c.kind === 'people') return linkPerson(req, c.userId, c.login);
   if (c.kind === 'unfurl') return configureUnfurl(req, c.on);
+  if (c.kind === 'autopilot') return configureAutopilot(req, c);
   const { workspace } = servicesOf(deps);
   if (c.kind === 'show' || (c.kind === 'operators' && c.op === 'list')) {
     const view = await workspace.show(actor, req.channelId);
