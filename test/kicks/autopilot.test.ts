@@ -270,6 +270,11 @@ function suite(
         const row = await kickRow(q, pr);
         expect(row?.['kick_class'], `history row of #${pr}`).toBe(kickClass);
       }
+      // `why` says the same, from the same facts and the queue's history.
+      const why = await h.sendCommand(`why 103 ${q.target}`);
+      expect(textOf(await h.reply(why.responseUrl))).toContain(
+        'Kind of kick: *flaky* — `e2e` failed; it failed and then passed on the same commit twice this week',
+      );
     });
 
     it('config autopilot: operators only, audited, announced in the feed channels; anyone reads it', async () => {
@@ -326,6 +331,12 @@ function suite(
       // The same kick seen again (the poll after a webhook, a retry) sends nothing more.
       await interval();
       expect(submits(q.repo)).toHaveLength(1);
+      // Counted: the re-submission's `submitted` row is the app's (stats: autopilot re-submissions).
+      const rows = await h.app!.store.db.query(
+        "SELECT submitted_by FROM queue_history WHERE queue_key = $1 AND pr_number = 201 AND state = 'submitted'",
+        [q.key],
+      );
+      expect(rows.map((r) => r['submitted_by'])).toContain('app:autopilot');
     });
 
     it('never: another class, a paused queue, a freeze window, a person cancelled or pushed, twice per head commit', async () => {
