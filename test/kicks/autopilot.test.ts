@@ -427,6 +427,31 @@ function suite(
       expect(notes(401).filter((m) => textOf(m).includes('Trunk refused'))).toHaveLength(0);
     });
 
+    it('Trunk failing halfway: a lost answer is read back, a 503 retried; re-submitted once, reported as done', async () => {
+      const { h } = s;
+      const q = await watched([601, 602], { autopilot: '' });
+      // Applied, answer lost (a gateway's 502): the client reads the PR back and does not send it again.
+      h.trunk.loseAnswerNext(1, { status: 502 }, 'submitPullRequest');
+      leaves(q, 601, 'failed', failedWith('TEST_RUN_TIMEOUT'));
+      await interval();
+      const told = await h.slack.waitFor(() => notes(601).find((m) => textOf(m).includes('The app submitted')));
+      expect(told).toBeDefined();
+      expect(h.trunk.submittedPr(q.repo, 'main', 601)?.state).toBe('pending');
+      // Not applied (503 every time, past the client's retries): released, and the next attempt sends it once.
+      h.trunk.failNext(10, { status: 503 }, 'submitPullRequest');
+      leaves(q, 602, 'failed', failedWith('TEST_RUN_TIMEOUT'));
+      await interval();
+      h.trunk.resetFaults();
+      await interval();
+      await interval();
+      await h.slack.waitFor(() => notes(602).find((m) => textOf(m).includes('The app submitted')));
+      const audit = await h.app!.store.listAudit('T0DEFAULT', { limit: 200 });
+      const mine = audit.filter((a) => a.action === 'autopilot.resubmit' && a.target.includes(q.repo));
+      expect(mine.map((a) => a.outcome).sort()).toEqual(['ok', 'ok']);
+      expect(notes(601).filter((m) => textOf(m).includes('The app submitted'))).toHaveLength(1);
+      expect(notes(602).filter((m) => textOf(m).includes('The app submitted'))).toHaveLength(1);
+    });
+
     it('who hears: the person who submitted a PR from Slack gets the notes, once, with the same opt-out', async () => {
       const { h } = s;
       const q = await watched([]);
