@@ -165,6 +165,20 @@ export class Autopilot {
 
     const priority = k.entry?.priorityValue ?? pr.priorityValue;
     const noBatch = k.entry?.allowBatching === false;
+    // Taking over a lapsed claim: the PR moved after the first owner claimed the kick (it went back in the
+    // queue, and maybe left it again), so that owner's write landed. Reported as done; never sent twice.
+    const movedAt = Date.parse(pr.stateChangedAt);
+    if (took.takeover && Number.isFinite(movedAt) && movedAt > took.claimedAt) {
+      const done: AutopilotResult = {
+        outcome: 'resubmitted',
+        rule,
+        priority,
+        noBatch,
+        confirmedBy: 'takeover',
+      };
+      await this.#settle(k, key, done, headSha, pr);
+      return done;
+    }
     try {
       const change = await api.submitPullRequest({
         ...address,

@@ -98,8 +98,11 @@ export interface KickKey {
 }
 
 export type ClaimOutcome =
-  /** This replica sends it; `takeover` when an earlier owner's claim lapsed (read Trunk back first). */
-  { acquired: true; takeover: boolean } | { acquired: false; status: string };
+  /**
+   * This replica sends it; `takeover` when an earlier owner's claim lapsed (read Trunk back first: anything
+   * the PR did after `claimedAt` means the earlier owner's write landed).
+   */
+  { acquired: true; takeover: boolean; claimedAt: number } | { acquired: false; status: string };
 
 export class ResubmissionClaims {
   readonly #db: Db;
@@ -121,7 +124,7 @@ export class ResubmissionClaims {
        ON CONFLICT (workspace_id, queue_key, pr_number, head_sha) DO UPDATE SET owner = excluded.owner,
          claimed_until = excluded.claimed_until, attempts = autopilot_resubmissions.attempts + 1
        WHERE autopilot_resubmissions.status = 'claimed' AND autopilot_resubmissions.claimed_until <= $9
-       RETURNING attempts`,
+       RETURNING attempts, created_at`,
       [
         k.workspaceId,
         k.queueKey,
@@ -134,7 +137,12 @@ export class ResubmissionClaims {
         now,
       ],
     );
-    if (rows[0]) return { acquired: true, takeover: Number(rows[0]['attempts']) > 1 };
+    if (rows[0])
+      return {
+        acquired: true,
+        takeover: Number(rows[0]['attempts']) > 1,
+        claimedAt: Number(rows[0]['created_at']),
+      };
     const held = await this.get(k);
     return { acquired: false, status: held?.status ?? 'claimed' };
   }
