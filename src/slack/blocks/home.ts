@@ -32,7 +32,7 @@ const LIST_SECTIONS = 2;
 const NOTICE_BLOCKS = 3;
 
 /** A queue as the Home read it: its state, or why it could not be read. */
-export type QueueReading = { ok: true; queue: Queue } | { ok: false; problem: string };
+export type HomeQueueReading = { ok: true; queue: Queue } | { ok: false; problem: string };
 
 export interface HomeQueue {
   ref: QueueRef;
@@ -40,7 +40,7 @@ export interface HomeQueue {
   sources: string[];
   channels: string[];
   /** Absent when the Home did not read it (past its budget of Trunk reads, or Trunk is not connected). */
-  reading?: QueueReading;
+  reading?: HomeQueueReading;
 }
 
 export interface HomePr {
@@ -196,7 +196,7 @@ function queueWhy(q: HomeQueue): string {
   return `_${esc(q.sources.join(', '))}${channels}${more}_`;
 }
 
-function queueText(q: HomeQueue, reading: QueueReading): string {
+function queueText(q: HomeQueue, reading: HomeQueueReading): string {
   const label = `*${esc(queueLabel(q.ref))}*`;
   if (!reading.ok)
     return `${label} · :warning: could not read: ${escTrim(reading.problem, 600)}\n${queueWhy(q)}`;
@@ -221,7 +221,7 @@ function queueBlocks(input: HomeInput, room: number): KnownBlock[] {
   let left = room - head.length - (unread.length ? LIST_SECTIONS + 1 : 0) - 1;
   let shown = 0;
   for (const q of read) {
-    const reading = q.reading as QueueReading;
+    const reading = q.reading as HomeQueueReading;
     const withButtons = input.operator && reading.ok;
     const needs = withButtons ? 2 : 1;
     if (needs > left) break;
