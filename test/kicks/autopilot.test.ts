@@ -434,7 +434,9 @@ function suite(
       h.trunk.loseAnswerNext(1, { status: 502 }, 'submitPullRequest');
       leaves(q, 601, 'failed', failedWith('TEST_RUN_TIMEOUT'));
       await interval();
-      const told = await h.slack.waitFor(() => notes(601).find((m) => textOf(m).includes('The app submitted')));
+      const told = await h.slack.waitFor(() =>
+        notes(601).find((m) => textOf(m).includes('The app submitted')),
+      );
       expect(told).toBeDefined();
       expect(h.trunk.submittedPr(q.repo, 'main', 601)?.state).toBe('pending');
       // Not applied (503 every time, past the client's retries): released, and the next attempt sends it once.
