@@ -337,6 +337,10 @@ function suite(
         [q.key],
       );
       expect(rows.map((r) => r['submitted_by'])).toContain('app:autopilot');
+      // Shown on the Home.
+      const home = JSON.stringify((await h.openHome(USERS.admin)).view);
+      expect(home).toContain('*Autopilot:* on for');
+      expect(home).toContain(`#201 in ${q.key} (infra)`);
     });
 
     it('never: another class, a paused queue, a freeze window, a person cancelled or pushed, twice per head commit', async () => {
