@@ -128,7 +128,7 @@ export function createKickPorts(d: KickPortsDeps): KickPorts {
   });
 
   return {
-    async classify(workspaceId, _target, events, stories) {
+    async classify(_workspaceId, _target, events, stories) {
       if (events.length === 0) return stories;
       const out = new Map(stories ?? []);
       for (const e of events) {
@@ -138,7 +138,6 @@ export function createKickPorts(d: KickPortsDeps): KickPorts {
         if (told)
           out.set(e.pr.number, { ...told, kick: { kickClass: kick.kickClass, evidence: kick.evidence } });
       }
-      void workspaceId;
       return stories ? out : undefined;
     },
 
