@@ -149,15 +149,16 @@ export function failOperatorPr(trunk: TrunkFake, now: number = Date.now()): bool
 /** The check that is flaky in the watched queue (seedApp's history), and the story's two kicks. */
 export const FLAKY_CHECK = 'ci/e2e';
 export const KICKS = {
-  /** The operator's PR, kicked by the flaky check: the autopilot submits it again, and tells them. */
-  flaky: { n: 4830, title: 'Checkout: retry card tokenization once', author: USERS.operator.github },
+  /** Sam's PR, kicked by the flaky check: the autopilot submits it again, and tells him. */
+  flaky: { n: 4830, title: 'Checkout: retry card tokenization once', author: USERS.member.github },
   /** A real failure (a steady check failed): left alone. */
   real: { n: 4831, title: 'Search: drop the legacy ranking flag', author: 'mara-k' },
 } as const;
 
 /**
  * Two PRs of the watched queue leave it failed, told by Trunk's webhook with their v2 histories: one kicked by
- * the check that is flaky here (re-submitted by the autopilot, with its note), one by a real failure.
+ * the check that is flaky here (re-submitted by the autopilot, with its note), one by a real failure. The
+ * sandbox does this as it starts, once its webhooks are subscribed.
  */
 export function kickTwo(trunk: TrunkFake, now: number = Date.now()): string[] {
   const [repo, branch] = WATCHED_QUEUE.split(':') as [string, string];
@@ -210,8 +211,7 @@ export function kickTwo(trunk: TrunkFake, now: number = Date.now()): string[] {
 
 export interface Story {
   /**
-   * The first step fails the operator's PR; every later one moves the queues one step (the second also kicks
-   * two PRs, one by a flaky check: kickTwo), and every third of those has Trunk report a test's status change
+   * The first step fails the operator's PR; every later one moves the queues one step, and every third of those has Trunk report a test's status change
    * (FLAKY_TESTS). Says what happened.
    */
   step(): string[];
@@ -237,9 +237,7 @@ export function createStory(trunk: TrunkFake): Story {
         if (failOperatorPr(trunk))
           return [`${WATCHED_QUEUE}: #${SEEDED.operatorPr} (${USERS.operator.name}'s) failed its tests`];
       }
-      // The step after the operator's failure also kicks two PRs (issue 29): the autopilot's at work.
-      const kicked = steps === 0 ? kickTwo(trunk) : [];
-      const happened = [...kicked, ...(trunk.activity?.advance(1) ?? []).map(describe)];
+      const happened = (trunk.activity?.advance(1) ?? []).map(describe);
       steps++;
       if (steps % FLAKY_EVERY === 0) happened.push(testStatusChange(trunk, steps / FLAKY_EVERY - 1));
       return happened;

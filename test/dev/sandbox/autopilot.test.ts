@@ -1,6 +1,6 @@
 /**
  * Issue 29 in the sandbox: the watched queue's autopilot is on and `ci/e2e` is flaky in its history; the
- * story's second step kicks two PRs by Trunk's webhook. The operator's PR, kicked by the flaky check, is
+ * sandbox kicks two PRs by Trunk's webhook as it starts. Sam's PR, kicked by the flaky check, is
  * submitted again by the app and its note says so (class, evidence, Cancel); the real failure is left alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,14 +24,13 @@ describe('sandbox: the autopilot', () => {
   });
 
   it('re-submits the flaky kick with its note, and leaves the real failure alone', async () => {
-    sb.step(); // the operator's own failure
-    sb.step(); // the two kicks (and the queues' own movement)
+    // The sandbox kicks the two PRs as it starts.
     await sb.trunk.webhooks.settled();
     await sb.app.webhooks.idle();
     const note = await sb.slack.waitFor(
       () =>
         sb.slack
-          .channelMessages(USERS.operator.id)
+          .channelMessages(USERS.member.id)
           .find((m) => textOf(m).includes(`#${KICKS.flaky.n}`) && textOf(m).includes('The app submitted')),
       10_000,
     );
