@@ -53,7 +53,7 @@ export interface KickPorts {
 export function createKickPorts(d: KickPortsDeps): KickPorts {
   const db = d.store.db;
   const settings = new AutopilotRepository(db);
-  const snapshots = new SnapshotRepository(db);
+  const snapshots = new SnapshotRepository(d.store);
   const submitters = new SubmitterRepository(db);
   const log = d.logger.child({ component: 'kicks' });
 

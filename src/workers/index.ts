@@ -168,12 +168,9 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     webhookSinks.push(
       createMergeQueueSink({
         db: o.store.db,
+        leases: o.store.leases,
         followed: (t) =>
-          listFollowedQueues(
-            o.store.db,
-            t,
-            config.defaultTarget ? { defaultTarget: config.defaultTarget } : {},
-          ),
+          listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
         clock: o.now,
         deliverNow: (ws, target) => events.watch.watcher.deliverNow(ws, target),
         logger: o.logger.child({ component: 'webhooks' }),
@@ -184,6 +181,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   // watcher (one shutdown step), before it: the events it writes are the watcher's to deliver.
   const webhooks = createWebhookInboxWorker({
     db: o.store.db,
+    leases: o.store.leases,
     sinks: webhookSinks,
     replicaId: o.replicaId,
     clock: o.now,
