@@ -47,7 +47,7 @@ const REPOSITORY_MODULES = [
   '^src/freeze/repository\\.ts$',
   '^src/kicks/repository\\.ts$',
   '^src/history/repository\\.ts$',
-  '^src/watch/(feeds|outbox|people|queue-state|submitters|transitions|waits)\\.ts$',
+  '^src/watch/(feeds|deliveries|people|queue-state|submitters|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
 
@@ -66,12 +66,13 @@ const SLACK_MAY_RUN_FROM_STORE = ['^$'];
 const LISTENERS_MAY_IMPORT = [
   '^src/slack/listeners/',
   '^src/services/',
-  '^src/slack/(commands|blocks)/',
+  '^src/slack/(grammars|blocks)/',
   '^src/(core|observability)/',
-  // what a listener is handed (SlackDeps), the request's Actor, the services for these deps
-  '^src/slack/(deps|actor|services)\\.ts$',
-  // reply, post, update and error helpers, and the SlackReply a renderer returns
-  '^src/slack/(interaction|reply)\\.ts$',
+  // what a listener is handed (SlackDeps and its ports), the request's context (actor, services, reply), the Actor
+  '^src/slack/(deps|ports|context|actor)\\.ts$',
+  // the one reply (respond, post, update, modals, the Home, unfurls; the SlackReply a renderer returns), and
+  // the wait after the ack
+  '^src/slack/(reply|after-ack)\\.ts$',
   // Slack-only steps of a listener: open a modal, publish the Home, answer a response_url, finish inside a
   // view submission's ack, apply tokens_revoked, ask Slack whether a channel is shared (Slack Connect)
   '^src/slack/(modals|home|pr-actor|answer-budget|revocation|shared-channels)\\.ts$',
@@ -90,6 +91,17 @@ module.exports = {
         'keys). It imports nothing of the app, so any part may import it without pulling another part along.',
       from: { path: '^src/core/' },
       to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'periodic-loops-are-built-only-in-workers',
+      severity: 'error',
+      comment:
+        'Background work has one home, workers/: a domain exposes a pass (or takes the PassLoop type to steer ' +
+        'the loop that runs it), and only a worker builds the loop, names it and puts it on the lifecycle. ' +
+        'Anything else may import core/periodic-passes.ts for its types alone. ' +
+        'test/production/dependency-rules.test.ts also refuses `new PeriodicPasses` outside workers/.',
+      from: { path: '^src/', pathNot: '^src/(workers/|core/periodic-passes\\.ts$)' },
+      to: { path: '^src/core/periodic-passes\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-circular',
@@ -168,6 +180,18 @@ module.exports = {
       to: { path: '^src/', pathNot: [DOMAIN, BELOW_THE_DOMAINS] },
     },
     {
+      name: 'domains-write-no-audit',
+      severity: 'error',
+      comment:
+        'A domain decides and returns plain outcomes (ok, noop, failed with before/after and the error); the ' +
+        'audit row of a change, no-op, refusal or failure is written by the application layer (services/, ' +
+        "through the Actor's `audit`, or the composition root for a freeze window), which also claims a clicked " +
+        'button once. store/audit-retrying.ts is the module that writes audit rows: no domain imports it, so a ' +
+        'domain never audits itself and every row is written where the actor is known.',
+      from: { path: DOMAIN },
+      to: { path: '^src/store/audit-retrying\\.ts$' },
+    },
+    {
       name: 'domain-knows-no-slack-package',
       severity: 'error',
       comment:
@@ -228,7 +252,7 @@ module.exports = {
       name: 'listeners-import-only-services-grammars-renderers',
       severity: 'error',
       comment:
-        'A listener parses (slack/commands/), calls a service (services/), renders (slack/blocks/) and ' +
+        'A listener parses (slack/grammars/), calls a service (services/), renders (slack/blocks/) and ' +
         "replies; it imports only those, core/, observability/, Bolt's and Slack's types and the few " +
         'Slack-side helpers named in LISTENERS_MAY_IMPORT. A rule, a repository or a store query in a ' +
         'listener is a rule the next surface re-implements: move it into the service.',

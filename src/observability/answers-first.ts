@@ -12,22 +12,22 @@
  * Only work done after an answer, or in the background, waits here. A request's own work before its
  * answer (a form validated before its ack) goes on at once, or it would wait for itself: the request
  * context says which (`answered`, set when the request is acknowledged, slack/unhandled-interactions.ts).
- * The pieces are cut where work resumes: right after a command's ack (slack/interaction.ts afterAck),
+ * The pieces are cut where work resumes: right after a command's ack (slack/after-ack.ts),
  * for each reader of a cached Trunk read (trunk/read-cache.ts), and before each periodic pass (core).
  * Never inside the Slack or Trunk clients: a request may, before its ack, await a call something else
  * started (auth.test asked at start, a read another request began), and that answer must not wait for
  * the very request that needs it (test/slack/e2e/first-ack.test.ts).
  *
- * The count and the wait itself are core/answers-first.ts's, where the periodic passes (core) wait too.
+ * The count and the wait itself are core/scheduling-gate.ts's, where the periodic passes (core) wait too.
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { type DeferBudget, deferBudget, requestReceived, whenAnswered } from '../core/answers-first.ts';
 import { requestPath } from '../core/request-path.ts';
-import { currentRequestContext, type RequestContext } from './request-context.ts';
+import { type DeferBudget, deferBudget, requestReceived, whenAnswered } from '../core/scheduling-gate.ts';
+import { currentRequestContext, type RequestLogContext } from './request-context.ts';
 
 /** Each request's work after its ack shares one wait budget (MAX_DEFER_MS in all, not per wait). */
-const budgets = new WeakMap<RequestContext, DeferBudget>();
+const budgets = new WeakMap<RequestLogContext, DeferBudget>();
 
 /**
  * Resolves on a later turn of the event loop once no request is waiting for its answer (or after

@@ -8,6 +8,7 @@
  * A queue nobody follows any more has its lease released and its snapshot forgotten.
  */
 
+import { settleBy } from '../core/deadline.ts';
 import { formatQueueRef } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -15,6 +16,7 @@ import type { AuditEntry, Db, Leases } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { TrunkNotFoundError } from '../trunk/errors.ts';
 import type { Queue } from '../trunk/types.ts';
+import { OutboxRepository } from './deliveries.ts';
 import {
   type DiffFacts,
   departedAs,
@@ -27,7 +29,6 @@ import {
 import { LiveMessageRepository, WatchRepository } from './feeds.ts';
 import type { FollowedQueue } from './followed.ts';
 import { evaluateHealth, type HealthRecord } from './health.ts';
-import { OutboxRepository } from './outbox.ts';
 import { PeopleRepository } from './people.ts';
 import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
 import { SubmitterRepository } from './submitters.ts';
@@ -327,27 +328,22 @@ export class Watcher {
   ): Promise<Map<number, DepartureFate> | undefined> {
     const port = this.#o.departures;
     if (!port || departed.length === 0) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        port(
-          q.workspaceId,
-          q.target,
-          departed.map((p) => ({
-            number: p.number,
-            ...(p.stateChangedAt ? { stateChangedAt: p.stateChangedAt } : {}),
-          })),
-        ),
-        new Promise<undefined>((r) => {
-          timer = setTimeout(() => r(undefined), this.#o.departuresWaitMs ?? 3_000);
-        }),
-      ]);
-    } catch (err) {
-      log.warn({ err }, 'could not read what became of departed PRs in one batch; asking one by one');
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    const asked = port(
+      q.workspaceId,
+      q.target,
+      departed.map((p) => ({
+        number: p.number,
+        ...(p.stateChangedAt ? { stateChangedAt: p.stateChangedAt } : {}),
+      })),
+    );
+    const settled = await settleBy(asked, Date.now() + (this.#o.departuresWaitMs ?? 3_000));
+    if (settled.kind === 'ok') return settled.value;
+    if (settled.kind === 'error')
+      log.warn(
+        { err: settled.error },
+        'could not read what became of departed PRs in one batch; asking one by one',
+      );
+    return undefined;
   }
 
   async #lastEventSeq(workspaceId: string, queueKey: string): Promise<number> {

@@ -1,33 +1,34 @@
 /**
  * Queue events as the app runs them: the watch domain's watcher (one poller per followed queue, with the
- * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/service.ts), and the expiry
- * of live status messages once a watch interval. One worker, two loops; stopping it releases this
- * replica's queue leases so another replica polls those queues at once.
+ * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/delivery.ts), and the expiry
+ * of live status messages once a watch interval. One worker, two loops (./periodic-worker.ts); stopping it
+ * releases this replica's queue leases so another replica polls those queues at once.
  */
 import type { Config } from '../config.ts';
-import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { createKickPorts } from '../services/kicks.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
-import type { LiveStatus } from '../slack/queue-events/live.ts';
 import {
   createQueueEventDelivery,
   type QueueEventDelivery,
   type QueueEventDeliveryOptions,
-} from '../slack/queue-events/service.ts';
+} from '../slack/queue-events/delivery.ts';
+import type { LiveStatus } from '../slack/queue-events/live.ts';
 import type { StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import {
-  createWatchService,
+  createWatchPoll,
   LiveMessageRepository,
   type QueueTarget,
+  type WatchPoll,
+  type WatchPollDeps,
   WatchRepository,
-  type WatchService,
 } from '../watch/index.ts';
 import type { BotStanding } from './bot-standing.ts';
+import { periodicWorker } from './periodic-worker.ts';
 
 export interface QueueWatcherOptions {
   config: Config;
@@ -47,15 +48,53 @@ export interface QueueWatcherOptions {
   steps?: StepCompleter;
 }
 
+export interface WatchWorkerOptions extends WatchPollDeps {
+  /** How often the loop runs; default a quarter of the interval (at least 1 s). Polls still happen once an interval. */
+  tickMs?: number;
+}
+
+/** The watch poll (watch/poll.ts) ticking on its own loop. */
+export interface WatchWorker extends WatchPoll {
+  start(): void;
+  /**
+   * Stops ticking and waits for the tick in progress until `deadline` (epoch ms; default 10 s from now, or
+   * `timeoutMs`). `releaseLeases: false` leaves the leases to expire, as a crashed replica would (tests of
+   * takeover).
+   */
+  stop(opts?: { deadline?: number; timeoutMs?: number; releaseLeases?: boolean }): Promise<void>;
+}
+
+export function createWatchWorker(o: WatchWorkerOptions): WatchWorker {
+  const { tickMs, ...deps } = o;
+  const watch = createWatchPoll(deps);
+  const loop = periodicWorker({
+    name: 'watch',
+    every: tickMs ?? Math.max(1000, (o.intervalSeconds * 1000) / 4),
+    pass: () => watch.watcher.tick(),
+    onError: (err) => o.logger.error({ err }, 'watch tick failed'),
+  });
+  return {
+    ...watch,
+    start() {
+      void loop.start();
+      o.logger.info({ intervalSeconds: o.intervalSeconds }, 'queue watcher started');
+    },
+    async stop(opts = {}) {
+      await loop.stop(opts.deadline ?? Date.now() + (opts.timeoutMs ?? 10_000));
+      if (opts.releaseLeases ?? true) await watch.watcher.releaseAll();
+    },
+  };
+}
+
 export interface QueueEvents extends Worker {
-  readonly watch: WatchService;
+  readonly watch: WatchWorker;
   readonly live: LiveStatus;
   /** One watcher pass, then the live messages whose time is up (tests drive the clock and call this). */
   tick(): Promise<void>;
 }
 
 /**
- * The Slack side of queue events (slack/queue-events/service.ts) on this store: its rows (live messages,
+ * The Slack side of queue events (slack/queue-events/delivery.ts) on this store: its rows (live messages,
  * watches) are built here, in the composition, and handed in as ports.
  */
 export function queueEventDelivery(
@@ -82,7 +121,7 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     logger,
   });
   const delivery = queueEventDelivery({ ...o, logger, kicks });
-  const watch = createWatchService({
+  const watch = createWatchWorker({
     store: o.store,
     // A workspace whose bot token Slack revoked is not polled (its queues are skipped) until a re-install.
     trunkFor: async (id) =>
@@ -104,7 +143,8 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
   });
   deliverNow = (ws, target) => watch.watcher.deliverNow(ws, target);
-  const expiry = new PeriodicPasses({
+  const expiry = periodicWorker({
+    name: 'live-expiry',
     every: o.config.watch.intervalSeconds * 1000,
     pass: async () => void (await delivery.expire()),
     onError: (err) => logger.error({ err }, 'ending live status messages failed'),

@@ -122,7 +122,7 @@ function autopilotSentence(e: AutopilotEvent): string {
 }
 
 function ruleContext(e: AutopilotEvent): string {
-  return `By the rule ${code(e.rule, 200)} · operators change it with \`/mergequeue config autopilot\``;
+  return `By the rule ${code(e.rule, 200)} · \`/mergequeue config autopilot\` shows it`;
 }
 
 /** Why a PR that left failed, in plain words, when Trunk said anything about it. */

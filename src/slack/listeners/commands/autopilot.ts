@@ -8,13 +8,12 @@ import {
   renderAutopilotView,
 } from '../../blocks/autopilot.ts';
 import { renderNoTarget, renderRefusal, renderUsageError } from '../../blocks/errors.ts';
-import { AUTOPILOT_USAGE, type AutopilotCommand } from '../../commands/autopilot.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
+import { AUTOPILOT_USAGE, type AutopilotCommand } from '../../grammars/autopilot.ts';
+import { postToChannel } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function configureAutopilot(req: CommandRequest, c: AutopilotCommand): Promise<Outcome> {
-  const { autopilot } = servicesOf(req.deps);
+  const { autopilot } = req.services;
   const answer =
     c.op === 'show'
       ? await autopilot.show(req.actor)
@@ -26,25 +25,19 @@ export async function configureAutopilot(req: CommandRequest, c: AutopilotComman
         );
   switch (answer.answer) {
     case 'shown':
-      await sendReply(req.deps, req.respond, renderAutopilotView(answer.view));
+      await req.reply.respond(renderAutopilotView(answer.view));
       return 'ok';
     case 'refused':
-      await sendReply(req.deps, req.respond, renderRefusal('change the autopilot', answer.because));
+      await req.reply.respond(renderRefusal('change the autopilot', answer.because));
       return 'refused';
     case 'invalid':
-      await sendReply(
-        req.deps,
-        req.respond,
-        renderUsageError(answer.message, `/mergequeue ${AUTOPILOT_USAGE}`),
-      );
+      await req.reply.respond(renderUsageError(answer.message, `/mergequeue ${AUTOPILOT_USAGE}`));
       return 'invalid';
     case 'no_target':
-      await sendReply(req.deps, req.respond, renderNoTarget());
+      await req.reply.respond(renderNoTarget());
       return 'invalid';
     case 'set': {
-      await sendReply(
-        req.deps,
-        req.respond,
+      await req.reply.respond(
         renderAutopilotSet(answer.change, answer.queue, answer.effective, answer.channels.length),
       );
       const told = renderAutopilotAnnouncement(answer.change, answer.queue, answer.effective, req.userId);

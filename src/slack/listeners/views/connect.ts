@@ -17,8 +17,7 @@ import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
 import { unwrapMetadata } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
-import { tellPrivately } from '../tell-privately.ts';
+import { tellPrivately } from '../../reply.ts';
 
 /** Kept back from the answer budget for storing the token and answering. */
 const SAVE_RESERVE_MS = 400;
@@ -29,7 +28,7 @@ export const TOO_SLOW =
 export const NO_ENCRYPTION_KEY =
   'This app cannot store a Trunk token yet: whoever runs it must set ENCRYPTION_KEY (openssl rand -base64 32) and restart, or set TRUNK_API_TOKEN and TRUNK_ORG_SLUG in its environment.';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerConnectView(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.connect, async ({ ack, body, view, client, context }) => {
     const budget = answerBudget();
     const parsed = parseConnectSubmission(view.state.values as SubmissionValues);
@@ -44,7 +43,7 @@ export function register(app: App, deps: SlackDeps): void {
     const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
     const token = CONNECT_BLOCKS.token;
     try {
-      const a = await servicesOf(deps).workspace.connect(actor, parsed.input, budget, SAVE_RESERVE_MS);
+      const a = await deps.services.workspace.connect(actor, parsed.input, budget, SAVE_RESERVE_MS);
       switch (a.answer) {
         case 'refused':
           return fail({ [token]: `You can't connect Trunk: ${a.because}.` }, 'refused');
