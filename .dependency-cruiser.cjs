@@ -45,8 +45,9 @@ const REPOSITORY_MODULES = [
   '^src/digest/(claims|shared-collection|repository)\\.ts$',
   '^src/flaky/(test-watches|messages)\\.ts$',
   '^src/freeze/repository\\.ts$',
+  '^src/kicks/repository\\.ts$',
   '^src/history/repository\\.ts$',
-  '^src/watch/(feeds|deliveries|people|queue-state|transitions|waits)\\.ts$',
+  '^src/watch/(feeds|deliveries|people|queue-state|submitters|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
 

@@ -31,7 +31,7 @@ import {
 } from './people.ts';
 import { createSandboxRoutes } from './routes.ts';
 import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkHistory, seedTrunkV2 } from './seed.ts';
-import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
+import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, kickTwo, seedApp } from './story.ts';
 import { createReleaseFreeze } from './workflow.ts';
 
 /** WATCH_INTERVAL_SECONDS' minimum (src/config.ts). */
@@ -198,6 +198,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     trunk.webhooks.subscribe(`http://127.0.0.1:${running.port}/trunk/webhooks/${TEAM_ID}`, webhookSecret, {
       types: ['pull_request.', 'pull_request_batch.', 'v2.test_case.'],
     });
+    // Issue 29: two kicks, one by a check that is flaky here (the autopilot re-submits it), one real.
+    kickTwo(trunk);
     const every = opts.activityIntervalMs ?? activityIntervalFromEnv();
     if (every > 0) {
       const timer = setInterval(() => story.step(), every);

@@ -13,8 +13,9 @@ import { type Subscription, SubscriptionRepository } from '../digest/index.ts';
 import { type TestWatch, TestWatchRepository } from '../flaky/index.ts';
 import { listWindows, type WindowView } from '../freeze/index.ts';
 import { recordEtaShown } from '../history/repository.ts';
+import { AutopilotRepository, ResubmissionClaims, WORKSPACE_WIDE } from '../kicks/repository.ts';
 import type { EtaAnswer, StoryReader } from '../queue/story-reader.ts';
-import type { DbExecutor, Operator } from '../store/types.ts';
+import type { Db, DbExecutor, Operator } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
 import {
@@ -61,6 +62,15 @@ export interface HomePrData {
   eta?: Extract<EtaAnswer, { kind: 'eta' }>;
 }
 
+export interface HomeAutopilot {
+  enabled: boolean;
+  classes: string[];
+  /** Queues whose own setting turns it on. */
+  queuesOn: number;
+  /** Re-submissions of the last 24 h, newest first (at most 5). */
+  recent: Array<{ queueKey: string; prNumber: number; kickClass: string; status: string; at: number }>;
+}
+
 export interface HomeData {
   userId: string;
   renderedAt: number;
@@ -73,6 +83,8 @@ export interface HomeData {
   canConnect: boolean;
   /** Trunk's webhooks: when the workspace's latest delivery arrived (epoch ms), if one is remembered. */
   webhooks: { lastDeliveryAt?: number };
+  /** The autopilot (issue 29): the workspace's setting, queues with their own, its last day's re-submissions. */
+  autopilot?: HomeAutopilot;
   /** The person's GitHub login, when linked. */
   login?: string;
   prs: HomePrData[];
@@ -171,6 +183,7 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         v2: v2 ? { has: true, source: v2.source } : { has: false },
         canConnect: defaults.canStoreSecrets,
         webhooks: lastDelivery === undefined ? {} : { lastDeliveryAt: lastDelivery },
+        autopilot: await autopilotOf(db, workspaceId, now),
         ...(login ? { login } : {}),
         prs,
         // A queue that could not be read at all says so itself; only a listing that failed alone is named here.
@@ -325,4 +338,24 @@ async function addEtas(reader: StoryReader, prs: HomePrData[]): Promise<void> {
       }
     }),
   );
+}
+
+/** What the Home says of the autopilot; undefined when it is off everywhere and never acted. */
+async function autopilotOf(db: Db, workspaceId: string, now: number): Promise<HomeAutopilot | undefined> {
+  const settings = new AutopilotRepository(db);
+  const ws = await settings.effective(workspaceId, WORKSPACE_WIDE);
+  const queuesOn = (await settings.list(workspaceId)).filter(
+    (r) => r.queueKey !== WORKSPACE_WIDE && r.enabled === true,
+  ).length;
+  const recent = (await new ResubmissionClaims(db).list(workspaceId, undefined, now - 86_400_000, 5)).map(
+    (r) => ({
+      queueKey: r.queueKey,
+      prNumber: r.prNumber,
+      kickClass: r.kickClass,
+      status: r.status,
+      at: r.createdAt,
+    }),
+  );
+  if (!ws.enabled && queuesOn === 0 && recent.length === 0) return undefined;
+  return { enabled: ws.enabled, classes: ws.classes, queuesOn, recent };
 }

@@ -1,5 +1,6 @@
 /** The application services, one per feature, built once from the app's ports (src/app-services.ts). */
 
+import { AutopilotService } from './autopilot.ts';
 import { createFreezeService, type FreezeService } from './freeze.ts';
 import { createHomeService, type HomeService } from './home.ts';
 import { PeopleService } from './people.ts';
@@ -40,6 +41,8 @@ export interface Services {
   steps: StepService;
   /** How a queue did over a window (`stats`), from its history. */
   stats: StatsService;
+  /** The autopilot's settings (issue 29): `config autopilot …`. */
+  autopilot: AutopilotService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -61,5 +64,6 @@ export function createServices(deps: ServiceDeps): Services {
     unfurls: new UnfurlService(deps),
     steps: new StepService(deps, queue),
     stats: new StatsService(deps),
+    autopilot: new AutopilotService(deps, queue),
   };
 }

@@ -11,6 +11,12 @@ export {
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchPoll, type WatchPoll, type WatchPollDeps } from './poll.ts';
+export {
+  AUTOPILOT_SUBMITTER,
+  type PrSubmitter,
+  SubmitterRepository,
+  type SubmitVia,
+} from './submitters.ts';
 export * from './types.ts';
 export {
   leftStateOf,

@@ -31,6 +31,7 @@ import type { FollowedQueue } from './followed.ts';
 import { evaluateHealth, type HealthRecord } from './health.ts';
 import { PeopleRepository } from './people.ts';
 import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
+import { SubmitterRepository } from './submitters.ts';
 import { KEEP_TRANSITIONS_MS, pruneTransitions } from './transitions.ts';
 import {
   type Deliver,
@@ -88,9 +89,11 @@ export interface WatcherOptions {
   deliveryGraceMs?: number;
   /** Queues handled at the same time; default 8. */
   concurrency?: number;
+  /** Destinations beside the watch domain's own (the autopilot's, issue 29), decided per event. */
+  extraDestinations?(event: WatchEvent): Promise<Destination[]>;
 }
 
-const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled']);
+const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled', 'autopilot']);
 /** The PR left the queue: a Workflow Builder step waiting for it completes. */
 const STEP_KINDS = new Set(['merged', 'failed', 'cancelled', 'left']);
 const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
@@ -101,6 +104,7 @@ const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
   failed: 'failed',
   cancelled: 'failed',
   health: 'health',
+  autopilot: 'failed',
   left: undefined,
 };
 const KEEP_EVENTS_MS = 7 * 24 * 3_600_000;
@@ -116,6 +120,7 @@ export class Watcher {
   readonly watches: WatchRepository;
   readonly live: LiveMessageRepository;
   readonly people: PeopleRepository;
+  readonly submitters: SubmitterRepository;
   readonly waits: StepWaitRepository;
   /** Queues whose lease this replica holds: `workspace|queueKey` → the queue. */
   readonly #owned = new Map<string, FollowedQueue>();
@@ -138,6 +143,7 @@ export class Watcher {
     this.watches = new WatchRepository(o.db);
     this.live = new LiveMessageRepository(o.db);
     this.people = new PeopleRepository(o.db);
+    this.submitters = new SubmitterRepository(o.db);
     this.waits = new StepWaitRepository(o);
   }
 
@@ -384,7 +390,12 @@ export class Watcher {
           ts: m.ts,
           liveUntil: m.liveUntil,
         });
-    if (AUTHOR_KINDS.has(event.kind) && 'pr' in event) {
+    // A refused re-submission is said once, in the feed (issue 29).
+    if (
+      AUTHOR_KINDS.has(event.kind) &&
+      'pr' in event &&
+      !(event.kind === 'autopilot' && event.outcome !== 'resubmitted')
+    ) {
       const person = await this.people.byLogin(event.workspaceId, event.pr.author);
       if (person?.notify)
         out.push({
@@ -395,7 +406,10 @@ export class Watcher {
           githubLogin: person.githubLogin,
           verified: person.verified,
         });
+      const submitter = await this.#submitter(event, person?.userId);
+      if (submitter) out.push(submitter);
     }
+    if (this.#o.extraDestinations) out.push(...(await this.#o.extraDestinations(event)));
     if (STEP_KINDS.has(event.kind) && 'pr' in event)
       for (const w of await this.waits.waitingFor(event.workspaceId, event.queueKey, event.pr.number))
         out.push({
@@ -405,6 +419,26 @@ export class Watcher {
           executionId: w.executionId,
         });
     return out;
+  }
+
+  /**
+   * The person who submitted the PR from Slack, when not its author (who hears already): the same note, with
+   * the same opt-out (`me notify off`, on their link or, without one, their opt-out row).
+   */
+  async #submitter(event: WatchEvent & { pr: { number: number } }, authorUserId: string | undefined) {
+    const s = await this.submitters.get(event.workspaceId, event.queueKey, event.pr.number);
+    if (!s || s.userId === authorUserId || s.userId.startsWith('app:')) return undefined;
+    const link = await this.people.get(event.workspaceId, s.userId);
+    if (link ? !link.notify : await this.submitters.optedOut(event.workspaceId, s.userId)) return undefined;
+    return {
+      kind: 'author' as const,
+      key: `author:${s.userId}`,
+      workspaceId: event.workspaceId,
+      userId: s.userId,
+      githubLogin: link?.githubLogin ?? '',
+      verified: link?.verified ?? false,
+      role: 'submitter' as const,
+    };
   }
 
   async #deliverPending(q: FollowedQueue, key: string, now: number, context: DeliveryContext): Promise<void> {

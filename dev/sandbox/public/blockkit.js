@@ -107,6 +107,7 @@ const EMOJI = {
   checkered_flag: '🏁',
   arrows_counterclockwise: '🔄',
   repeat: '🔁',
+  label: '🏷️',
   wastebasket: '🗑️',
   zzz: '💤',
 };

@@ -84,13 +84,16 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     examples: ['/mergequeue connect'],
   },
   config: {
-    what: 'Default queue for this channel or the workspace, who may change queues (operators), and whether pasted GitHub PR links unfurl (Trunk links always do).',
+    what: 'Default queue for this channel or the workspace, who may change queues (operators), whether pasted GitHub PR links unfurl (Trunk links always do), and the autopilot: whether the app submits a kicked PR again by itself, once per head commit, for the kick classes chosen (default `flaky infra`; operators only, announced in the feeds).',
     examples: [
       '/mergequeue config channel acme/web:main',
       '/mergequeue config operators add @alice @release-team',
       '/mergequeue config operators list',
       '/mergequeue config people @alice alice-gh',
       '/mergequeue config unfurl github on',
+      '/mergequeue config autopilot on acme/web:main',
+      '/mergequeue config autopilot requeue flaky infra',
+      '/mergequeue config autopilot',
     ],
   },
   watch: {

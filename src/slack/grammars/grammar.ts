@@ -13,6 +13,7 @@ import {
   QUEUE_INT_MIN,
 } from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
+import { type AutopilotCommand, parseConfigAutopilot } from './autopilot.ts';
 import { parseTests, type TestsCommand } from './tests.ts';
 import { USAGE } from './usage.ts';
 import {
@@ -34,7 +35,9 @@ export type ConfigCommand =
   /** An operator's (verified) link of a person to a GitHub login. */
   | { kind: 'people'; userId: string; login: string }
   /** Whether pasted GitHub PR links unfurl in the workspace (Trunk links always do). */
-  | { kind: 'unfurl'; what: 'github'; on: boolean };
+  | { kind: 'unfurl'; what: 'github'; on: boolean }
+  /** The autopilot (issue 29): what is set, on/off, the kick classes it re-submits. */
+  | AutopilotCommand;
 
 export type StateCommandName = 'pause' | 'drain' | 'resume';
 
@@ -502,9 +505,13 @@ function parseConfig(rest: string[]): ParseCommandResult {
   }
   if (what === 'people') return parseConfigPeople(args);
   if (what === 'unfurl') return parseConfigUnfurl(args);
+  if (what === 'autopilot') {
+    const p = parseConfigAutopilot(args);
+    return p.ok ? ok({ name: 'config', config: p.value }) : usageError('config', p.error);
+  }
   return usageError(
     'config',
-    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators, people or unfurl.`,
+    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators, people, unfurl or autopilot.`,
   );
 }
 

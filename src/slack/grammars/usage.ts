@@ -30,7 +30,7 @@ export const USAGE = {
     '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] [owner @org/team] · digest list · digest remove <id> · digest run <id>',
   connect: '/mergequeue connect',
   config:
-    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login> · config unfurl github on|off',
+    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login> · config unfurl github on|off · config autopilot [on|off] [owner/repo[:branch]] · config autopilot requeue <class…> [owner/repo[:branch]]',
   freeze:
     '/mergequeue freeze add [owner/repo[:branch]] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…] · freeze list · freeze remove <id> · freeze skip <id>',
   watch:
