@@ -27,6 +27,7 @@ import { trunkWebhooksMigration } from './013_trunk_webhooks.ts';
 import { testWatchesMigration } from './014_test_watches.ts';
 import { unfurlGithubMigration } from './015_unfurl_github.ts';
 import { stepWaitsMigration } from './016_step_waits.ts';
+import { dashboardsHealthMigration } from './020_dashboards_health.ts';
 
 export const migrations: Migration[] = [
   coreMigration,
@@ -43,4 +44,5 @@ export const migrations: Migration[] = [
   testWatchesMigration,
   unfurlGithubMigration,
   stepWaitsMigration,
+  dashboardsHealthMigration,
 ];
