@@ -11,6 +11,16 @@ export {
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';
+export {
+  evaluateSlow,
+  judgeSlow,
+  type MergedStay,
+  type MergedStays,
+  nearestRank,
+  type SlowFigures,
+  type SlowQueue,
+  SlowStateRepository,
+} from './slow.ts';
 export * from './types.ts';
 export {
   leftStateOf,

@@ -85,6 +85,8 @@ export interface WatcherOptions {
   deliveryGraceMs?: number;
   /** Queues handled at the same time; default 8. */
   concurrency?: number;
+  /** Told after a poll that learned a PR merged was committed (slow-queue alerts are evaluated on every merge). */
+  onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
 const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled']);
@@ -98,6 +100,7 @@ const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
   failed: 'failed',
   cancelled: 'failed',
   health: 'health',
+  slow: 'health',
   left: undefined,
 };
 const KEEP_EVENTS_MS = 7 * 24 * 3_600_000;
@@ -302,6 +305,7 @@ export class Watcher {
         events,
         health,
       });
+      if (events.some((e) => e.kind === 'merged')) this.#o.onMerged?.(q.workspaceId, q.target);
       return queue;
     } catch (err) {
       if (!(err instanceof LostLeaseError)) throw err;
@@ -376,7 +380,7 @@ export class Watcher {
           watchId: w.id,
         });
       }
-    if (event.kind !== 'health')
+    if (event.kind !== 'health' && event.kind !== 'slow')
       for (const m of await this.live.listQueue(event.workspaceId, event.queueKey, now))
         out.push({
           kind: 'live',

@@ -15,18 +15,33 @@ import type { DirectoryCache } from '../slack/directory.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import { createAuditRetention } from '../store/audit-retention.ts';
-import type { Store } from '../store/types.ts';
-import { listFollowedQueues } from '../watch/index.ts';
+import type { DbExecutor, Store } from '../store/types.ts';
+import type { MergedStay } from '../watch/index.ts';
+
+// Until the queue history (src/history/, migration 017) lands: no merged stays known, so no queue is slow.
+async function mergedStays(
+  _db: DbExecutor,
+  _ws: string,
+  _queueKey: string,
+  _from: number,
+  _to: number,
+): Promise<MergedStay[]> {
+  return [];
+}
+
+import { listFollowedQueues, type QueueTarget } from '../watch/index.ts';
 import { createMergeQueueSink } from '../watch/webhook-sink.ts';
 import type { WebhookSink } from '../webhooks/ports.ts';
 import { botStanding } from './bot-standing.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
+import { createSlowQueuesWorker, type SlowQueuesWorker } from './slow-queues.ts';
 import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
 import { createTestCaseSink, type TestCaseSink } from './test-case-sink.ts';
 import { createWebhookInboxWorker, type WebhookInboxWorker } from './webhook-inbox.ts';
 
 export type { QueueEvents } from './queue-watcher.ts';
+export type { SlowQueuesWorker } from './slow-queues.ts';
 export type { StepWaitsWorker } from './step-waits.ts';
 export type { TestCaseSink } from './test-case-sink.ts';
 
@@ -50,6 +65,8 @@ export interface WorkersOptions {
     watch?: false | { leaseMs?: number };
     freeze?: { tickMs?: number; leaseMs?: number };
     steps?: { tickMs?: number };
+    /** How often every followed queue is checked for being slow; default 10 minutes. */
+    slow?: { everyMs?: number };
   };
 }
 
@@ -65,6 +82,8 @@ export interface Workers {
   readonly steps: StepWaitsWorker;
   /** The flaky-test sink of Trunk's webhooks: the inbox worker hands it `test_case.*` deliveries. */
   readonly testCases: TestCaseSink;
+  /** Slow-queue alerts: evaluated on every merge the app learns and every 10 minutes. */
+  readonly slow: SlowQueuesWorker;
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -135,6 +154,21 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   });
   lifecycle.addWorker(steps, scheduler);
 
+  const followed = (t: number) =>
+    listFollowedQueues(o.store.db, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {});
+  // Late-bound: the watcher tells the slow-queue worker of merges, which hands its events back to the watcher.
+  let deliverNow: ((ws: string, target: QueueTarget) => Promise<void>) | undefined;
+  const slow = createSlowQueuesWorker({
+    db: o.store.db,
+    followed,
+    stays: (ws, queueKey, from, to) => mergedStays(o.store.db, ws, queueKey, from, to),
+    deliverNow: (ws, target) => deliverNow?.(ws, target) ?? Promise.resolve(),
+    now: o.now,
+    logger: o.logger,
+    ...(overrides.slow?.everyMs ? { everyMs: overrides.slow.everyMs } : {}),
+  });
+  lifecycle.addWorker(slow, scheduler);
+
   const events =
     overrides.watch === false
       ? undefined
@@ -149,6 +183,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           replicaId: o.replicaId,
           botStanding: standing,
           steps: steps.completer,
+          onMerged: (ws, target) => slow.merged(ws, target),
           ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
   // Flaky-test deliveries are applied by whichever replica's inbox worker takes them (leases keep posts once).
@@ -168,14 +203,13 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     webhookSinks.push(
       createMergeQueueSink({
         db: o.store.db,
-        followed: (t) =>
-          listFollowedQueues(
-            o.store.db,
-            t,
-            config.defaultTarget ? { defaultTarget: config.defaultTarget } : {},
-          ),
+        followed,
         clock: o.now,
-        deliverNow: (ws, target) => events.watch.watcher.deliverNow(ws, target),
+        // A webhook may carry a merge: the queue is evaluated for slowness too.
+        deliverNow: (ws, target) => {
+          slow.merged(ws, target);
+          return events.watch.watcher.deliverNow(ws, target);
+        },
         logger: o.logger.child({ component: 'webhooks' }),
       }),
     );
@@ -212,5 +246,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     scheduler,
   );
 
-  return { digests, freezer, events, steps, testCases, webhooks };
+  if (events) deliverNow = (ws, target) => events.watch.watcher.deliverNow(ws, target);
+
+  return { digests, freezer, events, steps, testCases, webhooks, slow };
 }

@@ -22,6 +22,7 @@ import type { Store } from '../store/types.ts';
 import {
   createWatchService,
   LiveMessageRepository,
+  type QueueTarget,
   WatchRepository,
   type WatchService,
 } from '../watch/index.ts';
@@ -43,6 +44,8 @@ export interface QueueWatcherOptions {
   leaseMs?: number;
   /** Completes the Workflow Builder steps waiting for a PR that left the queue. */
   steps?: StepCompleter;
+  /** Told when a poll learned that a PR of the queue merged (slow-queue alerts). */
+  onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
 export interface QueueEvents extends Worker {
@@ -85,6 +88,7 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     logger,
     metrics: o.metrics,
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    ...(o.onMerged ? { onMerged: o.onMerged } : {}),
     ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
   });
   const expiry = new PeriodicPasses({

@@ -21,6 +21,7 @@ import {
   slackDate,
   trunkQueueUrl,
 } from './format.ts';
+import { slowSentence } from './health.ts';
 import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, section, sectionsOfLines } from './kit.ts';
 import { prActionButtons } from './pr-actions.ts';
@@ -33,6 +34,8 @@ export interface EventLinks {
 }
 
 type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
+/** Posted on their own, never grouped in a feed post: health alerts and slow-queue alerts. */
+type AlertEvent = Extract<WatchEvent, { kind: 'health' | 'slow' }>;
 type LeftEvent = Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>;
 
 /** PR number → its story from Trunk v2 (the workspace has a v2 key and the read answered in time). */
@@ -57,9 +60,10 @@ const KIND_EMOJI: Record<WatchEvent['kind'], string> = {
   cancelled: ':no_entry_sign:',
   left: ':outbox_tray:',
   health: ':rotating_light:',
+  slow: ':snail:',
 };
 
-const KIND_WORDS: Record<Exclude<WatchEvent['kind'], 'state' | 'health'>, string> = {
+const KIND_WORDS: Record<Exclude<WatchEvent['kind'], 'state' | 'health' | 'slow'>, string> = {
   submitted: 'entered the queue',
   testing: 'started testing',
   merged: 'merged',
@@ -140,6 +144,8 @@ export function eventLine(e: WatchEvent, stories?: EventStories): string {
         .join(', ')}${e.changes.length > 6 ? ` and ${e.changes.length - 6} more` : ''} (${whoChanged(e)})`;
     case 'health':
       return `${emoji} ${healthSentence(e)}`;
+    case 'slow':
+      return `${emoji} ${slowSentence(e)}`;
     default: {
       const ending = leftStory(e, stories)?.ending;
       const why =
@@ -193,7 +199,7 @@ export function renderHealth(e: HealthEvent, l: EventLinks = {}): SlackReply {
 }
 
 /** One event in full: before → after for settings, why a PR failed. */
-function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?: EventStories): SlackReply {
+function renderOne(e: Exclude<WatchEvent, AlertEvent>, l: EventLinks, stories?: EventStories): SlackReply {
   const label = queueLabel(e.target);
   const blocks: KnownBlock[] = [];
   let text: string;
@@ -220,7 +226,7 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?:
  * queue does not flood the channel). Health events are rendered on their own (renderHealth).
  */
 export function renderFeed(
-  events: Array<Exclude<WatchEvent, HealthEvent>>,
+  events: Array<Exclude<WatchEvent, AlertEvent>>,
   l: EventLinks = {},
   stories?: EventStories,
 ): SlackReply {
