@@ -11,16 +11,8 @@ export {
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';
-export {
-  evaluateSlow,
-  judgeSlow,
-  type MergedStay,
-  type MergedStays,
-  nearestRank,
-  type SlowFigures,
-  type SlowQueue,
-  SlowStateRepository,
-} from './slow.ts';
+export { judgeSlow, type MergedStay, type MergedStays, nearestRank, type SlowFigures } from './slow.ts';
+export { evaluateSlow, type SlowQueue, SlowStateRepository } from './slow-state.ts';
 export * from './types.ts';
 export {
   leftStateOf,
