@@ -42,10 +42,11 @@ const BELOW_THE_DOMAINS = '^src/(core|store|trunk|observability)/';
  * repository is missing here.
  */
 const REPOSITORY_MODULES = [
+  '^src/dashboard/repository\\.ts$',
   '^src/digest/(claims|shared-collection|repository)\\.ts$',
   '^src/flaky/(test-watches|messages)\\.ts$',
   '^src/freeze/repository\\.ts$',
-  '^src/watch/(feeds|outbox|people|queue-state|transitions|waits)\\.ts$',
+  '^src/watch/(feeds|outbox|people|queue-state|slow-state|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
 
@@ -73,6 +74,8 @@ const LISTENERS_MAY_IMPORT = [
   // Slack-only steps of a listener: open a modal, publish the Home, answer a response_url, finish inside a
   // view submission's ack, apply tokens_revoked, ask Slack whether a channel is shared (Slack Connect)
   '^src/slack/(modals|home|pr-actor|answer-budget|revocation|shared-channels)\\.ts$',
+  // make a dashboard's canvas in the channel (conversations.canvases.create, canvases.create)
+  '^src/slack/dashboard-canvases\\.ts$',
   // Bolt's and Slack's own types
   'node_modules/@slack/(bolt|web-api|types)/',
 ];
