@@ -41,7 +41,7 @@ export type NotifyResult =
     };
 
 /** What a message is, for the outbox's metrics and logs. */
-export type MessageKind = 'feed' | 'alert' | 'live' | 'note' | 'digest' | 'freeze' | 'notice';
+export type MessageKind = 'feed' | 'alert' | 'live' | 'note' | 'digest' | 'freeze' | 'notice' | 'dashboard';
 
 export interface Notifier {
   /** Posts a message, in turn with every other message to that channel; resolves once Slack answered for good. */

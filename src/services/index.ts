@@ -1,5 +1,6 @@
 /** The application services, one per feature, built once from the app's ports (slack/services.ts). */
 
+import { createDashboardService, type DashboardService } from './dashboard.ts';
 import { createFreezeService, type FreezeService } from './freeze.ts';
 import { createHomeService, type HomeService } from './home.ts';
 import { PeopleService } from './people.ts';
@@ -37,6 +38,8 @@ export interface Services {
   testFeeds: TestFeedsService;
   unfurls: UnfurlService;
   steps: StepService;
+  /** A queue's dashboard canvas in a channel: `dashboard [target]`, `dashboard off [target]`. */
+  dashboard: DashboardService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -57,5 +60,6 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     unfurls: new UnfurlService(deps),
     steps: new StepService(deps, queue),
+    dashboard: createDashboardService(deps, queue),
   };
 }

@@ -33,6 +33,7 @@ import { listFollowedQueues, type QueueTarget } from '../watch/index.ts';
 import { createMergeQueueSink } from '../watch/webhook-sink.ts';
 import type { WebhookSink } from '../webhooks/ports.ts';
 import { botStanding } from './bot-standing.ts';
+import { createDashboardsWorker, type DashboardsWorker } from './dashboards.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
 import { createSlowQueuesWorker, type SlowQueuesWorker } from './slow-queues.ts';
@@ -40,6 +41,7 @@ import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
 import { createTestCaseSink, type TestCaseSink } from './test-case-sink.ts';
 import { createWebhookInboxWorker, type WebhookInboxWorker } from './webhook-inbox.ts';
 
+export type { DashboardsWorker } from './dashboards.ts';
 export type { QueueEvents } from './queue-watcher.ts';
 export type { SlowQueuesWorker } from './slow-queues.ts';
 export type { StepWaitsWorker } from './step-waits.ts';
@@ -67,6 +69,8 @@ export interface WorkersOptions {
     steps?: { tickMs?: number };
     /** How often every followed queue is checked for being slow; default 10 minutes. */
     slow?: { everyMs?: number };
+    /** How often dashboards are looked at; default 20 s. */
+    dashboards?: { everyMs?: number };
   };
 }
 
@@ -84,6 +88,8 @@ export interface Workers {
   readonly testCases: TestCaseSink;
   /** Slow-queue alerts: evaluated on every merge the app learns and every 10 minutes. */
   readonly slow: SlowQueuesWorker;
+  /** Dashboard canvases kept current (at most one edit a minute each). */
+  readonly dashboards: DashboardsWorker;
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -169,6 +175,19 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   });
   lifecycle.addWorker(slow, scheduler);
 
+  const dashboards = createDashboardsWorker({
+    store: o.store,
+    workspaces: o.workspaces,
+    outbox: o.outbox,
+    stays: (ws, queueKey, from, to) => mergedStays(o.store.db, ws, queueKey, from, to),
+    now: o.now,
+    logger: o.logger,
+    appUrl: config.trunk.appUrl,
+    ...(config.trunk.orgSlug ? { orgSlug: config.trunk.orgSlug } : {}),
+    ...(overrides.dashboards?.everyMs ? { everyMs: overrides.dashboards.everyMs } : {}),
+  });
+  lifecycle.addWorker(dashboards, scheduler);
+
   const events =
     overrides.watch === false
       ? undefined
@@ -248,5 +267,5 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
 
   if (events) deliverNow = (ws, target) => events.watch.watcher.deliverNow(ws, target);
 
-  return { digests, freezer, events, steps, testCases, webhooks, slow };
+  return { digests, freezer, events, steps, testCases, webhooks, slow, dashboards };
 }

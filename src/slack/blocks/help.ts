@@ -119,6 +119,10 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
       '/mergequeue tests unwatch acme/web',
     ],
   },
+  dashboard: {
+    what: "A canvas in this channel that keeps the queue's state, its PRs in order and its last 7 days' figures current (edited when something changed, at most once a minute). The channel's own canvas when it has none yet, otherwise a canvas shared with the channel. Started, and stopped with `dashboard off`, by the workspace's own people (in a channel shared with another organization, operators), and announced in the channel.",
+    examples: ['/mergequeue dashboard', '/mergequeue dashboard acme/web:main', '/mergequeue dashboard off'],
+  },
   freeze: {
     what: 'Freeze windows: the queue is drained (or paused) at a time of day and resumed at the end, announced in this channel (operators).',
     examples: [

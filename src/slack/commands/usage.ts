@@ -37,6 +37,7 @@ export const USAGE = {
   unwatch: '/mergequeue unwatch [owner/repo[:branch]]',
   me: '/mergequeue me · me github <login> · me forget · me notify on|off',
   tests: '/mergequeue tests watch [owner @org/team] [owner/repo] · tests unwatch [owner/repo] · tests list',
+  dashboard: '/mergequeue dashboard [owner/repo[:branch]] · dashboard off [owner/repo[:branch]]',
 } as const;
 
 export const DIGEST_HELP = [

@@ -12,6 +12,7 @@ import { cancel } from './cancel.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
+import { dashboard } from './dashboard.ts';
 import { digest } from './digest/index.ts';
 import { eta } from './eta.ts';
 import { freeze } from './freeze.ts';
@@ -128,6 +129,9 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'tests':
             outcome = await testFeeds(req, c.tests);
+            break;
+          case 'dashboard':
+            outcome = await dashboard(req, c.off, c.target);
             break;
         }
       }
