@@ -46,6 +46,7 @@ const REPOSITORY_MODULES = [
   '^src/digest/(claims|shared-collection|repository)\\.ts$',
   '^src/flaky/(test-watches|messages)\\.ts$',
   '^src/freeze/repository\\.ts$',
+  '^src/history/repository\\.ts$',
   '^src/watch/(feeds|outbox|people|queue-state|slow-state|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
@@ -184,9 +185,19 @@ module.exports = {
         'The domains are siblings: what they share (targets such as owner/repo:branch, local time) lives in ' +
         'core/, which all may import, so a change to one domain never ripples into another. freeze/ is the ' +
         "one automation built on another domain: a freeze window changes the queue through the queue's own " +
-        'change flow (rule freeze-builds-only-on-queue).',
+        "change flow (rule freeze-builds-only-on-queue). history/ is the queue's memory, which every domain " +
+        'that learns a transition may record into (rule history-builds-on-nothing-else).',
       from: { path: DOMAIN },
-      to: { path: DOMAIN, pathNot: ['^src/$1/', '^src/queue/'] },
+      to: { path: DOMAIN, pathNot: ['^src/$1/', '^src/queue/', '^src/history/'] },
+    },
+    {
+      name: 'history-builds-on-nothing-else',
+      severity: 'error',
+      comment:
+        "history/ (the queue's memory: transitions, queue states, ETAs shown) lies under the other domains, " +
+        'which record into it and read it; it imports no other domain, so none of them ripples into it.',
+      from: { path: '^src/history/' },
+      to: { path: DOMAIN, pathNot: '^src/history/' },
     },
     {
       name: 'freeze-builds-only-on-queue',

@@ -4,6 +4,8 @@
  * in one transaction fenced by the lease, so a replica that lost its lease (it stalled and was taken over)
  * writes nothing, and a restart or takeover continues from exactly what was committed.
  */
+import { recordQueueState } from '../history/repository.ts';
+import { queueRunState } from '../history/types.ts';
 import { SqlLeases } from '../store/leases.ts';
 import type { Db, DbExecutor, Row } from '../store/types.ts';
 import type { HealthRecord } from './health.ts';
@@ -193,9 +195,25 @@ export class SnapshotRepository {
         if (!('pr' in e) || !isTransitionKind(e.kind) || (await recordPolledTransition(tx, polled(e, w))))
           fresh.push(e);
       await insertEvents(tx, fresh, w.now);
+      if (w.prevSeq === undefined || w.events.some((e) => e.kind === 'state'))
+        await rememberQueueState(tx, w);
       for (const h of w.health) await saveHealth(tx, w.workspaceId, w.queueKey, h.watchId, h.records);
     });
   }
+}
+
+/** The queue's state after this poll, kept in its history when it changed (history/). */
+async function rememberQueueState(tx: DbExecutor, w: PollWrite): Promise<void> {
+  const state = queueRunState(w.next.snapshot.state);
+  if (!state) return;
+  const since = w.next.snapshot.haltedSince;
+  await recordQueueState(tx, {
+    workspaceId: w.workspaceId,
+    queueKey: w.queueKey,
+    state,
+    occurredAt: state !== 'running' && since !== undefined ? since : w.now,
+    source: 'poll',
+  });
 }
 
 /** The transition a poll's PR event stands for: when Trunk says the PR's state changed, else now. */
@@ -209,6 +227,7 @@ function polled(e: Extract<WatchEvent, { pr: unknown }>, w: PollWrite) {
     occurredAt: Number.isFinite(at) ? at : w.now,
     now: w.now,
     since: w.since ?? w.now,
+    detail: { title: e.pr.title, author: e.pr.author, reasonCode: 'reason' in e ? e.reason : undefined },
   };
 }
 

@@ -9,7 +9,11 @@
  *   - a poll's transition is new unless a webhook delivered the same kind, or a later step of the PR's
  *     attempt, since the previous poll (the poll's diff spans exactly that window).
  * So a transition reaches each destination once, and a webhook that never comes is covered by the poll.
+ * A new transition is also kept in the queue's history (history/), in the same transaction: one row per
+ * transition, whichever path saw it first.
  */
+import { recordTransition } from '../history/repository.ts';
+import type { PrTransitionRecord } from '../history/types.ts';
 import type { DbExecutor } from '../store/types.ts';
 
 /** The transitions a PR goes through in one attempt, in order (`queued`: ready to test, webhooks only). */
@@ -39,6 +43,32 @@ export interface TransitionSeen {
   occurredAt: number;
   /** Now (epoch ms), on the app's clock. */
   now: number;
+  /** What else is known of it, kept in the queue's history when the transition is new. */
+  detail?: TransitionDetail;
+}
+
+/** A transition's facts beyond its identity, as the queue's history keeps them. */
+export type TransitionDetail = Partial<
+  Pick<
+    PrTransitionRecord,
+    'headSha' | 'priority' | 'noBatch' | 'reasonCode' | 'failingChecks' | 'submittedBy' | 'title' | 'author'
+  >
+>;
+
+function remember(tx: DbExecutor, t: TransitionSeen, source: 'webhook' | 'poll'): Promise<boolean> {
+  const detail = Object.fromEntries(
+    Object.entries(t.detail ?? {}).filter(([, v]) => v !== undefined && v !== ''),
+  ) as TransitionDetail;
+  return recordTransition(tx, {
+    ...detail,
+    workspaceId: t.workspaceId,
+    queueKey: t.queueKey,
+    prNumber: t.prNumber,
+    state: t.kind,
+    occurredAt: t.occurredAt,
+    source,
+    recordedAt: t.now,
+  });
 }
 
 export type WebhookTransitionOutcome = 'new' | 'duplicate' | 'stale';
@@ -60,7 +90,10 @@ export async function recordWebhookTransition(
        OR (watch_transitions.occurred_at = excluded.occurred_at AND ${RANK_SQL} < $8))`,
     [t.workspaceId, t.queueKey, t.prNumber, t.kind, t.occurredAt, t.now, 'webhook', RANK[t.kind]],
   );
-  if (n === 1) return 'new';
+  if (n === 1) {
+    await remember(tx, t, 'webhook');
+    return 'new';
+  }
   const rows = await tx.query(
     'SELECT kind FROM watch_transitions WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3',
     [t.workspaceId, t.queueKey, t.prNumber],
@@ -81,7 +114,9 @@ export async function recordPolledTransition(
        AND ${RANK_SQL} >= $9)`,
     [t.workspaceId, t.queueKey, t.prNumber, t.kind, t.occurredAt, t.now, 'poll', t.since, RANK[t.kind]],
   );
-  return n === 1;
+  if (n !== 1) return false;
+  await remember(tx, t, 'poll');
+  return true;
 }
 
 /**

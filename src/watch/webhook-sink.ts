@@ -145,6 +145,7 @@ export function createMergeQueueSink(o: MergeQueueSinkOptions) {
             kind,
             occurredAt: d.occurredAt,
             now,
+            detail: { author: pr.author, reasonCode: parsed.reason },
           });
           outcomes.push(outcome);
           // `queued` moves the PR's record on (so a later `testing` is new) but is no event of its own.

@@ -7,6 +7,7 @@
  */
 import type { Config } from '../config.ts';
 import { createDigestService, type DigestService } from '../digest/index.ts';
+import { mergedStays } from '../history/repository.ts';
 import type { Lifecycle, Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -15,19 +16,7 @@ import type { DirectoryCache } from '../slack/directory.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import { createAuditRetention } from '../store/audit-retention.ts';
-import type { DbExecutor, Store } from '../store/types.ts';
-import type { MergedStay } from '../watch/index.ts';
-
-// Until the queue history (src/history/, migration 017) lands: no merged stays known, so no queue is slow.
-async function mergedStays(
-  _db: DbExecutor,
-  _ws: string,
-  _queueKey: string,
-  _from: number,
-  _to: number,
-): Promise<MergedStay[]> {
-  return [];
-}
+import type { Store } from '../store/types.ts';
 
 import { listFollowedQueues, type QueueTarget } from '../watch/index.ts';
 import { createMergeQueueSink } from '../watch/webhook-sink.ts';

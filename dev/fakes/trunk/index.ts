@@ -34,6 +34,7 @@ import {
 } from './flaky.ts';
 import type { GenerateOptions, WireFailingTest, WireQuarantinedTest } from './generate.ts';
 import type { FlakyRepo, HandlerState } from './handler-state.ts';
+import { type HistorySeedOptions, type SeededHistory, seedQueueHistory } from './history.ts';
 import { createFakeServer, type RecordedRequest } from './server.ts';
 import {
   defined,
@@ -73,6 +74,7 @@ export { FAULT_KINDS, MALFORMED_KINDS } from './faults.ts';
 export type { RowSource } from './flaky.ts';
 export type { GenerateOptions, WireFailingTest, WireQuarantinedTest } from './generate.ts';
 export { makeFailingTest, makeQuarantinedTest } from './generate.ts';
+export type { HistorySeedOptions, SeededHistory, SeededTransition } from './history.ts';
 export type { RecordedRequest } from './server.ts';
 export { ROUTES } from './server.ts';
 export type { QueueSetup, RepoInput } from './state.ts';
@@ -157,6 +159,11 @@ export interface TrunkFake {
   /** A PR getSubmittedPullRequest returns (creating a default queue if missing). Enqueued PRs are found too. */
   addSubmittedPr(repo: RepoInput, branch: string, pr?: Partial<SubmittedPullRequest>): SubmittedPullRequest;
   submittedPr(repo: RepoInput, branch: string, prNumber: number): SubmittedPullRequest | undefined;
+  /**
+   * Weeks of believable history in a queue (history.ts): concluded PRs v1's listPullRequests lists and whose
+   * every transition v2's queue-entry-history serves. Returns the transitions, for ground truths.
+   */
+  seedHistory(repo: RepoInput, branch: string, opts: HistorySeedOptions): SeededHistory;
   /** A test run getMergeQueueTestingDetails returns (creating a default queue if missing). */
   addTestRun(repo: RepoInput, branch: string, id: string, run?: Partial<TestRun>): TestRun;
 
@@ -384,6 +391,10 @@ class TrunkFakeImpl implements TrunkFake {
   submittedPr(repo: RepoInput, branch: string, prNumber: number): SubmittedPullRequest | undefined {
     const record = this.queues.get(repo, branch);
     return record ? findSubmittedPr(record, prNumber) : undefined;
+  }
+
+  seedHistory(repo: RepoInput, branch: string, opts: HistorySeedOptions): SeededHistory {
+    return seedQueueHistory(this.queues.ensure(repo, branch), this.v2, this.now(), opts);
   }
 
   addTestRun(repo: RepoInput, branch: string, id: string, run: Partial<TestRun> = {}): TestRun {

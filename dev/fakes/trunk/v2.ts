@@ -114,6 +114,7 @@ export class V2State {
   /** key → the permissions it was given (Trunk's UI names, e.g. "Quarantine tests"). */
   readonly keys = new Map<string, Set<string>>();
   private readonly histories = new Map<string, V2Transition[]>();
+  private readonly ids = new Map<string, string>();
   private readonly estimates = new Map<string, unknown>();
   private readonly estimatesOff = new Set<string>();
   private readonly orders = new Map<string, unknown>();
@@ -142,7 +143,15 @@ export class V2State {
 
   /** The id v2 gives the PR `number` of `repo` (derived, so tests can name it before any request). */
   pullRequestId(repo: string, number: number): string {
-    return uuidOf(`pr:${repoKey(repo)}#${number}`);
+    const name = `pr:${repoKey(repo)}#${number}`;
+    let id = this.ids.get(name);
+    if (!id) {
+      id = uuidOf(name);
+      // Remembered: a batch read over weeks of seeded history asks for thousands of ids.
+      if (this.ids.size > 200_000) this.ids.clear();
+      this.ids.set(name, id);
+    }
+    return id;
   }
 
   repositoryId(repo: string): string {

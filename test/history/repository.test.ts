@@ -1,0 +1,283 @@
+/**
+ * The queue's memory on both engines (SQLite file, PostgreSQL with CI=true), in the style of the store's
+ * contract suite: one row per transition whichever path saw it, read-back rows deduped against what is
+ * there, a PR's attempts, merged stays, flaky-check evidence, kick classes, queue states, ETAs, pruning and
+ * deleteWorkspace.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  etasOfPr,
+  flakyCheckEvidence,
+  mergedStays,
+  pruneHistory,
+  queueStatesBetween,
+  recordEtaShown,
+  recordQueueState,
+  recordTransition,
+  recordTransitions,
+  setKickClass,
+  setSubmittedBy,
+  settleEtas,
+  transitionsOfPr,
+} from '../../src/history/repository.ts';
+import type { PrTransitionRecord } from '../../src/history/types.ts';
+import { openStore } from '../../src/store/open.ts';
+import type { Store } from '../../src/store/types.ts';
+import { recordPolledTransition, recordWebhookTransition } from '../../src/watch/transitions.ts';
+import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+
+const pgEnabled = await pgTestsEnabled('history repository (PostgreSQL)');
+const T0 = Date.parse('2026-11-02T08:00:00Z');
+const MIN = 60_000;
+const WS = 'T1';
+
+const engines: Array<[string, () => Promise<{ store: Store; drop(): Promise<void> }>]> = [
+  [
+    'SQLite',
+    async () => ({
+      store: await openStore({
+        database: { kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'mq-history-')), 'mq.db') },
+        encryptionKeys: [],
+      }),
+      drop: async () => {},
+    }),
+  ],
+];
+if (pgEnabled)
+  engines.push([
+    'PostgreSQL',
+    async () => {
+      const db: PgTestDatabase = await createPgTestDatabase();
+      return {
+        store: await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] }),
+        drop: () => db.drop(),
+      };
+    },
+  ]);
+
+function row(
+  queueKey: string,
+  prNumber: number,
+  state: PrTransitionRecord['state'],
+  minute: number,
+  more: Partial<PrTransitionRecord> = {},
+): PrTransitionRecord {
+  return {
+    workspaceId: WS,
+    queueKey,
+    prNumber,
+    state,
+    occurredAt: T0 + minute * MIN,
+    source: 'readback',
+    recordedAt: T0,
+    ...more,
+  };
+}
+
+describe.each(engines)('queue history on %s', (_name, open) => {
+  let store: Store;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ store, drop } = await open());
+  }, 60_000);
+  afterAll(async () => {
+    await store.close();
+    await drop();
+  });
+
+  it('a transition seen by webhook and then by poll is one row, with what the webhook knew', async () => {
+    const q = 'github.com/acme/one:main';
+    const seen = { workspaceId: WS, queueKey: q, prNumber: 7, kind: 'failed' as const };
+    const outcome = await store.db.transaction((tx) =>
+      recordWebhookTransition(tx, {
+        ...seen,
+        occurredAt: T0,
+        now: T0 + 1000,
+        detail: { author: 'ada', reasonCode: 'TEST_RUN_TIMEOUT' },
+      }),
+    );
+    expect(outcome).toBe('new');
+    const polledNew = await store.db.transaction((tx) =>
+      recordPolledTransition(tx, { ...seen, occurredAt: T0 + 15_000, now: T0 + 20_000, since: T0 }),
+    );
+    expect(polledNew).toBe(false);
+    const again = await store.db.transaction((tx) =>
+      recordWebhookTransition(tx, { ...seen, occurredAt: T0, now: T0 + 30_000 }),
+    );
+    expect(again).toBe('duplicate');
+    expect(await transitionsOfPr(store.db, WS, q, 7)).toEqual([
+      {
+        workspaceId: WS,
+        queueKey: q,
+        prNumber: 7,
+        state: 'failed',
+        occurredAt: T0,
+        source: 'webhook',
+        recordedAt: T0 + 1000,
+        author: 'ada',
+        reasonCode: 'TEST_RUN_TIMEOUT',
+      },
+    ]);
+  });
+
+  it('a poll that sees a transition first records it from the poll', async () => {
+    const q = 'github.com/acme/two:main';
+    const t = { workspaceId: WS, queueKey: q, prNumber: 8, kind: 'submitted' as const };
+    expect(
+      await store.db.transaction((tx) =>
+        recordPolledTransition(tx, {
+          ...t,
+          occurredAt: T0,
+          now: T0 + 5000,
+          since: T0 - 20_000,
+          detail: { title: 'Fix it', author: 'bo' },
+        }),
+      ),
+    ).toBe(true);
+    const rows = await transitionsOfPr(store.db, WS, q, 8);
+    expect(rows.map((r) => [r.state, r.source, r.title, r.author])).toEqual([
+      ['submitted', 'poll', 'Fix it', 'bo'],
+    ]);
+  });
+
+  it('read-back rows dedupe against what is there, near in time or identical', async () => {
+    const q = 'github.com/acme/three:main';
+    await recordTransition(store.db, row(q, 9, 'merged', 0, { source: 'webhook' }));
+    expect(await recordTransition(store.db, row(q, 9, 'merged', 1))).toBe(false);
+    expect(await recordTransition(store.db, row(q, 9, 'submitted', -30))).toBe(true);
+    expect(await recordTransition(store.db, row(q, 9, 'submitted', -30))).toBe(false);
+    expect(await recordTransitions(store.db, [row(q, 9, 'testing', -10), row(q, 9, 'testing', -10)])).toBe(1);
+    expect((await transitionsOfPr(store.db, WS, q, 9)).map((r) => r.state)).toEqual([
+      'submitted',
+      'testing',
+      'merged',
+    ]);
+  });
+
+  it('merged stays: from the attempt’s first entry, testing from its last testing; unknown entries left out', async () => {
+    const q = 'github.com/acme/stays:main';
+    await recordTransitions(store.db, [
+      // PR 1: failed once, re-submitted, merged: the stay is the second attempt.
+      row(q, 1, 'submitted', 0),
+      row(q, 1, 'testing', 5),
+      row(q, 1, 'failed', 20, { headSha: 'a1', failingChecks: ['e2e'] }),
+      row(q, 1, 'submitted', 30),
+      row(q, 1, 'submitted', 32),
+      row(q, 1, 'testing', 40),
+      row(q, 1, 'testing', 50),
+      row(q, 1, 'merged', 95, { headSha: 'a1' }),
+      // PR 2: only its merge is known (v1 read-back): not a whole stay.
+      row(q, 2, 'merged', 100),
+      // PR 3: merged without a testing transition known.
+      row(q, 3, 'submitted', 60),
+      row(q, 3, 'merged', 120),
+      // PR 4: merged after the window.
+      row(q, 4, 'submitted', 100),
+      row(q, 4, 'merged', 300),
+    ]);
+    expect(await mergedStays(store.db, WS, q, T0, T0 + 200 * MIN)).toEqual([
+      { prNumber: 1, enteredAt: T0 + 30 * MIN, mergedAt: T0 + 95 * MIN, testingMs: 45 * MIN },
+      { prNumber: 3, enteredAt: T0 + 60 * MIN, mergedAt: T0 + 120 * MIN },
+    ]);
+  });
+
+  it('flaky evidence: failures on a head commit that later merged or passed the check, per check', async () => {
+    const q = 'github.com/acme/flaky:main';
+    await recordTransitions(store.db, [
+      row(q, 1, 'failed', 0, { headSha: 'a', failingChecks: ['e2e'] }),
+      row(q, 1, 'merged', 30, { headSha: 'a' }),
+      row(q, 2, 'failed', 0, { headSha: 'b', failingChecks: ['e2e', 'lint'] }),
+      row(q, 2, 'failed', 40, { headSha: 'b', failingChecks: ['lint'] }),
+      // a new commit: not evidence
+      row(q, 3, 'failed', 0, { headSha: 'c', failingChecks: ['e2e'] }),
+      row(q, 3, 'merged', 50, { headSha: 'd' }),
+      // before the window
+      row(q, 4, 'failed', -20_000, { headSha: 'e', failingChecks: ['e2e'] }),
+      row(q, 4, 'merged', -19_000, { headSha: 'e' }),
+    ]);
+    const ev = await flakyCheckEvidence(store.db, WS, q, ['e2e', 'lint', 'unit'], T0 - 60 * MIN);
+    expect(ev).toEqual([
+      { check: 'e2e', failedThenPassed: 2 },
+      { check: 'lint', failedThenPassed: 0 },
+      { check: 'unit', failedThenPassed: 0 },
+    ]);
+  });
+
+  it('kick class and who submitted are set on the rows they belong to', async () => {
+    const q = 'github.com/acme/kicks:main';
+    await recordTransitions(store.db, [row(q, 5, 'submitted', 0), row(q, 5, 'failed', 10)]);
+    expect(await setKickClass(store.db, WS, q, 5, T0 + 10 * MIN, 'flaky', '`e2e` failed')).toBe(true);
+    expect(await setKickClass(store.db, WS, q, 5, T0, 'flaky', 'x')).toBe(false);
+    expect(await setSubmittedBy(store.db, WS, q, 5, T0 + 30_000, 'app:autopilot')).toBe(true);
+    const rows = await transitionsOfPr(store.db, WS, q, 5);
+    expect(rows.map((r) => [r.state, r.kickClass, r.kickEvidence, r.submittedBy])).toEqual([
+      ['submitted', undefined, undefined, 'app:autopilot'],
+      ['failed', 'flaky', '`e2e` failed', undefined],
+    ]);
+  });
+
+  it('queue states: only changes kept; the state in force at a window start comes first', async () => {
+    const q = 'github.com/acme/states:main';
+    const at = (m: number) => T0 + m * MIN;
+    const rec = (state: 'running' | 'paused' | 'draining', m: number) =>
+      recordQueueState(store.db, { workspaceId: WS, queueKey: q, state, occurredAt: at(m), source: 'poll' });
+    expect(await rec('running', 0)).toBe(true);
+    expect(await rec('running', 5)).toBe(false);
+    expect(await rec('paused', 10)).toBe(true);
+    expect(await rec('running', 70)).toBe(true);
+    const states = await queueStatesBetween(store.db, WS, q, at(20), at(100));
+    expect(states.map((s) => [s.state, s.occurredAt])).toEqual([
+      ['paused', at(10)],
+      ['running', at(70)],
+    ]);
+  });
+
+  it('ETA truth: each estimate kept once, its error once the PR merged', async () => {
+    const q = 'github.com/acme/eta:main';
+    const shown = { workspaceId: WS, queueKey: q, prNumber: 11, source: 'trunk' as const, surface: 'eta' };
+    expect(await recordEtaShown(store.db, { ...shown, shownAt: T0, estimatedAt: T0 + 30 * MIN })).toBe(true);
+    expect(await recordEtaShown(store.db, { ...shown, shownAt: T0 + MIN, estimatedAt: T0 + 30 * MIN })).toBe(
+      false,
+    );
+    expect(await settleEtas(store.db, WS, q, 11, T0 + 50 * MIN)).toBe(1);
+    expect(await settleEtas(store.db, WS, q, 11, T0 + 60 * MIN)).toBe(0);
+    expect(await etasOfPr(store.db, WS, q, 11)).toEqual([
+      { ...shown, shownAt: T0, estimatedAt: T0 + 30 * MIN, mergedAt: T0 + 50 * MIN, errorMs: 20 * MIN },
+    ]);
+  });
+
+  it('pruning forgets what happened before the cut, keeping the queue state then in force', async () => {
+    const q = 'github.com/acme/prune:main';
+    const old = T0 - 100 * 24 * 60 * MIN;
+    await recordTransitions(store.db, [
+      { ...row(q, 1, 'merged', 0), occurredAt: old },
+      row(q, 2, 'merged', 0),
+    ]);
+    for (const [state, at] of [
+      ['paused', old - MIN],
+      ['running', old],
+    ] as const)
+      await recordQueueState(store.db, {
+        workspaceId: WS,
+        queueKey: q,
+        state,
+        occurredAt: at,
+        source: 'poll',
+      });
+    await pruneHistory(store.db, T0 - 90 * 24 * 60 * MIN);
+    expect((await transitionsOfPr(store.db, WS, q, 1)).length).toBe(0);
+    expect((await transitionsOfPr(store.db, WS, q, 2)).length).toBe(1);
+    const states = await queueStatesBetween(store.db, WS, q, T0, T0 + MIN);
+    expect(states.map((s) => s.state)).toEqual(['running']);
+  });
+
+  it('deleteWorkspace removes the workspace’s history', async () => {
+    const q = 'github.com/acme/gone:main';
+    await recordTransition(store.db, { ...row(q, 1, 'merged', 0), workspaceId: 'T-GONE' });
+    await store.deleteWorkspace('T-GONE');
+    expect(await transitionsOfPr(store.db, 'T-GONE', q, 1)).toEqual([]);
+  });
+});
