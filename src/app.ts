@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Config } from './config.ts';
+import type { DigestService } from './digest/index.ts';
 import { createHttpRoutes } from './http/routes.ts';
 import { createTrunkWebhookRoutes } from './http/trunk-webhooks.ts';
 import {
@@ -155,6 +156,8 @@ export interface RunningApp {
   readonly testCases: TestCaseSink;
   /** Slow-queue alerts (src/workers/slow-queues.ts). */
   readonly slow: SlowQueuesWorker;
+  /** The digest scheduler (tests tick it on their clock); undefined when turned off. */
+  readonly digests: DigestService | undefined;
   /** Dashboard canvases kept current (src/workers/dashboards.ts). */
   readonly dashboards: DashboardsWorker;
   start(): Promise<void>;
@@ -447,6 +450,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     testCases,
     slow,
     dashboards,
+    digests: digestService,
     async start() {
       if (started) return;
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.

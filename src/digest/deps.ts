@@ -6,7 +6,7 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { DigestSurface } from './surface.ts';
-import type { WorkspaceTrunk } from './types.ts';
+import type { DigestMessage, Subscription, WorkspaceTrunk } from './types.ts';
 
 export interface DigestDeps {
   store: Pick<Store, 'db' | 'getChannelDefault' | 'getWorkspace' | 'appendAudit'>;
@@ -35,4 +35,15 @@ export interface DigestDeps {
   manualRunCooldownMs?: number;
   /** node-cron expression of the ticker, default every minute (UTC). */
   tickCron?: string;
+  /** Health digests' reports (the queue history's figures, rendered by the Slack side); absent: none can run. */
+  health?: HealthReports;
+}
+
+/** What a health digest posts for one occurrence: the queue's figures over its window, beside the one before. */
+export interface HealthReports {
+  report(
+    sub: Subscription,
+    window: { from: number; to: number },
+    ctx: { scheduledAt: number; late: boolean; manual: boolean },
+  ): Promise<{ messages: DigestMessage[]; empty: boolean }>;
 }

@@ -1,6 +1,6 @@
 /** Scheduled digests of failing and quarantined tests: the public face of digest/. */
 
-export type { DigestDeps } from './deps.ts';
+export type { DigestDeps, HealthReports } from './deps.ts';
 export { describeSchedule, repoLabel } from './describe.ts';
 export type { DigestAnswer, DigestManager, DigestRefusal } from './manage.ts';
 export { DEFAULT_DAYS, DEFAULT_TIME, DEFAULT_TOP, MAX_PER_CHANNEL, MAX_TOP } from './manage.ts';

@@ -199,6 +199,7 @@ async function build(
   rec: RunRecord,
   abandoned: () => boolean,
 ): Promise<RunPayload> {
+  if (sub.kind === 'health') return buildHealth(ctx, sub, rec);
   const trunk = await ctx.deps.trunkFor(sub.workspaceId);
   if (!trunk) {
     return {
@@ -242,6 +243,27 @@ async function build(
       failure: err.userMessage,
     };
   }
+}
+
+/** `weekly`: the 7 days before the occurrence; otherwise the day before it. */
+export function healthWindow(
+  sub: Pick<Subscription, 'days'>,
+  scheduledAt: number,
+): { from: number; to: number } {
+  const days = sub.days === 'weekly' ? 7 : 1;
+  return { from: scheduledAt - days * 24 * 3_600_000, to: scheduledAt };
+}
+
+/** A health digest reads the queue's history in the store, not Trunk. */
+async function buildHealth(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Promise<RunPayload> {
+  const health = ctx.deps.health;
+  if (!health) throw new Error('health digests are not available in this process');
+  const r = await health.report(sub, healthWindow(sub, rec.scheduledAt), {
+    scheduledAt: rec.scheduledAt,
+    late: rec.late,
+    manual: rec.manual,
+  });
+  return { messages: r.messages, empty: r.empty };
 }
 
 /**

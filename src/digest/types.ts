@@ -4,7 +4,8 @@ import type { TrunkApi } from '../trunk/api.ts';
 import type { Repo } from '../trunk/types.ts';
 import type { DaysRule } from './schedule.ts';
 
-export type DigestKind = 'failing' | 'quarantined';
+/** `health`: how one queue did (the queue history's figures), not its tests. */
+export type DigestKind = 'failing' | 'quarantined' | 'health';
 
 export interface Subscription {
   id: string;
@@ -12,6 +13,8 @@ export interface Subscription {
   channelId: string;
   kind: DigestKind;
   repo: Repo;
+  /** A health digest's queue branch (the tests' digests are about a repository, and leave it out). */
+  branch?: string;
   minuteOfDay: number;
   tz: string;
   days: DaysRule;
@@ -70,6 +73,8 @@ export type DigestRequest =
       op: 'add';
       kind: DigestKind;
       repo?: RepoRef;
+      /** A health digest's branch, when typed with its repository (`acme/web:main`). */
+      branch?: string;
       minuteOfDay?: number;
       tz?: string;
       days?: DaysRule;

@@ -6,11 +6,14 @@
  * stops by the shutdown's deadline; see Worker in src/lifecycle.ts.
  */
 import type { Config } from '../config.ts';
-import { createDigestService, type DigestService } from '../digest/index.ts';
+import { DEFAULT_BRANCH } from '../core/target.ts';
+import { createDigestService, type DigestService, type HealthReports } from '../digest/index.ts';
 import { mergedStays } from '../history/repository.ts';
+import { computeQueueStats, previousWindow } from '../history/stats.ts';
 import type { Lifecycle, Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { renderHealthDigest } from '../slack/blocks/health-digest.ts';
 import { digestSurface } from '../slack/digest-surface.ts';
 import type { DirectoryCache } from '../slack/directory.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
@@ -18,7 +21,7 @@ import type { Workspaces } from '../slack/workspace.ts';
 import { createAuditRetention } from '../store/audit-retention.ts';
 import type { Store } from '../store/types.ts';
 
-import { listFollowedQueues, type QueueTarget } from '../watch/index.ts';
+import { listFollowedQueues, type QueueTarget, queueKeyOf } from '../watch/index.ts';
 import { createMergeQueueSink } from '../watch/webhook-sink.ts';
 import type { WebhookSink } from '../webhooks/ports.ts';
 import { botStanding } from './bot-standing.ts';
@@ -81,6 +84,31 @@ export interface Workers {
   readonly dashboards: DashboardsWorker;
 }
 
+/** Health digests' reports: the queue history's figures of the window and the one before, in Slack's words. */
+function healthReports(store: Store, config: Config): HealthReports {
+  return {
+    async report(sub, window, ctx) {
+      const q = {
+        workspaceId: sub.workspaceId,
+        queueKey: queueKeyOf({ repo: sub.repo, branch: sub.branch ?? DEFAULT_BRANCH }),
+        tz: sub.tz,
+      };
+      const [now, before, ws] = await Promise.all([
+        computeQueueStats(store.db, { ...q, ...window }),
+        computeQueueStats(store.db, { ...q, ...previousWindow(window) }),
+        store.getWorkspace(sub.workspaceId),
+      ]);
+      const orgSlug = ws?.trunkOrgSlug ?? config.trunk.orgSlug;
+      const message = renderHealthDigest(sub, now, before, {
+        ...ctx,
+        appUrl: config.trunk.appUrl,
+        ...(orgSlug ? { orgSlug } : {}),
+      });
+      return { messages: [message], empty: now.merged + now.kicked + now.cancelled === 0 };
+    },
+  };
+}
+
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
 export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers {
   const { config, overrides } = o;
@@ -113,6 +141,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
         ...(digest.leaseMs ? { leaseMs: digest.leaseMs } : {}),
         trunkAppUrl: config.trunk.appUrl,
         ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+        health: healthReports(o.store, config),
       })
     : undefined;
   // node-cron stays the digests' ticker; the service lets its claims go when stopped.
