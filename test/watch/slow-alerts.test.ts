@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../dev/fakes/trunk/index.ts';
 import { defaultUsers, type Harness, TEAM, USERS } from '../helpers/app-harness.ts';
+import { assertValidMessage } from '../helpers/block-kit.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
 import { startWorld, usePostgresWorld, type World } from '../helpers/world.ts';
 
@@ -91,6 +92,7 @@ function suite(name: string, world: () => World) {
       expect(entered).toContain('is slow');
       expect(entered).toContain('2 h over the last 6 h (3 PRs merged)');
       expect(entered).toContain('10 min over the 14 days before (6 PRs)');
+      for (const m of world().slack.channelMessages(channel)) assertValidMessage(m.blocks);
 
       // Both replicas' periodic passes, racing, and more merges of the same kind say nothing more.
       await Promise.all([a.app!.slow.tick(), b.app!.slow.tick(), a.app!.slow.tick(), b.app!.slow.tick()]);

@@ -2,7 +2,7 @@
  * canvases.* and conversations.canvases.create: canvases in the fake, with the argument checks Slack
  * documents. A channel has at most one channel canvas (a second answers `channel_canvas_already_exists`);
  * `document_content` must be `{ "type": "markdown", "markdown": "…" }` (at most 1 MiB); `canvases.edit`
- * takes a non-empty list of changes with a known operation, and `replace` without a section replaces the
+ * takes exactly one change with a known operation, and `replace` without a section replaces the
  * whole document. Each write is kept, so a test reads what the canvas said and when.
  */
 import { channelFor, err, jsonField, type Method, nextId, type SlackState, str } from './state.ts';
@@ -80,8 +80,9 @@ export function canvasMethods(s: SlackState): Record<string, Method> {
       const canvas = find(args);
       if (!canvas) return err('canvas_not_found');
       const changes = jsonField(args['changes']);
-      if (!Array.isArray(changes) || changes.length === 0)
-        return err('invalid_arguments', { detail: 'changes must be a non-empty array' });
+      // Slack takes exactly one change a call.
+      if (!Array.isArray(changes) || changes.length !== 1)
+        return err('invalid_arguments', { detail: 'changes must hold exactly one change' });
       let markdown = canvas.markdown;
       for (const raw of changes) {
         const ch = raw as Record<string, unknown>;
