@@ -72,6 +72,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Audit rows older than this many days are pruned (AUDIT_RETENTION_DAYS, default 90). */
   auditRetentionDays: number;
+  /** The queue history behind `stats` is kept this many days, then pruned (HISTORY_DAYS, default 90). */
+  historyDays: number;
 }
 
 /** How to leave the sandbox: printed when it starts, and when production settings forbid it. */
@@ -214,6 +216,14 @@ const envSchema = z.object({
       .optional(),
   ),
   AUDIT_RETENTION_DAYS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a whole number of days, for example 90')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be at least 1 day')
+      .optional(),
+  ),
+  HISTORY_DAYS: optionalText.pipe(
     z
       .string()
       .regex(/^\d{1,5}$/, 'must be a whole number of days, for example 90')
@@ -416,6 +426,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: { tool?: 
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? 10_000,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS ?? 90,
+    historyDays: e.HISTORY_DAYS ?? 90,
   };
   if (defaultTarget) config.defaultTarget = defaultTarget;
   return config;

@@ -24,11 +24,15 @@ export interface StatsQuery {
   to: number;
   /** The reader's IANA timezone (their Slack profile's), for the days. */
   tz: string;
+  /** Days per entry of `days` (a chart holds at most 20 points: 30 days are drawn two a point); default 1. */
+  daysPerBucket?: number;
 }
 
 export interface DayFigures {
-  /** The reader's date, YYYY-MM-DD. */
+  /** The reader's date, YYYY-MM-DD (the first, when an entry holds several days). */
   day: string;
+  /** The last date it holds, when it holds several. */
+  lastDay?: string;
   /** When that day (or the window, for its first) starts. */
   start: number;
   merged: number;
@@ -112,8 +116,18 @@ const sortedAsc = (xs: number[]) => xs.sort((a, b) => a - b);
 
 export async function computeQueueStats(db: DbExecutor, q: StatsQuery): Promise<QueueStats> {
   const key: SqlValue[] = [q.workspaceId, q.queueKey, q.from, q.to];
-  const starts = dayStarts(q.from, q.to, q.tz);
-  const days: DayFigures[] = starts.map((s) => ({ ...s, merged: 0, kicked: 0 }));
+  const every = dayStarts(q.from, q.to, q.tz);
+  const per = Math.max(1, Math.floor(q.daysPerBucket ?? 1));
+  const starts = every.filter((_, i) => i % per === 0);
+  const days: DayFigures[] = starts.map((s, i) => {
+    const last = every[Math.min(every.length - 1, i * per + per - 1)];
+    return {
+      ...s,
+      ...(per > 1 && last && last.day !== s.day ? { lastDay: last.day } : {}),
+      merged: 0,
+      kicked: 0,
+    };
+  });
 
   // Counts per state and reader's day, aggregated in SQL: the day is a CASE over the day starts.
   const dayCase =

@@ -7,6 +7,7 @@ import { PeopleService } from './people.ts';
 import type { ServiceDeps } from './ports.ts';
 import { PrService } from './prs.ts';
 import { QueueService } from './queue.ts';
+import { StatsService } from './stats.ts';
 import { StepService } from './steps.ts';
 import { StoryService } from './story.ts';
 import { createTestFeedsService, type TestFeedsService } from './test-feeds.ts';
@@ -40,6 +41,8 @@ export interface Services {
   steps: StepService;
   /** A queue's dashboard canvas in a channel: `dashboard [target]`, `dashboard off [target]`. */
   dashboard: DashboardService;
+  /** How a queue did over a window (`stats`), from its history. */
+  stats: StatsService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -61,5 +64,6 @@ export function createServices(deps: ServiceDeps): Services {
     unfurls: new UnfurlService(deps),
     steps: new StepService(deps, queue),
     dashboard: createDashboardService(deps, queue),
+    stats: new StatsService(deps),
   };
 }

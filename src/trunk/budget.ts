@@ -24,10 +24,10 @@
 import { PULL_REQUEST_WRITES, type TrunkOperation } from './api.ts';
 import { TrunkBusyError } from './errors.ts';
 
-export const TRUNK_CALLERS = ['interactive', 'view', 'watch', 'digest', 'freeze'] as const;
+export const TRUNK_CALLERS = ['interactive', 'view', 'watch', 'digest', 'freeze', 'history'] as const;
 /**
  * Who is calling Trunk: a command or click (a person waits), what a person only looks at (the Home, listings,
- * read through the read cache), a queue watcher, a digest, a freeze window.
+ * read through the read cache), a queue watcher, a digest, a freeze window, reading a queue's history back.
  */
 export type TrunkCaller = (typeof TRUNK_CALLERS)[number];
 

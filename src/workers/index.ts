@@ -27,6 +27,7 @@ import type { WebhookSink } from '../webhooks/ports.ts';
 import { botStanding } from './bot-standing.ts';
 import { createDashboardsWorker, type DashboardsWorker } from './dashboards.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
+import { createHistoryWorkers } from './history.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
 import { createSlowQueuesWorker, type SlowQueuesWorker } from './slow-queues.ts';
 import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
@@ -124,6 +125,20 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   });
   // Start-up waits for the first prune, so a restarted app never shows rows past their retention.
   lifecycle.addWorker({ name: 'audit-retention', start: retention.start, stop: retention.stop });
+
+  // The queue history: pruned past HISTORY_DAYS on every replica; Trunk's record read back for followed queues.
+  const history = createHistoryWorkers({
+    store: o.store,
+    workspaces: o.workspaces,
+    historyDays: config.historyDays,
+    followed: (t) =>
+      listFollowedQueues(o.store.db, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+    logger: o.logger.child({ component: 'history' }),
+    now: o.now,
+    replicaId: o.replicaId,
+  });
+  lifecycle.addWorker({ name: 'history-retention', ...history.pruning });
+  lifecycle.addWorker({ name: 'history-readback', ...history.readback }, scheduler);
 
   const digest = overrides.digest === false ? undefined : (overrides.digest ?? {});
   const digests = digest

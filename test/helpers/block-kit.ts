@@ -81,6 +81,34 @@ export function limitProblems(root: unknown): string[] {
   return problems;
 }
 
+/**
+ * What the schema cannot say of charts (spec/README.md): at most two `data_visualization` blocks a message,
+ * unique series names, and every series one point per category, with labels among them.
+ */
+export function chartProblems(blocks: unknown[]): string[] {
+  const problems: string[] = [];
+  const charts = blocks.filter((b) => (b as { type?: unknown })?.type === 'data_visualization') as Array<{
+    chart?: {
+      series?: Array<{ name: string; data: Array<{ label: string }> }>;
+      axis_config?: { categories?: string[] };
+    };
+  }>;
+  if (charts.length > 2) problems.push(`${charts.length} data_visualization blocks > 2 per message`);
+  for (const [i, c] of charts.entries()) {
+    const series = c.chart?.series ?? [];
+    const categories = c.chart?.axis_config?.categories;
+    if (new Set(series.map((s) => s.name)).size !== series.length)
+      problems.push(`chart ${i}: series names repeat`);
+    if (!categories) continue;
+    for (const s of series) {
+      const labels = s.data.map((d) => d.label);
+      if (labels.length !== categories.length || labels.some((l, j) => l !== categories[j]))
+        problems.push(`chart ${i}: series ${s.name} is not one point per category`);
+    }
+  }
+  return problems;
+}
+
 /** Throws with every problem found; returns nothing when the blocks may be posted as a message. */
 export function assertValidMessage(blocks: unknown): void {
   if (!Array.isArray(blocks) || blocks.length === 0) throw new Error('a message needs at least one block');
@@ -88,7 +116,7 @@ export function assertValidMessage(blocks: unknown): void {
   if (blocks.length > SLACK_LIMITS.messageBlocks)
     problems.push(`${blocks.length} blocks > ${SLACK_LIMITS.messageBlocks} per message`);
   if (!blocksValidator(blocks)) problems.push(`schema:\n${describe(blocksValidator)}`);
-  problems.push(...limitProblems(blocks));
+  problems.push(...limitProblems(blocks), ...chartProblems(blocks));
   if (problems.length > 0) throw new Error(`invalid Block Kit message:\n${problems.join('\n')}`);
 }
 

@@ -7,6 +7,7 @@ import {
   jsonField,
   type Method,
   nextTs,
+  refusesBlocks,
   type SlackState,
   str,
 } from './state.ts';
@@ -20,6 +21,7 @@ export function chatMethods(s: SlackState): Record<string, Method> {
       if (!args['text'] && !args['blocks'] && !args['attachments']) return err('no_text');
       const c = channelFor(s, channel);
       if (c.isMember === false) return err('not_in_channel');
+      if (refusesBlocks(s, jsonField(args['blocks']))) return err('invalid_blocks');
       const id = identityOf(s, token);
       const ts = nextTs(s);
       const m: FakeMessage = { channel, ts, via: 'api', history: [] };
@@ -52,6 +54,7 @@ export function chatMethods(s: SlackState): Record<string, Method> {
       const ts = str(args['ts']);
       const m = s.messages.find((x) => x.channel === channel && x.ts === ts);
       if (!m) return err('message_not_found');
+      if (refusesBlocks(s, jsonField(args['blocks']))) return err('invalid_blocks');
       editMessage(s, m, args);
       return { body: { ok: true, channel, ts, text: m.text, message: { text: m.text, blocks: m.blocks } } };
     },
@@ -61,6 +64,7 @@ export function chatMethods(s: SlackState): Record<string, Method> {
       if (!channel) return err('channel_not_found');
       if (!user) return err('user_not_found');
       if (channelFor(s, channel).isMember === false) return err('not_in_channel');
+      if (refusesBlocks(s, jsonField(args['blocks']))) return err('invalid_blocks');
       const e: FakeEphemeral = { channel, user, via: 'api', at: s.now() };
       const text = str(args['text']);
       if (text !== undefined) e.text = text;

@@ -3,7 +3,7 @@
  * it replaces or deletes that message, posts in the channel, or shows something to that person alone.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { editMessage, nextId, nextTs, type SlackState, str, takeFault } from './state.ts';
+import { editMessage, nextId, nextTs, refusesBlocks, type SlackState, str, takeFault } from './state.ts';
 import type { FakeEphemeral, FakeMessage, ResponseUrlContext } from './types.ts';
 import { applyFault, parseArgs, send } from './wire.ts';
 
@@ -39,6 +39,14 @@ export async function handleResponseUrl(
   }
   const text = str(body['text']);
   const blocks = Array.isArray(body['blocks']) ? (body['blocks'] as unknown[]) : undefined;
+  // As Slack's incoming webhooks do (spec/README.md): HTTP 400 with the error as text.
+  if (refusesBlocks(s, blocks)) {
+    send(res, 400, 'invalid_blocks');
+    post(400);
+    return;
+  }
+  // A slash command's answer (no message of its own) replaced: the last ephemeral it showed is edited.
+  const shown = s.ephemerals.findLast((e) => e.responseUrlId === id);
   const original = context.messageTs
     ? s.messages.find((m) => m.channel === context.channel && m.ts === context.messageTs)
     : undefined;
@@ -46,6 +54,11 @@ export async function handleResponseUrl(
     if (original) s.messages.splice(s.messages.indexOf(original), 1);
   } else if ((body['replace_original'] === true || body['replace_original'] === 'true') && original) {
     editMessage(s, original, body);
+  } else if ((body['replace_original'] === true || body['replace_original'] === 'true') && shown) {
+    shown.edits = (shown.edits ?? 0) + 1;
+    if (text !== undefined) shown.text = text;
+    if (blocks) shown.blocks = blocks;
+    else delete shown.blocks;
   } else if (body['response_type'] === 'in_channel') {
     const m: FakeMessage = { channel: context.channel, ts: nextTs(s), via: 'response_url', history: [] };
     if (text !== undefined) m.text = text;
@@ -59,6 +72,7 @@ export async function handleResponseUrl(
       user: context.user,
       via: 'response_url',
       at: s.now(),
+      responseUrlId: id,
     };
     if (text !== undefined) e.text = text;
     if (blocks) e.blocks = blocks;

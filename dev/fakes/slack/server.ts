@@ -156,6 +156,9 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       for (let i = 0; i < times; i++) list.push(fault);
       st.faults.set(method, list);
     },
+    refuseBlocks(type, times = Number.POSITIVE_INFINITY) {
+      st.refusedBlocks.set(type, times);
+    },
     setLatency(ms, method = '*') {
       st.latency.set(method, ms);
     },
@@ -196,6 +199,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       st.unfurls.length = 0;
       st.canvases.length = 0;
       st.faults.clear();
+      st.refusedBlocks.clear();
       functions.completions.length = 0;
     },
     close: () =>

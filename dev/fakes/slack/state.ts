@@ -49,6 +49,8 @@ export interface SlackState {
   readonly responseUrls: Map<string, ResponseUrlContext>;
   readonly issuedTokens: SlackFake['issuedTokens'];
   readonly faults: Map<string, SlackFault[]>;
+  /** Block types answered `invalid_blocks`, with how many more times (Infinity: until cleared). */
+  readonly refusedBlocks: Map<string, number>;
   readonly latency: Map<string, number>;
   /** 'change' after every recorded request (waitFor listens). */
   readonly events: EventEmitter;
@@ -84,6 +86,7 @@ export function createState(opts: SlackFakeOptions): SlackState {
     responseUrls: new Map(),
     issuedTokens: [],
     faults: new Map(),
+    refusedBlocks: new Map(),
     latency: new Map(),
     events,
     port: 0,
@@ -160,3 +163,20 @@ export const jsonField = (v: unknown): unknown => {
     return v;
   }
 };
+
+/**
+ * Whether `blocks` hold a block type the fake was told to refuse (Slack answering `invalid_blocks`, as it
+ * does for a chart it will not draw); takes one refusal when so.
+ */
+export function refusesBlocks(s: SlackState, blocks: unknown): boolean {
+  if (!Array.isArray(blocks)) return false;
+  for (const b of blocks) {
+    const type = (b as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string') continue;
+    const left = s.refusedBlocks.get(type);
+    if (left === undefined || left <= 0) continue;
+    if (left !== Number.POSITIVE_INFINITY) s.refusedBlocks.set(type, left - 1);
+    return true;
+  }
+  return false;
+}

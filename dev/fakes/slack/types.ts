@@ -142,6 +142,10 @@ export interface FakeEphemeral {
   blocks?: unknown[];
   via: 'api' | 'response_url';
   at: number;
+  /** Shown through this response_url: a later post to it with replace_original edits it. */
+  responseUrlId?: string;
+  /** How many times it was replaced in place. */
+  edits?: number;
 }
 
 export interface ResponseUrlContext {
@@ -244,6 +248,11 @@ export interface SlackFake {
   readonly issuedTokens: Array<{ token: string; refreshToken?: string; teamId: string }>;
   /** The next `times` calls to `method` (a Web API method or 'response_url') fail this way. */
   failNext(method: string, fault: SlackFault, times?: number): void;
+  /**
+   * Blocks of `type` (e.g. 'data_visualization') are refused with `invalid_blocks` (chat.* answer
+   * `{ok:false}`, a response_url HTTP 400) the next `times` times; default: until `refuseBlocks(type, 0)`.
+   */
+  refuseBlocks(type: string, times?: number): void;
   /** Delay every call to `method` (or '*') by ms. */
   setLatency(ms: number, method?: string): void;
   /** Socket Mode: connections opened with the ws:// URL from apps.connections.open (xapp- token). */

@@ -59,6 +59,10 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     what: "The queue's PRs: by default every one not yet merged, failed or cancelled; or those in one state.",
     examples: ['/mergequeue prs', '/mergequeue prs acme/web:main failed'],
   },
+  stats: {
+    what: 'How the queue did over the last day, 7 days (default) or 30 days, beside the window before: merged and kicked PRs, time in queue (p50, p90), time testing, hours paused, top failing checks, ETA error, with charts. Reading is for everyone.',
+    examples: ['/mergequeue stats', '/mergequeue stats acme/web:main 30d'],
+  },
   run: {
     what: 'One test run: status, required checks with links, PRs tested and impacted targets.',
     examples: ['/mergequeue run 5d1c7e0a-…'],

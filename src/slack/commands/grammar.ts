@@ -76,7 +76,12 @@ export type PrCommand =
   | { name: 'restart'; number: number; target?: TargetSpec }
   | { name: 'why'; number: number; target?: TargetSpec }
   | { name: 'eta'; number: number; target?: TargetSpec }
-  | { name: 'prs'; target?: TargetSpec; state?: PullRequestState };
+  | { name: 'prs'; target?: TargetSpec; state?: PullRequestState }
+  | { name: 'stats'; target?: TargetSpec; days: StatsDays };
+
+/** The windows `stats` answers for, in days. */
+export const STATS_DAYS = [1, 7, 30] as const;
+export type StatsDays = (typeof STATS_DAYS)[number];
 
 export type CommandName = Command['name'];
 
@@ -131,6 +136,8 @@ function parse(raw: string): ParseCommandResult {
       return parseCancel(rest);
     case 'prs':
       return parsePrs(rest);
+    case 'stats':
+      return parseStats(rest);
     case 'flaky':
     case 'quarantined':
       return parseRepoOnly(name, rest);
@@ -403,6 +410,30 @@ function parsePrs(rest: string[]): ParseCommandResult {
         'prs',
         `\`${clip(word, 40)}\` is not a target or a PR state (${PULL_REQUEST_STATES.join(', ')}).`,
       );
+    }
+  }
+  return ok(command);
+}
+
+/** A target and a window (`1d`, `7d`, `30d`; default 7 days), in either order, each optional. */
+function parseStats(rest: string[]): ParseCommandResult {
+  if (rest.length > 2) return usageError('stats', '`stats` takes at most a target and a window.');
+  const command: Extract<Command, { name: 'stats' }> = { name: 'stats', days: 7 };
+  let window = false;
+  for (const word of rest) {
+    const days = /^(\d{1,2})d$/i.exec(word);
+    if (days && !window) {
+      const n = Number(days[1]);
+      if (!(STATS_DAYS as readonly number[]).includes(n))
+        return usageError('stats', `The window is \`1d\`, \`7d\` or \`30d\`; got \`${clip(word, 10)}\`.`);
+      command.days = n as StatsDays;
+      window = true;
+    } else if (looksLikeTarget(word) && !command.target) {
+      const t = target('stats', word);
+      if (!t.ok) return t.result;
+      command.target = t.value;
+    } else {
+      return usageError('stats', `\`${clip(word, 40)}\` is not a target or a window (1d, 7d, 30d).`);
     }
   }
   return ok(command);

@@ -23,6 +23,7 @@ export const USAGE = {
   why: '/mergequeue why <pr> [owner/repo[:branch]]',
   eta: '/mergequeue eta <pr> [owner/repo[:branch]]',
   prs: `/mergequeue prs [owner/repo[:branch]] [${PULL_REQUEST_STATES.join('|')}]`,
+  stats: '/mergequeue stats [owner/repo[:branch]] [1d|7d|30d]',
   flaky: '/mergequeue flaky [owner/repo]',
   quarantined: '/mergequeue quarantined [owner/repo]',
   digest:

@@ -24,6 +24,7 @@ import { restart } from './restart.ts';
 import { run } from './run.ts';
 import { settings } from './settings.ts';
 import { changeQueueState } from './state.ts';
+import { stats } from './stats.ts';
 import { status } from './status.ts';
 import { submit } from './submit.ts';
 import { testFeeds } from './test-feeds.ts';
@@ -114,6 +115,9 @@ export function register(app: App, deps: SlackDeps): void {
             break;
           case 'prs':
             outcome = await prs(req, c);
+            break;
+          case 'stats':
+            outcome = await stats(req, c.target, c.days);
             break;
           case 'freeze':
             outcome = await freeze(req, c.text);
