@@ -34,7 +34,7 @@ import {
   slimQuarantined,
 } from './shared-collection.ts';
 import { MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
-import type { RunOutcome, Subscription, WorkspaceTrunk } from './types.ts';
+import type { DigestMessage, RunOutcome, Subscription, WorkspaceTrunk } from './types.ts';
 
 export interface RunnerContext {
   deps: DigestDeps;
@@ -115,7 +115,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
         channel: sub.channelId,
       };
       if (i > 0 && headerTs) target.threadTs = headerTs;
-      const ts = await postMessage(ctx.deps.notifier, target, payload.messages[i]!);
+      const ts = await postOrWithoutCharts(ctx, target, payload.messages[i]!);
       if (i === 0) headerTs = ts;
       check(await ctx.claims.recordPosted(key, me, headerTs ?? ts, i + 1, ctx.now() + ctx.leaseMs));
     }
@@ -189,6 +189,24 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
     return { outcome: 'failed', detail: 'internal error' };
   } finally {
     clearInterval(heartbeat);
+  }
+}
+
+/** Posts a message; one whose charts Slack refused (`invalid_blocks`) goes again without them. */
+async function postOrWithoutCharts(
+  ctx: RunnerContext,
+  target: { workspaceId: string; channel: string; threadTs?: string },
+  message: DigestMessage,
+): Promise<string> {
+  try {
+    return await postMessage(ctx.deps.notifier, target, message);
+  } catch (err) {
+    const plain =
+      err instanceof SlackPostError && err.code === 'invalid_blocks'
+        ? ctx.deps.surface.withoutCharts?.(message)
+        : undefined;
+    if (!plain) throw err;
+    return postMessage(ctx.deps.notifier, target, plain);
   }
 }
 

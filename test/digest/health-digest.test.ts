@@ -112,9 +112,33 @@ function suite(name: string, world: () => World) {
       const text = textOf(posted[0]!);
       expect(text).toContain('Queue health · acme/web:main');
       expect(text).toContain('over the last 7 days');
-      expect(text).toContain('Merged: *4* (2 before, +2)');
-      expect(text).toContain('Kicked out: *1* (0 before, +1) · kick rate *20 %* (0 % before)');
-      expect(text).toContain('Time in queue: p50 *20 min* (1 h before), p90 *40 min* (2 h before)');
+      expect(text).toContain('*Merged:* 4 (+100%) · before: 2');
+      expect(text).toContain('*Kicked:* 1 · kick rate 20% · before: 0');
+      expect(text).toContain('*Time in queue:* p50 20 min · p90 40 min · before: p50 1 h, p90 2 h');
+      // The two charts, as stats draws them.
+      const charts = (posted[0]!.blocks as Array<{ type: string }>).filter(
+        (b) => b.type === 'data_visualization',
+      );
+      expect(charts).toHaveLength(2);
+    });
+
+    it('posts the same digest without its charts when Slack refuses them', async () => {
+      const added = await command(
+        'digest add health acme/web:main 09:00 Europe/Paris weekly',
+        USERS.admin,
+        'C0HEALTH02',
+      );
+      const id = /`(d[a-z0-9]{5})`/.exec(added)![1]!;
+      world().slack.refuseBlocks('data_visualization', 1);
+      expect(await apps[2]!.app!.digests!.runNow(TEAM, id)).toMatchObject({ outcome: 'posted' });
+      const posted = world()
+        .slack.channelMessages('C0HEALTH02')
+        .filter((m) => textOf(m).includes('Queue health'));
+      expect(posted).toHaveLength(1);
+      expect(
+        (posted[0]!.blocks as Array<{ type: string }>).some((b) => b.type === 'data_visualization'),
+      ).toBe(false);
+      expect(textOf(posted[0]!)).toContain('*Merged:*');
     });
 
     it("hides a private channel's health digest from people who cannot see the channel", async () => {

@@ -7,8 +7,8 @@ import type { Dashboard } from '../../dashboard/index.ts';
 import type { DashboardAnswer } from '../../services/dashboard.ts';
 import type { SlackReply } from '../reply.ts';
 import { esc, escTrim, mention, queueLabel, trunkQueueUrl } from './format.ts';
-import { formatDuration } from './health.ts';
 import { context, section } from './kit.ts';
+import { durationText } from './stats.ts';
 
 function reply(icon: string, main: string, hint?: string): SlackReply {
   return {
@@ -137,7 +137,7 @@ export function renderDashboardMarkdown(c: CanvasInput): string {
   out.push(`**State:** ${c.state ? cell(c.state) : 'not read yet'} · **PRs in the queue:** ${c.prs.length}`);
   if (c.slow)
     out.push(
-      `**Slow:** median time in queue ${formatDuration(c.slow.recentMedianMs)} over the last 6 h, usually ${formatDuration(c.slow.baselineMedianMs)}`,
+      `**Slow:** median time in queue ${durationText(c.slow.recentMedianMs)} over the last 6 h, usually ${durationText(c.slow.baselineMedianMs)}`,
     );
   out.push('', '## PRs in order');
   if (c.prs.length === 0) out.push('The queue is empty.');
@@ -156,7 +156,7 @@ export function renderDashboardMarkdown(c: CanvasInput): string {
     out.push(`- Merged: ${c.week.merged}`);
     if (c.week.kicked !== undefined) out.push(`- Kicked out: ${c.week.kicked}`);
     out.push(
-      `- Time in queue: p50 ${formatDuration(c.week.p50Ms)}, p90 ${formatDuration(c.week.p90Ms)} (over ${c.week.known} merged PRs whose whole stay is known)`,
+      `- Time in queue: p50 ${durationText(c.week.p50Ms)}, p90 ${durationText(c.week.p90Ms)} (over ${c.week.known} merged PRs whose whole stay is known)`,
     );
   }
   out.push('', `[Open in Trunk](${trunkQueueUrl(c.appUrl, c.orgSlug, c.target)})`);

@@ -7,23 +7,9 @@ import type { SlowFigures, WatchEvent } from '../../watch/types.ts';
 import type { SlackReply } from '../reply.ts';
 import { esc, link, plural, queueLabel, slackDate, trunkQueueUrl } from './format.ts';
 import { context, section } from './kit.ts';
+import { durationText } from './stats.ts';
 
 export type SlowEvent = Extract<WatchEvent, { kind: 'slow' }>;
-
-/** A duration as people read it: `45 s`, `12 min`, `1 h 5 min`, `2 d 3 h`. */
-export function formatDuration(ms: number | undefined): string {
-  if (ms === undefined || !Number.isFinite(ms)) return 'unknown';
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const min = Math.round(s / 60);
-  if (min < 60) return `${min} min`;
-  const h = Math.floor(min / 60);
-  const m = min % 60;
-  if (h < 48) return m ? `${h} h ${m} min` : `${h} h`;
-  const d = Math.floor(h / 24);
-  const rh = h % 24;
-  return rh ? `${d} d ${rh} h` : `${d} d`;
-}
 
 /** The figures in words: the last 6 h beside the 14 days before. */
 export function slowFiguresText(f: SlowFigures): string {
@@ -31,7 +17,7 @@ export function slowFiguresText(f: SlowFigures): string {
     f.recentMedianMs !== undefined && f.baselineMedianMs
       ? ` (${(f.recentMedianMs / f.baselineMedianMs).toFixed(1)}×)`
       : '';
-  return `median time in queue ${formatDuration(f.recentMedianMs)} over the last 6 h (${plural(f.recentCount, 'PR')} merged)${ratio}, against ${formatDuration(f.baselineMedianMs)} over the 14 days before (${plural(f.baselineCount, 'PR')})`;
+  return `median time in queue ${durationText(f.recentMedianMs)} over the last 6 h (${plural(f.recentCount, 'PR')} merged)${ratio}, against ${durationText(f.baselineMedianMs)} over the 14 days before (${plural(f.baselineCount, 'PR')})`;
 }
 
 /** One sentence: what happened, with the figures. */
@@ -55,7 +41,7 @@ export function renderSlow(e: SlowEvent, l: { appUrl?: string; orgSlug?: string 
   const label = queueLabel(e.target);
   const text =
     e.phase === 'entered'
-      ? `${label} is slow: median time in queue ${formatDuration(e.figures.recentMedianMs)} (usually ${formatDuration(e.figures.baselineMedianMs)})`
-      : `${label} is no longer slow: median time in queue ${formatDuration(e.figures.recentMedianMs)}`;
+      ? `${label} is slow: median time in queue ${durationText(e.figures.recentMedianMs)} (usually ${durationText(e.figures.baselineMedianMs)})`
+      : `${label} is no longer slow: median time in queue ${durationText(e.figures.recentMedianMs)}`;
   return { text: esc(text), blocks };
 }

@@ -154,7 +154,17 @@ export function renderHelp(topic?: string): SlackReply {
     };
   }
   const lines = COMMAND_NAMES.map((n) => `\`${escTrim(USAGE[n], 400)}\`\n${escTrim(ABOUT[n].what, 300)}`);
-  const half = Math.ceil(lines.length / 2);
+  // As many sections as the lines need: a section holds 3000 characters.
+  const sections: string[][] = [[]];
+  let size = 0;
+  for (const line of lines) {
+    if (size + line.length + 1 > 2900 && sections[sections.length - 1]!.length > 0) {
+      sections.push([]);
+      size = 0;
+    }
+    sections[sections.length - 1]!.push(line);
+    size += line.length + 1;
+  }
   return {
     text:
       'mergequeue: control the Trunk merge queue and watch flaky tests from Slack. Commands: ' +
@@ -164,8 +174,7 @@ export function renderHelp(topic?: string): SlackReply {
       section(
         'Control the Trunk merge queue and watch flaky tests from Slack. A target is `owner/repo`, `owner/repo:branch`, `host/owner/repo:branch` or `:branch`; left out, the channel default, then the workspace default, is used.',
       ),
-      section(lines.slice(0, half).join('\n')),
-      section(lines.slice(half).join('\n')),
+      ...sections.map((ls) => section(ls.join('\n'))),
       context(
         "Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator; submit, cancel and restart need an operator or the PR's confirmed author. `/mergequeue help <command>` for examples.",
       ),

@@ -18,9 +18,9 @@ import { who } from './config.ts';
 import { etaSentence } from './eta.ts';
 import { code, esc, escTrim, link, mention, plural, prUrl, queueLabel, slackDate } from './format.ts';
 import { describeCurrent, windowLine } from './freeze.ts';
-import { formatDuration } from './health.ts';
 import { ACTIONS } from './ids.ts';
 import { actions, button, context, divider, header, section, sectionsOfLines } from './kit.ts';
+import { durationText } from './stats.ts';
 import { stateLabel, statusButtons } from './status.ts';
 import { testWatchLine } from './test-feeds.ts';
 import { watchLine } from './watch.ts';
@@ -203,7 +203,7 @@ function queueWhy(q: HomeQueue): string {
 function slowLine(q: HomeQueue): string {
   if (!q.slow) return '';
   const { since, recentMedianMs, baselineMedianMs } = q.slow;
-  return `\n:snail: *Slow* since ${slackDate(since)}: median time in queue ${formatDuration(recentMedianMs)} over the last 6 h, usually ${formatDuration(baselineMedianMs)}`;
+  return `\n:snail: *Slow* since ${slackDate(since)}: median time in queue ${durationText(recentMedianMs)} over the last 6 h, usually ${durationText(baselineMedianMs)}`;
 }
 
 function queueText(q: HomeQueue, reading: QueueReading): string {
