@@ -5,12 +5,11 @@
 import { ownedBy } from '../core/codeowners.ts';
 import type { PaginateOptions } from '../trunk/api.ts';
 import type { FailingTest, QuarantinedTest, Repo } from '../trunk/types.ts';
+import { MAX_WINDOW_MS } from '../trunk/validate.ts';
 import { Bloom } from './bloom.ts';
 import type { Baseline, WorkspaceTrunk } from './types.ts';
 
 export const WINDOW_MS = 24 * 3_600_000;
-/** The contract's limit on list-failing-tests windows. */
-export const MAX_WINDOW_MS = 7 * 24 * 3_600_000;
 /** Owners tallied individually; the rest are counted together. */
 const MAX_OWNERS = 100;
 

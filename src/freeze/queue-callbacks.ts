@@ -8,6 +8,7 @@ import { formatQueueRef, type QueueRef } from '../core/target.ts';
 import { changeState, readQueue as readQueueState } from '../queue/service.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
+import { stateAfterChange } from '../trunk/types.ts';
 import {
   type ChangeQueue,
   FREEZE_REASON_PREFIX,
@@ -29,7 +30,6 @@ export interface QueueCallbackDeps {
 }
 
 const NOT_CONNECTED = 'Trunk is not connected for this workspace (an admin can run `/mergequeue connect`).';
-const STATE_AFTER: Record<string, string> = { pause: 'paused', drain: 'draining', resume: 'running' };
 
 export function queueCallbacks(deps: QueueCallbackDeps): {
   changeQueue: ChangeQueue;
@@ -60,8 +60,8 @@ export function queueCallbacks(deps: QueueCallbackDeps): {
     }
     const reading: QueueReading = { state: String(queue.state) };
     const audit = await deps.store.listAudit(workspaceId, { target: formatQueueRef(target), limit: 20 });
-    const last = audit.find((e) => e.outcome === 'ok' && STATE_AFTER[e.action] !== undefined);
-    if (last && STATE_AFTER[last.action] === reading.state.toLowerCase()) {
+    const last = audit.find((e) => e.outcome === 'ok' && stateAfterChange(e.action) !== undefined);
+    if (last && stateAfterChange(last.action) === reading.state.toLowerCase()) {
       reading.changedAt = last.at;
       reading.changedBy = last.userId;
     }
@@ -75,12 +75,12 @@ export function queueCallbacks(deps: QueueCallbackDeps): {
       .filter(
         (e) =>
           e.outcome === 'ok' &&
-          STATE_AFTER[e.action] !== undefined &&
+          stateAfterChange(e.action) !== undefined &&
           e.at >= since &&
           !String(e.detail['reason'] ?? '').startsWith(FREEZE_REASON_PREFIX),
       )
       .sort((a, b) => b.at - a.at)
-      .map((e) => ({ userId: e.userId, at: e.at, state: STATE_AFTER[e.action]! }));
+      .map((e) => ({ userId: e.userId, at: e.at, state: stateAfterChange(e.action)! }));
   };
 
   return { changeQueue, readQueue, personChanges };

@@ -1,10 +1,11 @@
 /** Plain data of the freeze domain, shared by its modules. Nothing here knows about Slack. */
 import type { QueueRef, TargetSpec } from '../core/target.ts';
+import { STATE_AFTER_CHANGE } from '../trunk/types.ts';
 import type { FreezeRule, Occurrence } from './schedule.ts';
 
 export type FreezeAction = 'pause' | 'drain';
 /** The queue state each action puts a queue in. */
-export const STATE_FOR_ACTION = { pause: 'paused', drain: 'draining' } as const;
+export const STATE_FOR_ACTION = { pause: STATE_AFTER_CHANGE.pause, drain: STATE_AFTER_CHANGE.drain } as const;
 export type FreezeState = (typeof STATE_FOR_ACTION)[FreezeAction];
 
 export interface FreezeWindow {

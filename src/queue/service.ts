@@ -10,6 +10,7 @@ import type { Store } from '../store/types.ts';
 import type { CallOptions, TrunkApi } from '../trunk/api.ts';
 import { isTrunkError, type TrunkError, TrunkInvalidRequestError } from '../trunk/errors.ts';
 import {
+  CHANGE_FOR_STATE,
   DIRECT_MERGE_MODES,
   MERGE_METHODS,
   OPTIMIZATION_MODES,
@@ -72,12 +73,6 @@ export interface ChangeStateOptions {
   clickKey?: string;
 }
 
-export const ACTION_FOR_STATE = {
-  paused: 'pause',
-  draining: 'drain',
-  running: 'resume',
-} as const satisfies Record<SettableQueueState, QueueAction>;
-
 /** From which current states a button's intent still makes sense. */
 const BUTTON_FITS: Record<SettableQueueState, readonly string[]> = {
   running: ['paused', 'draining'],
@@ -127,7 +122,7 @@ export async function changeState(
   desired: SettableQueueState,
   opts: ChangeStateOptions = {},
 ): Promise<ChangeResult> {
-  const action = ACTION_FOR_STATE[desired];
+  const action = CHANGE_FOR_STATE[desired];
   const target = formatQueueRef(ref);
   const via = opts.expected === undefined ? 'command' : 'button';
   const base: Record<string, unknown> = { via, desired };

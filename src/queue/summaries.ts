@@ -35,7 +35,7 @@ export interface FlakySummary {
   top: FlakyEntry[];
 }
 
-export interface QuarantinedEntry {
+export interface QuarantinedSummaryEntry {
   name: string;
   file: string;
   codeowners: string[];
@@ -48,7 +48,7 @@ export interface QuarantinedSummary {
   scanned: number;
   complete: boolean;
   /** Most recently quarantined first. */
-  top: QuarantinedEntry[];
+  top: QuarantinedSummaryEntry[];
   /** Codeowners with the most quarantined tests among those scanned. */
   owners: Array<{ owner: string; count: number }>;
 }
@@ -170,7 +170,7 @@ export async function summarizeQuarantinedTests(
     owners: [],
   };
   const owners = new Map<string, number>();
-  const byRecent = (a: QuarantinedEntry, b: QuarantinedEntry) =>
+  const byRecent = (a: QuarantinedSummaryEntry, b: QuarantinedSummaryEntry) =>
     time(b.quarantinedAt) - time(a.quarantinedAt) || a.name.localeCompare(b.name);
   let pages = 0;
   let total: number | undefined;
@@ -183,7 +183,7 @@ export async function summarizeQuarantinedTests(
     for (const t of page.quarantined_tests) {
       summary.scanned++;
       for (const owner of t.codeowners ?? []) owners.set(owner, (owners.get(owner) ?? 0) + 1);
-      insertTop(summary.top, toQuarantinedEntry(t), limit, byRecent);
+      insertTop(summary.top, toQuarantinedSummaryEntry(t), limit, byRecent);
     }
     if (pages >= maxPages) {
       if (page.page?.next_page_token) summary.complete = false;
@@ -198,7 +198,7 @@ export async function summarizeQuarantinedTests(
   return summary;
 }
 
-function toQuarantinedEntry(t: QuarantinedTest): QuarantinedEntry {
+function toQuarantinedSummaryEntry(t: QuarantinedTest): QuarantinedSummaryEntry {
   return {
     name: t.name || t.classname || t.test_case_id,
     file: t.file,

@@ -17,7 +17,14 @@ import {
   setConcurrency,
   updateSettings,
 } from '../queue/service.ts';
-import type { Queue, QueueState, SettableQueueState, SubmittedPullRequest, TestRun } from '../trunk/types.ts';
+import {
+  CHANGE_FOR_STATE,
+  type Queue,
+  type QueueState,
+  type SettableQueueState,
+  type SubmittedPullRequest,
+  type TestRun,
+} from '../trunk/types.ts';
 import type { MergeQueueOrder } from '../trunk/v2/schemas.ts';
 import { queueKeyOf } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
@@ -58,8 +65,6 @@ export type QueueChangeRequest =
 export type QueueChangeAnswer =
   | ChangeResult
   | { outcome: 'refused'; action: QueueAction; target: string; because: string };
-
-const ACTION_OF = { paused: 'pause', draining: 'drain', running: 'resume' } as const;
 
 /** How long a person's `status` or click waits for the dispatch order before showing v1's list. */
 export const ORDER_DEADLINE_MS = 5_000;
@@ -146,7 +151,11 @@ export class QueueService {
   /** Changes the queue, if the person is an operator: against its current state, audited either way. */
   async change(actor: Actor, at: QueueAt, req: QueueChangeRequest): Promise<QueueChangeAnswer> {
     const action: QueueAction =
-      req.kind === 'state' ? ACTION_OF[req.desired] : req.kind === 'concurrency' ? 'concurrency' : 'settings';
+      req.kind === 'state'
+        ? CHANGE_FOR_STATE[req.desired]
+        : req.kind === 'concurrency'
+          ? 'concurrency'
+          : 'settings';
     const target = formatQueueRef(at.ref);
     const allowed = await this.authorize(actor, action, target);
     if (allowed.answer === 'refused') return { outcome: 'refused', action, target, because: allowed.because };

@@ -9,13 +9,18 @@
  *   asked of the workspace's Trunk, which knows it or answers 404.
  * - GitHub PR links, where `/mergequeue config unfurl github on` was set, of a repository the workspace is
  *   *connected* to: one of its queues (the workspace default or DEFAULT_REPO, a channel default, a watch, a live
- *   status message — services/home.ts's list) has that repository, through a source the person who pasted the
- *   link can see (DESIGN's visibility rule: a public channel to the workspace's own people, else its members).
+ *   status message — services/home.ts's list) has that repository, through a source the channel can see.
+ *   An unfurl's reader is the channel, not the person who pasted the link (DESIGN's visibility rule, issue
+ *   26): a source counts when it is the workspace's (no channel), a public channel, or the very channel the
+ *   link was pasted in — and the person who pasted it can see it too. So a repository known only as a
+ *   private channel's default unfurls in that channel, never in a public one, whoever pastes it.
  *
- * Unfurls to nothing (the answer `none`, no message anywhere): a channel shared with another organization, a
- * private conversation the app was not invited to (Slack still sends link_shared; the app does not read
- * Trunk for a place it was kept out of), a workspace without Trunk credentials, a repository it is not
- * connected to, a PR or queue Trunk does not know (404), and Trunk faults (logged).
+ * Unfurls to nothing (the answer `none`, no message anywhere): a composer preview (Slack does not say which
+ * channel the message is for, so it could be one shared with another organization; the link unfurls by the
+ * channel's rules once the message is posted), a channel shared with another organization, a private
+ * conversation the app was not invited to (Slack still sends link_shared; the app does not read Trunk for a
+ * place it was kept out of), a workspace without Trunk credentials, a repository it is not connected to, a PR
+ * or queue Trunk does not know (404), and Trunk faults (logged).
  *
  * Costs: reads go through the workspace's cached Trunk client (TrunkAccess.readsFor: the organization's budget,
  * the process's read cache) and v2's reader for a viewer, and one unfurl's reading is shared for a few seconds
@@ -66,6 +71,7 @@ export type UnfurlAnswer =
       answer: 'none';
       why:
         | 'no_links'
+        | 'composer_preview'
         | 'shared_channel'
         | 'private_channel'
         | 'channel_unknown'
@@ -118,7 +124,11 @@ export class UnfurlService {
   async unfurl(actor: Actor, req: UnfurlRequest, channels: ChannelFacts): Promise<UnfurlAnswer> {
     const links = this.#parse(req.urls);
     if (links.length === 0) return { answer: 'none', why: 'no_links' };
-    const refused = await this.#whereRefused(actor, req, channels);
+    // A composer preview names no channel, and it goes with the message wherever it is posted, a channel
+    // shared with another organization included: nothing (the posted message's link_shared unfurls it).
+    const channelId = req.channelId;
+    if (channelId === undefined) return { answer: 'none', why: 'composer_preview' };
+    const refused = await this.#whereRefused(actor, channelId, req.botIsMember, channels);
     if (refused) return { answer: 'none', why: refused };
     const workspaceId = actor.workspace.id;
     const trunk = await this.#deps.trunk.readsFor(workspaceId);
@@ -129,7 +139,7 @@ export class UnfurlService {
     const wantsQueues = links.some(({ link }) => link.kind === 'pr' && link.branch === undefined);
     const [githubOn, queues] = await Promise.all([
       wantsGithub ? this.githubOn(actor) : Promise.resolve(false),
-      wantsQueues ? this.#visibleQueues(actor) : Promise.resolve([]),
+      wantsQueues ? this.#visibleQueues(actor, channelId, channels) : Promise.resolve([]),
     ]);
     const unfurls: UnfurlView[] = [];
     await Promise.all(
@@ -183,25 +193,24 @@ export class UnfurlService {
   /** Why nothing may unfurl here, or undefined when links may. */
   async #whereRefused(
     actor: Actor,
-    req: UnfurlRequest,
+    channelId: string,
+    botIsMember: boolean,
     channels: ChannelFacts,
   ): Promise<Exclude<UnfurlAnswer, { answer: 'unfurls' }>['why'] | undefined> {
-    if (req.channelId === undefined) {
-      // A composer preview is shown to its author alone, and Slack names no channel: the author must be one of
-      // the workspace's own people (the preview goes with the message they post).
-      return (await actor.isOwnOrganization()) ? undefined : 'not_own_person';
-    }
-    const facts = await channels.about(req.channelId).catch(() => undefined);
-    if (!facts) return req.botIsMember ? 'channel_unknown' : 'private_channel';
+    const facts = await channels.about(channelId).catch(() => undefined);
+    if (!facts) return botIsMember ? 'channel_unknown' : 'private_channel';
     if (facts.shared) return 'shared_channel';
-    if (facts.private && !req.botIsMember) return 'private_channel';
+    if (facts.private && !botIsMember) return 'private_channel';
     const standing = await actor.standing();
     if (standing.unreadable || !standing.known) return 'not_own_person';
     return undefined;
   }
 
-  /** The workspace's queues, each through a source the actor can see. */
-  async #visibleQueues(actor: Actor): Promise<QueueRef[]> {
+  /**
+   * The workspace's queues, each through a source the channel `pastedIn` can see (the workspace's own, a public
+   * channel, or `pastedIn` itself) and the actor too.
+   */
+  async #visibleQueues(actor: Actor, pastedIn: string, channels: ChannelFacts): Promise<QueueRef[]> {
     const defaults = this.#deps.defaults();
     const all = await listWorkspaceQueues(
       this.#deps.store.db,
@@ -209,9 +218,23 @@ export class UnfurlService {
       actor.now(),
       defaults.defaultTarget ? { defaultTarget: defaults.defaultTarget } : {},
     );
+    const publics = new Map<string, Promise<boolean>>();
+    const isPublic = (channel: string) => {
+      let hit = publics.get(channel);
+      if (!hit) {
+        hit = channels.about(channel).then(
+          (f) => f !== undefined && !f.private,
+          () => false,
+        );
+        publics.set(channel, hit);
+      }
+      return hit;
+    };
+    const channelSees = async (channel: string) => channel === pastedIn || (await isPublic(channel));
     const seen = await Promise.all(
       all.map(async (q) => {
-        for (const v of q.via) if (!v.channel || (await actor.canSee(v.channel))) return true;
+        for (const v of q.via)
+          if (!v.channel || ((await channelSees(v.channel)) && (await actor.canSee(v.channel)))) return true;
         return false;
       }),
     );

@@ -1,10 +1,14 @@
 /**
  * A signed Slack request is valid for five minutes; one captured on the way (a proxy's body log, say)
  * could be sent again in that time and act again. Before Bolt runs a listener, each correctly signed
- * request claims a hash of its signature in the store (idempotency_claims, shared by every replica on
- * PostgreSQL) until the signature's timestamp is too old for Bolt to accept; a second arrival is refused
- * with 401 and counted. Only requests whose signature verifies are remembered, so forged ones cannot
- * fill the table or block a real request. Socket Mode has no signatures and does not pass through here.
+ * request claims a hash of what was verified (the HMAC of its timestamp and body, not the header as
+ * spelled) in the store (idempotency_claims, shared by every replica on PostgreSQL) until the signature's
+ * timestamp is too old for Bolt to accept; a second arrival is refused with 401 and counted. A signature
+ * header is exactly `v0=` and 64 lowercase hex digits and a timestamp header only decimal digits, as
+ * Slack sends them: any other spelling (uppercase, extra characters, two headers) is refused as forged,
+ * so no respelling of one request can claim anew (issue 26). Only requests whose signature verifies are
+ * remembered, so forged ones cannot fill the table or block a real request. Socket Mode has no
+ * signatures and does not pass through here.
  *
  * This is the one signature check of the HTTP receiver (app.ts turns Bolt's own off): an unsigned, forged
  * or stale request gets Bolt's answer (401, no body, the same warning), an unsigned `ssl_check` Bolt's 200.
@@ -57,24 +61,33 @@ export function rejectReplays(
       refuse(res, tooLarge ? 413 : 400, tooLarge ? 'request body too large' : 'request body unreadable');
       return;
     }
-    const signature = req.headers['x-slack-signature'];
-    const stamp = Number(req.headers['x-slack-request-timestamp']);
     const now = nowMs();
-    const invalid = signatureProblem(hmacKey, signature, stamp, body, now);
-    if (invalid !== undefined || typeof signature !== 'string') {
+    const verified = verifySignature(
+      hmacKey,
+      req.headers['x-slack-signature'],
+      req.headers['x-slack-request-timestamp'],
+      body,
+      now,
+    );
+    if (typeof verified === 'string') {
       // Slack's ssl_check needs no signature; anything it carried besides is not read.
       if (isSslCheck(req, body)) {
         res.writeHead(200);
         res.end();
         return;
       }
-      logger.warn(`Failed to parse and verify the request data: ${invalid ?? 'no signature'}`);
+      logger.warn(`Failed to parse and verify the request data: ${verified}`);
       res.writeHead(401);
       res.end();
       return;
     }
 
-    const claimKey = `slack-signature:${createHash('sha256').update(signature).digest('hex')}`;
+    const { stamp, mac } = verified;
+    // What was verified (the HMAC, spelled the one way Slack spells it), never the header as received: one
+    // request, one key. A hash, not the signature; the same key earlier versions claimed for a well-formed
+    // header, so replicas of both versions side by side (a rolling deploy) refuse each other's replays.
+    const canonical = `v0=${mac.toString('hex')}`;
+    const claimKey = `slack-signature:${createHash('sha256').update(canonical).digest('hex')}`;
     const ttlMs = Math.max(1000, stamp * 1000 + SIGNATURE_LIFETIME_MS + CLOCK_MARGIN_MS - now);
     let first: boolean;
     try {
@@ -108,24 +121,34 @@ export function rejectReplays(
   };
 }
 
-/** Why a request's signature does not hold (as Bolt's verifySlackRequest says it), or undefined. */
-export function signatureProblem(
+/** The only spelling Slack sends: version v0 and the HMAC-SHA256 as 64 lowercase hex digits. */
+const SIGNATURE_FORMAT = /^v0=[0-9a-f]{64}$/;
+/** Unix seconds in decimal digits, as Slack sends them (no sign, point, exponent or padding). */
+const TIMESTAMP_FORMAT = /^[1-9][0-9]{0,11}$/;
+
+/**
+ * Verifies a request's signature headers against its body (as Bolt's verifySlackRequest does, but strictly:
+ * one header of each, spelled exactly as Slack spells them). Answers what was verified (the timestamp and
+ * the HMAC bytes), or why the request does not hold, in Bolt's words where Bolt has them.
+ */
+export function verifySignature(
   key: KeyObject,
   signature: string | string[] | undefined,
-  stampSeconds: number,
+  timestamp: string | string[] | undefined,
   body: string,
   nowMs: number,
-): string | undefined {
-  if (typeof signature !== 'string') return 'header x-slack-signature is missing';
-  if (Number.isNaN(stampSeconds)) return 'header x-slack-request-timestamp did not have the expected type';
-  if (stampSeconds < Math.floor(nowMs / 1000) - SIGNATURE_LIFETIME_MS / 1000)
+): { stamp: number; mac: Buffer } | string {
+  if (signature === undefined) return 'header x-slack-signature is missing';
+  if (typeof signature !== 'string' || !SIGNATURE_FORMAT.test(signature))
+    return 'header x-slack-signature is not one "v0=" and 64 lowercase hex digits';
+  if (typeof timestamp !== 'string' || !TIMESTAMP_FORMAT.test(timestamp))
+    return 'header x-slack-request-timestamp did not have the expected type';
+  const stamp = Number(timestamp);
+  if (stamp < Math.floor(nowMs / 1000) - SIGNATURE_LIFETIME_MS / 1000)
     return 'x-slack-request-timestamp must differ from system time by no more than 5 minutes or request is stale';
-  const [version, hash] = signature.split('=');
-  if (version !== 'v0') return 'unknown signature version';
-  const ours = createHmac('sha256', key).update(`v0:${stampSeconds}:${body}`).digest();
-  const theirs = Buffer.from(hash ?? '', 'hex');
-  if (theirs.length !== ours.length || !timingSafeEqual(theirs, ours)) return 'signature mismatch';
-  return undefined;
+  const mac = createHmac('sha256', key).update(`v0:${timestamp}:${body}`).digest();
+  if (!timingSafeEqual(Buffer.from(signature.slice('v0='.length), 'hex'), mac)) return 'signature mismatch';
+  return { stamp, mac };
 }
 
 /** A form body with `ssl_check=1`, which Slack sends unsigned (Bolt answers it with an empty 200). */

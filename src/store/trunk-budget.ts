@@ -3,20 +3,10 @@
  * rule). One row per organization holds the next start time not yet claimed; a claim moves it forward by
  * `count` starts in one atomic statement, so two replicas never get the same start time.
  */
+import type { TrunkBudgetLedger } from '../trunk/budget.ts';
 import type { Db } from './types.ts';
 
-/** What src/trunk/budget.ts calls a TrunkBudgetLedger. */
-export interface TrunkBudgetClaims {
-  claim(
-    org: string,
-    count: number,
-    spacingMs: number,
-    notBefore: number,
-    latest: number,
-  ): Promise<number | undefined>;
-}
-
-export function trunkBudgetClaims(db: Db): TrunkBudgetClaims {
+export function trunkBudgetClaims(db: Db): TrunkBudgetLedger {
   return {
     async claim(org, count, spacingMs, notBefore, latest) {
       if (!org || !Number.isInteger(count) || count < 1 || !Number.isInteger(spacingMs) || spacingMs < 1)

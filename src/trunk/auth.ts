@@ -25,7 +25,7 @@ export function apiTokenAuth(token: string): TrunkAuth {
 }
 
 /** Replace every occurrence of each secret in `text` (used on bodies and messages we keep). */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
+export function scrubTokens(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) {
     if (s.length > 0) out = out.split(s).join('[redacted]');

@@ -16,10 +16,10 @@ import { isInQueue, sendSettled } from './pr-writes.ts';
 import { failureError, parseBody, type SafeParser, subjectOf, timeoutError } from './responses.ts';
 import {
   type AttemptOutcome,
+  attemptOutcome,
   DEFAULT_RETRY_POLICY,
   decideRetry,
   isRefusedUnapplied,
-  parseRetryAfter,
   type RetryPolicy,
 } from './retry.ts';
 import {
@@ -184,14 +184,7 @@ export function createTrunkClient(options: TrunkClientOptions): TrunkApi {
       }
       if (result.kind === 'timeout') throw timeoutError(operation, deadlineMs, attempt);
 
-      const outcome: AttemptOutcome =
-        result.kind === 'network'
-          ? { kind: 'network' }
-          : {
-              kind: 'status',
-              status: result.status,
-              retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
-            };
+      const outcome = attemptOutcome(result, Date.now());
       const decision = decideRetry({
         outcome,
         attempt,

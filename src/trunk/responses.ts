@@ -3,7 +3,7 @@
  * are plain text; we keep at most MAX_DETAIL_CHARS of them, with every secret removed, as `detail`.
  */
 import type { TrunkOperation } from './api.ts';
-import { scrubSecrets } from './auth.ts';
+import { scrubTokens } from './auth.ts';
 import {
   TrunkAuthError,
   type TrunkError,
@@ -32,7 +32,7 @@ export type ZodLikeResult<T> =
 
 /** Trunk's plain-text body, made safe to keep: secrets removed, whitespace collapsed, capped. */
 export function safeDetail(text: string, secrets: readonly string[]): string | undefined {
-  let clean = scrubSecrets(text, secrets);
+  let clean = scrubTokens(text, secrets);
   // A proxy's HTML error page: keep its words, not its markup.
   if (/^\s*</.test(clean))
     clean = clean.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ');

@@ -4,6 +4,7 @@
  * failed together do not come back together. A server's Retry-After wins over our own guess, but no wait
  * may run past the caller's deadline: if it would, we give up at once with the error we have.
  */
+import type { HttpResult } from './http.ts';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. 1 turns retries off. */
@@ -21,6 +22,16 @@ export type AttemptOutcome =
   | { kind: 'status'; status: number; retryAfterMs?: number | undefined }
   | { kind: 'network' }
   | { kind: 'timeout' };
+
+/** What an attempt that did not time out means for retrying: a status (with its Retry-After) or a network failure. */
+export function attemptOutcome(
+  result: Exclude<HttpResult, { kind: 'timeout' }>,
+  nowEpochMs: number,
+): AttemptOutcome {
+  return result.kind === 'network'
+    ? { kind: 'network' }
+    : { kind: 'status', status: result.status, retryAfterMs: parseRetryAfter(result.retryAfter, nowEpochMs) };
+}
 
 /**
  * 429, 5xx, 408 and network failures may succeed later. 400/401/403/404 never will. A timeout is not

@@ -18,6 +18,23 @@ export interface Repo {
 export const QUEUE_STATES_SETTABLE = ['running', 'paused', 'draining'] as const;
 export type SettableQueueState = (typeof QUEUE_STATES_SETTABLE)[number];
 export type QueueState = Open<SettableQueueState | 'switching_modes'>;
+/**
+ * The one map between the queue changes people ask for by name (commands, buttons, Workflow Builder steps,
+ * freeze windows, the audit's actions) and the state each leaves the queue in.
+ */
+export const STATE_AFTER_CHANGE = { pause: 'paused', drain: 'draining', resume: 'running' } as const;
+export type QueueStateChange = keyof typeof STATE_AFTER_CHANGE;
+export const CHANGE_FOR_STATE = {
+  paused: 'pause',
+  draining: 'drain',
+  running: 'resume',
+} as const satisfies Record<SettableQueueState, QueueStateChange>;
+/** The state a change named in the audit leaves the queue in; undefined for other actions. */
+export function stateAfterChange(action: string): SettableQueueState | undefined {
+  return Object.hasOwn(STATE_AFTER_CHANGE, action)
+    ? STATE_AFTER_CHANGE[action as QueueStateChange]
+    : undefined;
+}
 
 export const QUEUE_MODES = ['single', 'parallel'] as const;
 export type QueueMode = (typeof QUEUE_MODES)[number];

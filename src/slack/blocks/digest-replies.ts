@@ -4,8 +4,9 @@
  */
 import { type DigestAnswer, describeSchedule, repoLabel } from '../../digest/index.ts';
 import type { SlackReply } from '../reply.ts';
-import { escapeText, slackDate } from './digest.ts';
+import { escapeText } from './digest.ts';
 import { trunkHint } from './errors.ts';
+import { slackDate } from './format.ts';
 
 export function digestReply(text: string): SlackReply {
   return { text, response_type: 'ephemeral' };

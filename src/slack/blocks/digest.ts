@@ -10,6 +10,7 @@ import { repoLabel } from '../../digest/describe.ts';
 import type { DigestProblem, RenderContext } from '../../digest/surface.ts';
 import type { Subscription } from '../../digest/types.ts';
 import { trunkHint } from './errors.ts';
+import { slackDate } from './format.ts';
 
 /** Tests per thread reply; each is one section (plus owner headings for quarantined), far below 50 blocks. */
 export const ENTRIES_PER_REPLY = 10;
@@ -17,7 +18,7 @@ const SECTION_MAX = 3000;
 const HEADER_MAX = 150;
 
 /** A digest message as Block Kit; the digest stores and posts it without reading the blocks. */
-export interface DigestMessage {
+export interface RenderedDigestMessage {
   text: string;
   blocks: KnownBlock[];
 }
@@ -31,16 +32,10 @@ function cut(s: string, max: number): string {
 }
 
 /** A mrkdwn link, or plain text when the URL is not a safe http(s) URL. */
-export function link(url: string | undefined, label: string): string {
+function link(url: string | undefined, label: string): string {
   const text = escapeText(cut(label, 200)).replace(/\|/g, '¦');
   if (!url || url.length > 500 || !/^https?:\/\/[^\s<>|]+$/.test(url)) return text;
   return `<${url}|${text}>`;
-}
-
-export function slackDate(ms: number): string {
-  const unix = Math.floor(ms / 1000);
-  const fallback = `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  return `<!date^${unix}^{date_short_pretty} {time}|${fallback}>`;
 }
 
 export function trunkTestsUrl(appUrl: string, orgSlug: string, sub: Pick<Subscription, 'repo'>): string {
@@ -48,7 +43,7 @@ export function trunkTestsUrl(appUrl: string, orgSlug: string, sub: Pick<Subscri
   return `${appUrl}/${encodeURIComponent(orgSlug)}/flaky-tests?repo=${repo}`;
 }
 
-export function percent(fraction: number): string {
+function percent(fraction: number): string {
   const p = fraction * 100;
   return `${p > 0 && p < 1 ? p.toFixed(1) : Math.round(p)}%`;
 }
@@ -98,7 +93,7 @@ function summaryText(sub: Subscription, c: Collection): string {
   return `*${c.total}* test${c.total === 1 ? '' : 's'}${owned} ${c.total === 1 ? 'is' : 'are'} quarantined${changeText(c, 'newly quarantined', 'released')}.`;
 }
 
-function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage {
+function headerMessage(sub: Subscription, c: Collection, ctx: RenderContext): RenderedDigestMessage {
   const team = sub.owner ? ` · owned by ${ownerLabel(sub)}` : '';
   const title = `${c.kind === 'failing' ? 'Failing tests' : 'Quarantined tests'} · ${repoLabel(sub)}${team}`;
   const when = `${sub.days === 'daily' ? 'Daily' : 'Weekday'} digest \`${sub.id}\` · ${formatLocalTime(sub.minuteOfDay)} ${sub.tz}`;
@@ -186,8 +181,8 @@ function quarantinedLine(e: QuarantinedEntry): string {
   return cut(`${e.isNew ? ':new: ' : ''}${escapeText(cut(e.name, 200))}${since}`, SECTION_MAX);
 }
 
-function replies(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[] {
-  const out: DigestMessage[] = [];
+function replies(sub: Subscription, c: Collection, ctx: RenderContext): RenderedDigestMessage[] {
+  const out: RenderedDigestMessage[] = [];
   if (c.kind === 'failing') {
     for (let i = 0; i < c.top.length; i += ENTRIES_PER_REPLY) {
       const chunk = c.top.slice(i, i + ENTRIES_PER_REPLY);
@@ -250,12 +245,16 @@ function replies(sub: Subscription, c: Collection, ctx: RenderContext): DigestMe
 }
 
 /** The header message, then the thread replies. */
-export function renderDigest(sub: Subscription, c: Collection, ctx: RenderContext): DigestMessage[] {
+export function renderDigest(sub: Subscription, c: Collection, ctx: RenderContext): RenderedDigestMessage[] {
   return [headerMessage(sub, c, ctx), ...replies(sub, c, ctx)];
 }
 
 /** One clear message in the channel when a digest cannot be made. */
-export function renderFailure(sub: Subscription, problem: DigestProblem, scheduledAt: number): DigestMessage {
+export function renderFailure(
+  sub: Subscription,
+  problem: DigestProblem,
+  scheduledAt: number,
+): RenderedDigestMessage {
   const [what, hint] =
     problem.kind === 'no_trunk_token'
       ? ['this workspace has no Trunk API token.', 'An admin can store one with `/mergequeue connect`.']

@@ -16,7 +16,7 @@ import { context, header, section } from './kit.ts';
 const MAX_LISTED = 40;
 
 /** `18:00–08:00 Europe/Paris, weekdays` or `12:00–13:00 UTC, once on 2026-12-24`. */
-export function describeSchedule(w: FreezeWindow): string {
+export function describeWindowSchedule(w: FreezeWindow): string {
   const when = w.rule.kind === 'once' ? `once on ${w.rule.date}` : w.rule.days;
   return `${formatLocalTime(w.startMinute)}–${formatLocalTime(w.endMinute)} ${w.tz}, ${when}`;
 }
@@ -38,7 +38,7 @@ function reasonText(w: FreezeWindow, max = 300): string {
 
 /** One window on one line: id, queue, schedule, action, reason. */
 export function windowLine(w: FreezeWindow): string {
-  return `${code(w.id)} *${esc(formatQueueRef(w.target))}* · ${esc(describeSchedule(w))} · ${w.action}${reasonText(w)}`;
+  return `${code(w.id)} *${esc(formatQueueRef(w.target))}* · ${esc(describeWindowSchedule(w))} · ${w.action}${reasonText(w)}`;
 }
 
 export function renderFreezeHelp(): SlackReply {
@@ -68,9 +68,9 @@ export function renderFreezeHelp(): SlackReply {
 /** In the channel: who added which window, and when it opens. */
 export function renderWindowAdded(v: WindowView, userId: string): SlackReply {
   const w = v.window;
-  const head = `:snowflake: ${mention(userId)} added freeze window ${code(w.id)}: *${esc(formatQueueRef(w.target))}* will be ${w.action === 'drain' ? 'drained' : 'paused'} ${esc(describeSchedule(w))}${reasonText(w)}.`;
+  const head = `:snowflake: ${mention(userId)} added freeze window ${code(w.id)}: *${esc(formatQueueRef(w.target))}* will be ${w.action === 'drain' ? 'drained' : 'paused'} ${esc(describeWindowSchedule(w))}${reasonText(w)}.`;
   return {
-    text: `${esc(`Freeze window ${w.id} added for ${formatQueueRef(w.target)}: ${describeSchedule(w)}, ${w.action}`)}`,
+    text: `${esc(`Freeze window ${w.id} added for ${formatQueueRef(w.target)}: ${describeWindowSchedule(w)}, ${w.action}`)}`,
     blocks: [
       section(head),
       context(
@@ -125,7 +125,7 @@ export function renderWindowRemoved(v: WindowView, userId: string): SlackReply {
     text: esc(`Freeze window ${w.id} on ${formatQueueRef(w.target)} removed`),
     blocks: [
       section(
-        `:wastebasket: ${mention(userId)} removed freeze window ${code(w.id)} (*${esc(formatQueueRef(w.target))}*, ${esc(describeSchedule(w))}).${open}`,
+        `:wastebasket: ${mention(userId)} removed freeze window ${code(w.id)} (*${esc(formatQueueRef(w.target))}*, ${esc(describeWindowSchedule(w))}).${open}`,
       ),
     ],
     response_type: 'in_channel',
@@ -234,7 +234,7 @@ export function renderFreezeEvent(e: FreezeEvent): SlackReply {
       break;
   }
   const blocks: KnownBlock[] = [section(line)];
-  blocks.push(context(note ? `${note} · ${esc(describeSchedule(w))}` : esc(describeSchedule(w))));
+  blocks.push(context(note ? `${note} · ${esc(describeWindowSchedule(w))}` : esc(describeWindowSchedule(w))));
   return { text: plainText(line), blocks, response_type: 'in_channel' };
 }
 

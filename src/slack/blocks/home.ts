@@ -33,7 +33,7 @@ const LIST_SECTIONS = 2;
 const NOTICE_BLOCKS = 3;
 
 /** A queue as the Home read it: its state, or why it could not be read. */
-export type QueueReading = { ok: true; queue: Queue } | { ok: false; problem: string };
+export type HomeQueueReading = { ok: true; queue: Queue } | { ok: false; problem: string };
 
 export interface HomeQueue {
   ref: QueueRef;
@@ -41,7 +41,7 @@ export interface HomeQueue {
   sources: string[];
   channels: string[];
   /** Absent when the Home did not read it (past its budget of Trunk reads, or Trunk is not connected). */
-  reading?: QueueReading;
+  reading?: HomeQueueReading;
   /** Set while the queue is slow: since when, and its median time in queue against the usual. */
   slow?: { since: number; recentMedianMs?: number; baselineMedianMs?: number };
 }
@@ -206,7 +206,7 @@ function slowLine(q: HomeQueue): string {
   return `\n:snail: *Slow* since ${slackDate(since)}: median time in queue ${durationText(recentMedianMs)} over the last 6 h, usually ${durationText(baselineMedianMs)}`;
 }
 
-function queueText(q: HomeQueue, reading: QueueReading): string {
+function queueText(q: HomeQueue, reading: HomeQueueReading): string {
   const label = `*${esc(queueLabel(q.ref))}*`;
   if (!reading.ok)
     return `${label} · :warning: could not read: ${escTrim(reading.problem, 600)}\n${queueWhy(q)}`;
@@ -231,7 +231,7 @@ function queueBlocks(input: HomeInput, room: number): KnownBlock[] {
   let left = room - head.length - (unread.length ? LIST_SECTIONS + 1 : 0) - 1;
   let shown = 0;
   for (const q of read) {
-    const reading = q.reading as QueueReading;
+    const reading = q.reading as HomeQueueReading;
     const withButtons = input.operator && reading.ok;
     const needs = withButtons ? 2 : 1;
     if (needs > left) break;

@@ -16,6 +16,11 @@ export function stepNeedsPerson(what: string): string {
   return `This step would ${what}, so it must run in a workflow started by a person (a link, a button or a shortcut): it acts with that person's rights, and this run has none (a scheduled or event trigger, or no \`interactivity\` input wired to the step). Nothing was changed.`;
 }
 
+/** A step whose `channel` input names a channel the person who started the workflow cannot see. */
+export function stepChannelUnseen(channelId: string): string {
+  return `This step's \`channel\` input names a channel you cannot see (${channelId}), so the step neither announces there nor uses its default queue. Pick a channel you are in for the step's \`channel\` input in Workflow Builder, or ask someone in that channel to run the workflow. Nothing was changed.`;
+}
+
 /** A `wait_for_pr` step whose time limit passed. */
 export function stepTimedOut(ref: QueueRef, prNumber: number, minutes: number): string {
   const target = formatQueueRef(ref);

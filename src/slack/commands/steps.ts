@@ -61,8 +61,40 @@ function shown(v: unknown): string {
   }
 }
 
-/** Parses one execution's inputs for `callbackId`. */
-export function parseStepInputs(callbackId: string, raw: unknown): ParseStepResult {
+/** Slack's type for the person who started a workflow; only Slack can produce a value of it. */
+export const INTERACTIVITY_TYPE = 'slack#/types/interactivity';
+
+/**
+ * The person who started the workflow, from the `interactivity` input — only when it is what Slack makes
+ * (docs.slack.dev/reference/types/interactivity-type: an `interactivity_pointer` and an `interactor` with
+ * its `id` and the `secret` Slack validates; only Slack's own functions and triggers output one) and, when
+ * the function's parameters as Slack sent them are given, declared as Slack's interactivity type: a value
+ * under that name of any other type (a text a workflow's builder typed, an older manifest's string) could
+ * name anyone, so it names no one.
+ */
+function interactorOf(interactivity: unknown, declared: unknown): string | undefined {
+  if (declared !== undefined) {
+    const params = Array.isArray(declared) ? (declared as Array<{ name?: unknown; type?: unknown }>) : [];
+    const param = params.find((p) => p && typeof p === 'object' && p.name === 'interactivity');
+    if (param?.type !== INTERACTIVITY_TYPE) return undefined;
+  }
+  if (!interactivity || typeof interactivity !== 'object') return undefined;
+  const { interactor, interactivity_pointer: pointer } = interactivity as {
+    interactor?: { id?: unknown; secret?: unknown };
+    interactivity_pointer?: unknown;
+  };
+  if (typeof pointer !== 'string' || !pointer.trim()) return undefined;
+  if (!interactor || typeof interactor !== 'object') return undefined;
+  if (typeof interactor.secret !== 'string' || !interactor.secret) return undefined;
+  const id = interactor.id;
+  return typeof id === 'string' && /^[UW][A-Z0-9]{2,}$/.test(id) ? id : undefined;
+}
+
+/**
+ * Parses one execution's inputs for `callbackId`; `declared` is the function's `input_parameters` as the
+ * function_executed event listed them (the listener always passes them).
+ */
+export function parseStepInputs(callbackId: string, raw: unknown, declared?: unknown): ParseStepResult {
   if (!isStepId(callbackId)) return { ok: false, error: `This app has no workflow step \`${callbackId}\`.` };
   const inputs = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const common: Common = {};
@@ -72,12 +104,8 @@ export function parseStepInputs(callbackId: string, raw: unknown): ParseStepResu
     if (!t.ok) return { ok: false, error: `The step's \`target\` input: ${t.error}` };
     common.target = t.value;
   }
-  const interactivity = inputs['interactivity'];
-  const interactor =
-    interactivity && typeof interactivity === 'object'
-      ? (interactivity as { interactor?: { id?: unknown } }).interactor?.id
-      : undefined;
-  if (typeof interactor === 'string' && /^[UW][A-Z0-9]{2,}$/.test(interactor)) common.interactor = interactor;
+  const interactor = interactorOf(inputs['interactivity'], declared);
+  if (interactor) common.interactor = interactor;
   const channel = text(inputs['channel']);
   if (channel && /^[CGD][A-Z0-9]{2,}$/.test(channel)) common.channel = channel;
   const reason = text(inputs['reason'])?.slice(0, 1000);

@@ -14,13 +14,7 @@ import type { RequestGate } from '../budget.ts';
 import { TrunkInvalidRequestError } from '../errors.ts';
 import { type HttpResult, postOnce } from '../http.ts';
 import { failureError, parseBody, type SafeParser, timeoutError } from '../responses.ts';
-import {
-  type AttemptOutcome,
-  DEFAULT_RETRY_POLICY,
-  decideRetry,
-  parseRetryAfter,
-  type RetryPolicy,
-} from '../retry.ts';
+import { attemptOutcome, DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from '../retry.ts';
 import { PULL_REQUEST_READS, type TrunkV2Operation } from './operations.ts';
 import {
   type Estimate,
@@ -205,14 +199,7 @@ export function createTrunkV2Client(options: TrunkV2ClientOptions): TrunkV2Api {
         accept404.includes(envelope.code)
       )
         return undefined;
-      const outcome: AttemptOutcome =
-        result.kind === 'network'
-          ? { kind: 'network' }
-          : {
-              kind: 'status',
-              status: result.status,
-              retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
-            };
+      const outcome = attemptOutcome(result, Date.now());
       // A write is sent once: Trunk does not honour Idempotency-Key, so the caller reads back before trying again.
       const decision =
         body === undefined

@@ -176,15 +176,24 @@ describe('link unfurls', () => {
     expect(textOfUnfurl(u, sent)).toContain('#21 Release fix');
   });
 
-  it('a composer preview is answered by unfurl_id and source', async () => {
+  it('a composer preview unfurls to nothing (it names no channel), and Trunk is not asked', async () => {
     await h.reset();
     seed(h);
-    const url = `${APP}/acme/pull/11?repo=acme/web`;
-    const [u] = await paste(h, [url], { channel: null });
-    expect(u).toMatchObject({ source: 'composer' });
-    expect(u!.unfurlId).toBeDefined();
-    expect(u!.channel).toBeUndefined();
-    expect(textOfUnfurl(u, url)).toContain('#11 Testing one');
+    await h.sendCommand('config unfurl github on', { user: USERS.admin });
+    await h.idle();
+    h.slack.clear();
+    h.trunk.clearRequests();
+    // Issue 26: the preview goes with the message wherever it is posted, a Slack Connect channel included.
+    const urls = [`${APP}/acme/pull/11?repo=acme/web`, 'https://github.com/acme/web/pull/12'];
+    for (const user of [USERS.admin, USERS.member])
+      expect(await paste(h, urls, { user, channel: null })).toEqual([]);
+    expect(h.trunk.requests).toEqual([]);
+    saidNothing(h);
+    // Posted in a channel, the same links unfurl by that channel's rules.
+    const [u] = await paste(h, urls);
+    expect(Object.keys(u!.unfurls)).toEqual(urls);
+    await h.sendCommand('config unfurl github off', { user: USERS.admin });
+    await h.idle();
   });
 
   it('an unknown PR unfurls to nothing (Trunk was asked and said 404)', async () => {
@@ -305,8 +314,41 @@ describe('link unfurls', () => {
     // Its only source is a private channel the member is not in.
     expect(await paste(h, [url], { user: USERS.member })).toEqual([]);
     saidNothing(h);
-    const [u] = await paste(h, [url], { user: USERS.admin });
+    // In that channel, for someone in it (issue 26: an admin pasting it in a public channel gets nothing,
+    // see the next test).
+    const [u] = await paste(h, [url], { user: USERS.admin, channel: 'C0SECRET01' });
     expect(textOfUnfurl(u, url)).toContain('#4 Api change');
+    await h.sendCommand('config unfurl github off', { user: USERS.admin });
+    await h.idle();
+  });
+
+  it('a repository known only as a private channel\u2019s default never unfurls in a public channel, whoever pastes it', async () => {
+    await h.reset();
+    seed(h);
+    h.trunk.addQueue('acme/secret', 'main', {}, [
+      { prNumber: 7, prTitle: 'Secret change', state: 'pending' },
+    ]);
+    h.slack.setChannel({ id: 'C0HUSH0001', name: 'hush', isPrivate: true, members: [USERS.admin] });
+    h.slack.setChannel({ id: 'C0PUBLIC01', name: 'everyone', members: [USERS.admin, USERS.member] });
+    await h.sendCommand('config channel acme/secret:main', { user: USERS.admin, channel: 'C0HUSH0001' });
+    await h.sendCommand('config unfurl github on', { user: USERS.admin });
+    await h.idle();
+    h.slack.clear();
+    h.trunk.clearRequests();
+    const url = 'https://github.com/acme/secret/pull/7';
+    // The admin can see the private channel; the public channel's readers cannot.
+    for (const channel of ['C0PUBLIC01', CHANNEL])
+      expect(await paste(h, [url], { user: USERS.admin, channel })).toEqual([]);
+    expect(h.trunk.requests).toEqual([]);
+    saidNothing(h);
+    // In the private channel itself it unfurls.
+    const [u] = await paste(h, [url], { user: USERS.admin, channel: 'C0HUSH0001' });
+    expect(textOfUnfurl(u, url)).toContain('#7 Secret change');
+    // Once a public channel follows it too, it unfurls in any public channel.
+    await h.sendCommand('config channel acme/secret:main', { user: USERS.admin, channel: 'C0PUBLIC01' });
+    await h.idle();
+    const [v] = await paste(h, [url], { user: USERS.member, channel: CHANNEL });
+    expect(textOfUnfurl(v, url)).toContain('#7 Secret change');
     await h.sendCommand('config unfurl github off', { user: USERS.admin });
     await h.idle();
   });

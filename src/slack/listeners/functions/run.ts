@@ -1,8 +1,10 @@
 /**
  * What every Workflow Builder step's listener shares (function_executed, acknowledged by Bolt at once):
  * parse the inputs, build the Actor of the person who started the workflow (`interactivity.interactor`,
- * which a workflow's builder cannot forge; never the event's own fields), locate the queue, run the step,
- * and end it with `complete` or `fail`. Whatever happens (bad input, a refusal, Trunk failing, an
+ * which a workflow's builder cannot forge: only a value of Slack's interactivity type, with its pointer and
+ * secret, names a person; never the event's own fields), refuse a `channel` input that person cannot see
+ * (nothing is announced there, nor is its default queue used), locate the queue, run the step, and end it
+ * with `complete` or `fail`. Whatever happens (bad input, a refusal, Trunk failing, an
  * exception) the step is completed or failed: a workflow is never left hanging.
  */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
@@ -10,7 +12,7 @@ import type { Actor } from '../../../services/actor.ts';
 import type { QueueAt } from '../../../services/queue.ts';
 import { actorIn, actorWorkspace } from '../../actor.ts';
 import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
-import { stepBadInput, stepErrorText, stepNeedsPerson } from '../../blocks/steps.ts';
+import { stepBadInput, stepChannelUnseen, stepErrorText, stepNeedsPerson } from '../../blocks/steps.ts';
 import { parseStepInputs, type StepId, type StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { servicesOf } from '../../services.ts';
@@ -76,7 +78,12 @@ async function decide<S extends StepInput>(
   def: StepDefinition<S>,
   { event, body, context, client }: StepArgs,
 ): Promise<StepEnd> {
-  const parsed = parseStepInputs(def.id as StepId, event.inputs);
+  const parsed = parseStepInputs(
+    def.id as StepId,
+    event.inputs,
+    // What Slack says each input is (manifest.yml): the interactor counts only under Slack's own type.
+    event.function?.input_parameters ?? [],
+  );
   if (!parsed.ok) return { end: 'fail', error: stepBadInput(parsed.error) };
   const input = parsed.value as S;
   if (def.needsPerson && !input.interactor) return { end: 'fail', error: stepNeedsPerson(def.needsPerson) };
@@ -91,6 +98,9 @@ async function decide<S extends StepInput>(
   // The Actor's directory asks Slack with the bot token (users.info); the execution token only completes.
   const botClient = await deps.workspaces.slackFor(workspace.id).catch(() => client);
   const actor = actorIn(deps, botClient, workspace, input.interactor ?? '');
+  // Issue 26: a step announces only where its person can see, like a command typed in that channel would.
+  if (input.channel && input.interactor && !(await actor.canSee(input.channel)))
+    return { end: 'fail', error: stepChannelUnseen(input.channel) };
   const located = await servicesOf(deps).queue.locate(actor, input.channel, input.target);
   if (located.answer === 'no_target') return { end: 'fail', error: stepErrorText(renderNoTarget()) };
   if (located.answer === 'not_connected') return { end: 'fail', error: stepErrorText(renderNotConnected()) };
