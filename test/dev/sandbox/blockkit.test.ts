@@ -189,3 +189,67 @@ describe('blocks', () => {
     expect(html).toContain('<div class="bk-hint">1 or more</div>');
   });
 });
+
+describe('charts', () => {
+  const categories = ['Mon 23 Nov', 'Tue 24 Nov', 'Wed 25 Nov'];
+  const series = (name: string, values: number[]) => ({
+    name,
+    data: values.map((value, i) => ({ label: categories[i]!, value })),
+  });
+
+  it('draws a bar chart: one bar per series and day, its legend and its axis labels', () => {
+    const html = renderBlocks([
+      {
+        type: 'data_visualization',
+        title: 'Merged and kicked per day',
+        chart: {
+          type: 'bar',
+          series: [series('Merged', [12, 30, 7]), series('Kicked', [1, 0, 4])],
+          axis_config: { categories, y_label: 'PRs' },
+        },
+      },
+    ]);
+    expect(html).toContain('data-chart="bar"');
+    expect(html).toContain('Merged and kicked per day');
+    expect(html.match(/<rect /g)).toHaveLength(6);
+    expect(html).toContain('<title>Merged · Tue 24 Nov: 30</title>');
+    expect(html).toContain('>Mon 23 Nov</text>');
+    expect(html).toContain('Kicked</span>');
+    expect(html).not.toContain('bk-unsupported');
+  });
+
+  it('draws a line chart: one line per series, a point per day', () => {
+    const html = renderBlocks([
+      {
+        type: 'data_visualization',
+        title: 'Time in queue per day (minutes)',
+        chart: {
+          type: 'line',
+          series: [series('p50', [20, 25, 90]), series('p90', [45, 60, 180])],
+          axis_config: { categories, y_label: 'minutes' },
+        },
+      },
+    ]);
+    expect(html).toContain('data-chart="line"');
+    expect(html.match(/<polyline /g)).toHaveLength(2);
+    expect(html.match(/<circle /g)).toHaveLength(6);
+    expect(html).toContain('<title>p90 · Wed 25 Nov: 180</title>');
+  });
+
+  it('escapes every label and title', () => {
+    const html = renderBlocks([
+      {
+        type: 'data_visualization',
+        title: '<script>x</script>',
+        chart: {
+          type: 'bar',
+          series: [{ name: '<b>', data: [{ label: '<i>', value: 1 }] }],
+          axis_config: { categories: ['<i>'] },
+        },
+      },
+    ]);
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain('&lt;script&gt;');
+  });
+});
