@@ -30,7 +30,7 @@ import {
   USERS,
 } from './people.ts';
 import { createSandboxRoutes } from './routes.ts';
-import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkV2 } from './seed.ts';
+import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedHistoryOf, seedTrunk, seedTrunkV2 } from './seed.ts';
 import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
 import { createReleaseFreeze } from './workflow.ts';
 
@@ -108,6 +108,9 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     cleanups.push(() => trunk.close());
     seedTrunk(trunk);
     seedTrunkV2(trunk, trunkV2Key);
+    // Weeks of acme/web:main's history for `stats`, health digests and dashboards (read back by the app when
+    // it starts following the queue); its last hours turned slow, so the channel hears a slow alert.
+    seedHistoryOf(trunk, (opts.clock ?? Date.now)());
     const story = createStory(trunk);
 
     let databasePath = opts.databasePath;
@@ -176,6 +179,11 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
         return rows[0]?.id;
       },
       unfurlDomains: [new URL(sandboxConfig.trunk.appUrl).host.toLowerCase(), 'github.com'],
+      canvases: () =>
+        slack.canvases.filter(
+          (c) =>
+            !c.deleted && (c.channelId === CHANNEL_ID || c.access.some((a) => a.channelId === CHANNEL_ID)),
+        ),
       setTimeZone: (tz) => {
         for (const u of Object.values(USERS)) slack.addUser(fakeUser(u, tz));
       },
@@ -183,6 +191,9 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
 
     const running = await createApp(sandboxConfig, {
       logger,
+      // Slow queues are looked at every 30 s rather than 10 min, and dashboards every 10 s, so both show soon.
+      slow: { everyMs: 30_000 },
+      dashboards: { everyMs: 10_000 },
       ...(opts.clock ? { clock: opts.clock } : {}),
       http: { host: opts.host ?? '127.0.0.1', customRoutes: routes },
       slack: { signingSecret, botToken, apiUrl: slack.url },

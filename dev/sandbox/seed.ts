@@ -454,3 +454,26 @@ export function seedTrunkV2(trunk: SeedableTrunkV2, key: string, now: number = D
     estimatedAt: new Date(now + 25 * 60_000).toISOString(),
   });
 }
+
+/** The part of the Trunk fake that seeds a queue's history (dev/fakes/trunk/history.ts). */
+export interface HistorySeedable {
+  seedHistory(
+    repo: string,
+    branch: string,
+    opts: { days: number; prsPerDay: number; seed?: number; slowSince?: number; slowFactor?: number },
+  ): unknown;
+}
+
+/**
+ * 30 days of acme/web:main: about 40 PRs a day through the queue, some kicked by a flaky check, and for
+ * the last 5 hours every wait and test run four times as long, so the queue is slow when the sandbox starts.
+ */
+export function seedHistoryOf(trunk: HistorySeedable, now: number): void {
+  trunk.seedHistory('acme/web', 'main', {
+    days: 30,
+    prsPerDay: 40,
+    seed: 28,
+    slowSince: now - 5 * 3_600_000,
+    slowFactor: 4,
+  });
+}

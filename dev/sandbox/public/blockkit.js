@@ -584,3 +584,65 @@ export function elementAt(blocks, path) {
   const element = block.elements?.[Number(ei)];
   return element ? { block, element } : undefined;
 }
+
+/** Canvas markdown inline: **bold**, [text](https://…); everything else escaped. */
+function canvasInline(text) {
+  return escapeHtml(text)
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+    .replace(
+      /\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g,
+      '<a href="$2" target="_blank" rel="noopener noreferrer">$1</a>',
+    );
+}
+
+/**
+ * A canvas's markdown (what the app writes with canvases.create/edit) as HTML, well enough to read:
+ * headings, paragraphs, bulleted lists and tables. Every piece of text is escaped.
+ * @param {string} md
+ */
+export function canvasHtml(md) {
+  const out = [];
+  const lines = String(md ?? '').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const h = /^(#{1,3}) (.*)$/.exec(line);
+    if (h) {
+      out.push(`<h${h[1].length + 1}>${canvasInline(h[2])}</h${h[1].length + 1}>`);
+      continue;
+    }
+    if (line.startsWith('|')) {
+      const rows = [];
+      while (i < lines.length && lines[i].startsWith('|')) rows.push(lines[i++]);
+      i--;
+      const cells = (r) =>
+        r
+          .replace(/^\||\|$/g, '')
+          .split('|')
+          .map((c) => c.trim());
+      const body = rows.filter((r) => !/^\|\s*-{3}/.test(r));
+      const [head, ...rest] = body;
+      out.push(
+        `<table class="canvas-table"><thead><tr>${cells(head)
+          .map((c) => `<th>${canvasInline(c)}</th>`)
+          .join('')}</tr></thead><tbody>${rest
+          .map(
+            (r) =>
+              `<tr>${cells(r)
+                .map((c) => `<td>${canvasInline(c)}</td>`)
+                .join('')}</tr>`,
+          )
+          .join('')}</tbody></table>`,
+      );
+      continue;
+    }
+    if (line.startsWith('- ')) {
+      const items = [];
+      while (i < lines.length && lines[i].startsWith('- ')) items.push(lines[i++].slice(2));
+      i--;
+      out.push(`<ul>${items.map((t) => `<li>${canvasInline(t)}</li>`).join('')}</ul>`);
+      continue;
+    }
+    if (line.trim()) out.push(`<p>${canvasInline(line)}</p>`);
+  }
+  return out.join('');
+}

@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { elementAt, formatSlackDate, mrkdwn, renderBlocks } from '../../../dev/sandbox/public/blockkit.js';
+import {
+  canvasHtml,
+  elementAt,
+  formatSlackDate,
+  mrkdwn,
+  renderBlocks,
+} from '../../../dev/sandbox/public/blockkit.js';
 
 // 2026-11-22T14:05:09Z
 const T = Date.UTC(2026, 10, 22, 14, 5, 9) / 1000;
@@ -251,5 +257,20 @@ describe('charts', () => {
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<b>');
     expect(html).toContain('&lt;script&gt;');
+  });
+});
+
+describe('canvases', () => {
+  it('draws a canvas’s headings, lists and tables, escaping the text', () => {
+    const html = canvasHtml(
+      '# Merge queue acme/web:main\n**State:** running\n\n## PRs in order\n| # | PR |\n| --- | --- |\n| 1 | #11 <b>x</b> |\n\n- Merged: 3\n[Open in Trunk](https://app.trunk.io/acme)',
+    );
+    expect(html).toContain('<h2>Merge queue acme/web:main</h2>');
+    expect(html).toContain('<p><strong>State:</strong> running</p>');
+    expect(html).toContain(
+      '<thead><tr><th>#</th><th>PR</th></tr></thead><tbody><tr><td>1</td><td>#11 &lt;b&gt;x&lt;/b&gt;</td></tr></tbody>',
+    );
+    expect(html).toContain('<ul><li>Merged: 3</li></ul>');
+    expect(html).toContain('<a href="https://app.trunk.io/acme"');
   });
 });
