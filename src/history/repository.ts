@@ -55,6 +55,14 @@ function values(r: PrTransitionRecord): SqlValue[] {
  * row also unless a row of the same PR and state lies within READBACK_SAME_MS. True when written.
  */
 export async function recordTransition(db: DbExecutor, r: PrTransitionRecord): Promise<boolean> {
+  const written = await insertTransition(db, r);
+  // A merge settles the estimates shown for the PR (ETA truth).
+  if (written && r.state === 'merged')
+    await settleEtas(db, r.workspaceId, r.queueKey, r.prNumber, r.occurredAt);
+  return written;
+}
+
+async function insertTransition(db: DbExecutor, r: PrTransitionRecord): Promise<boolean> {
   if (r.source !== 'readback')
     return (
       (await db.execute(

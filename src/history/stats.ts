@@ -141,7 +141,7 @@ export async function computeQueueStats(db: DbExecutor, q: StatsQuery): Promise<
     `SELECT state, ${dayCase} AS day, COUNT(*) AS n FROM queue_history
      WHERE workspace_id = $1 AND queue_key = $2 AND occurred_at >= $3 AND occurred_at < $4
        AND state IN ('merged', 'failed', 'cancelled')
-     GROUP BY state, ${dayCase}`,
+     GROUP BY state, day`,
     [...key, ...starts.slice(1).map((s) => s.start)],
   );
   let merged = 0;

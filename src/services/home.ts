@@ -12,8 +12,9 @@ import { DEFAULT_BRANCH, type QueueRef, sameRepo } from '../core/target.ts';
 import { type Subscription, SubscriptionRepository } from '../digest/index.ts';
 import { type TestWatch, TestWatchRepository } from '../flaky/index.ts';
 import { listWindows, type WindowView } from '../freeze/index.ts';
+import { recordEtaShown } from '../history/repository.ts';
 import type { EtaAnswer, StoryReader } from '../queue/story-reader.ts';
-import type { Operator } from '../store/types.ts';
+import type { DbExecutor, Operator } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
 import {
@@ -29,6 +30,7 @@ import {
 import { InboxRepository } from '../webhooks/inbox.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
+import { queueKeyOfRef } from './stats.ts';
 import { visibleTo } from './visibility.ts';
 
 /** Deadline of each Trunk call made for the Home (the person is looking at a loading tab). */
@@ -174,6 +176,7 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
       const prs = readings.flatMap((r) => r?.prs ?? []);
       const v2 = trunk ? await deps.trunk.v2For(workspaceId, 'view').catch(() => undefined) : undefined;
       if (v2) await addEtas(v2.reader, prs);
+      await keepEtasShown(db, workspaceId, now, prs);
       return {
         userId: actor.userId,
         renderedAt: now,
@@ -301,6 +304,29 @@ async function listAuthorPrs(
     if (++read >= PR_PAGES) break;
   }
   return { mine, openOrder };
+}
+
+/** ETA truth: the Home's estimates are kept like `eta`'s (history/); a store error only leaves them out. */
+async function keepEtasShown(
+  db: DbExecutor,
+  workspaceId: string,
+  now: number,
+  prs: HomePrData[],
+): Promise<void> {
+  for (const p of prs) {
+    const e = p.eta?.estimate;
+    const at = e?.estimatedAt ? Date.parse(e.estimatedAt) : Number.NaN;
+    if (e?.status !== 'available' || e.kind === 'pendingFailureResolution' || !Number.isFinite(at)) continue;
+    await recordEtaShown(db, {
+      workspaceId,
+      queueKey: queueKeyOfRef(p.ref),
+      prNumber: p.pr.prNumber,
+      shownAt: now,
+      estimatedAt: at,
+      source: 'trunk',
+      surface: 'home',
+    }).catch(() => false);
+  }
 }
 
 /** ETAs cost a PR read each at Trunk (5 a second per key): the Home asks for its first few queued PRs only. */

@@ -95,6 +95,7 @@ export class StatsService {
       };
       return { answer: 'stats', ref: at.ref, days, tz, current, previous, past };
     } catch (error) {
+      this.#deps.logger.warn({ err: error, queue: queueKey }, 'stats could not be computed');
       return { answer: 'read_failed', error };
     }
   }

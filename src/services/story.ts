@@ -3,11 +3,14 @@
  * has a v2 key, and from v1 otherwise (its state and readiness, with how to add a key). Reading is for
  * everyone; the buttons that come with the answer keep the PR buttons' own rights.
  */
+import { type AppEstimate, appEstimate } from '../history/eta.ts';
+import { recordEtaShown } from '../history/repository.ts';
 import type { EtaAnswer, StoryAnswer } from '../queue/story-reader.ts';
 import type { SubmittedPullRequest } from '../trunk/types.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
 import type { QueueAt, QueueService } from './queue.ts';
+import { queueKeyOfRef } from './stats.ts';
 
 export type WhyAnswer =
   | { answer: 'story'; value: Exclude<StoryAnswer, { kind: 'unknown' }> }
@@ -17,7 +20,8 @@ export type WhyAnswer =
   | { answer: 'read_failed'; error: unknown };
 
 export type EtaServiceAnswer =
-  | { answer: 'eta'; value: EtaAnswer }
+  /** `app`: the app's own estimate from the queue's history, where Trunk gave none. */
+  | { answer: 'eta'; value: EtaAnswer; app?: AppEstimate }
   /** No v2 key: estimates and the dispatch order need one; v1's PR state is shown instead. */
   | { answer: 'v1'; pr: SubmittedPullRequest }
   | { answer: 'read_failed'; error: unknown };
@@ -47,9 +51,53 @@ export class StoryService {
     try {
       const v2 = await this.#deps.trunk.v2For(actor.workspace.id, 'interactive');
       if (!v2) return this.#v1(actor, at, prNumber);
-      return { answer: 'eta', value: await v2.reader.eta(address(at), prNumber) };
+      const value = await v2.reader.eta(address(at), prNumber);
+      const app = value.kind === 'eta' ? await this.#etaTruth(actor, at, prNumber, value) : undefined;
+      return { answer: 'eta', value, ...(app ? { app } : {}) };
     } catch (error) {
       return { answer: 'read_failed', error };
+    }
+  }
+
+  /**
+   * ETA truth: keeps the estimate shown (Trunk's, or where Trunk gave none the app's own from the queue's
+   * history, returned to be shown). Never fails the answer: a store or read error leaves it unrecorded.
+   */
+  async #etaTruth(
+    actor: Actor,
+    at: QueueAt,
+    prNumber: number,
+    value: Extract<EtaAnswer, { kind: 'eta' }>,
+  ): Promise<AppEstimate | undefined> {
+    const db = this.#deps.store.db;
+    const queueKey = queueKeyOfRef(at.ref);
+    const now = actor.now();
+    const shown = { workspaceId: actor.workspace.id, queueKey, prNumber, shownAt: now, surface: 'eta' };
+    try {
+      const trunkAt = value.estimate?.estimatedAt ? Date.parse(value.estimate.estimatedAt) : Number.NaN;
+      if (
+        value.estimate?.status === 'available' &&
+        value.estimate.kind !== 'pendingFailureResolution' &&
+        Number.isFinite(trunkAt)
+      ) {
+        await recordEtaShown(db, { ...shown, estimatedAt: trunkAt, source: 'trunk' });
+        return undefined;
+      }
+      if (value.position !== 'testing' && value.position !== 'pending') return undefined;
+      const queue = await this.#queue.queue(actor, at);
+      const app = await appEstimate(db, {
+        workspaceId: actor.workspace.id,
+        queueKey,
+        now,
+        ahead: value.ahead.length,
+        concurrency: queue.answer === 'read' ? queue.value.concurrency : 1,
+        testing: value.position === 'testing',
+      });
+      if (app) await recordEtaShown(db, { ...shown, estimatedAt: app.estimatedAt, source: 'app' });
+      return app;
+    } catch (err) {
+      this.#deps.logger.warn({ err }, 'could not keep the ETA shown');
+      return undefined;
     }
   }
 

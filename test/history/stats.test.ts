@@ -152,6 +152,14 @@ describe.each(engines)('computeQueueStats on %s', (_name, open) => {
     }
   });
 
+  it('a one-day window is one bucket', async () => {
+    const w = statsWindow(NOW, 1, TZ);
+    const stats = await computeQueueStats(store.db, { workspaceId: WS, queueKey, ...w, tz: TZ });
+    const truth = truthOf(seeded.transitions, w.from, w.to, TZ);
+    expect(stats.days).toHaveLength(1);
+    expect([stats.merged, stats.days[0]?.merged]).toEqual([truth.merged, truth.merged]);
+  });
+
   it('kicks by class, autopilot re-submissions and how many merged, ETA error, hours paused', async () => {
     const q = 'github.com/acme/other:main';
     const T = NOW - 3 * 24 * 60 * MIN;

@@ -5,6 +5,7 @@
  */
 import type { KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
+import type { AppEstimate } from '../../history/eta.ts';
 import type { EtaAnswer } from '../../queue/story-reader.ts';
 import type { QueuedPullRequest } from '../../trunk/v2/schemas.ts';
 import type { SlackReply } from '../reply.ts';
@@ -49,11 +50,18 @@ export function etaSentence(ref: QueueRef, answer: Extract<EtaAnswer, { kind: 'e
   return `${when}; ${where[position]}${held}.`;
 }
 
+/** The app's own estimate, said to be the app's, with what it rests on. */
+export function appEstimateSentence(app: AppEstimate): string {
+  const minutes = Math.max(1, Math.round(app.testingP50Ms / 60_000));
+  return `The app's own estimate, from this queue's history: about ${slackDate(app.estimatedAt)} (${app.ahead} PR${app.ahead === 1 ? '' : 's'} ahead, concurrency ${app.concurrency}, testing takes about ${minutes} min, the median of ${app.basedOn} merged PR${app.basedOn === 1 ? '' : 's'} this week).`;
+}
+
 export function renderEta(
   ref: QueueRef,
   prNumber: number,
   answer: EtaAnswer,
   renderedAt: number,
+  app?: AppEstimate,
 ): SlackReply {
   const label = esc(queueLabel(ref));
   const prLink = link(prUrl(ref.repo, prNumber), `#${prNumber}`);
@@ -66,6 +74,7 @@ export function renderEta(
   else if (answer.kind === 'not_in_queue')
     body = `${prLink} is not in ${label}'s queue now. \`/mergequeue why ${prNumber} ${label}\` tells how it left.`;
   else body = `*${prLink} ${escTrim(answer.pr.title, 150)}*\n${etaSentence(ref, answer)}`;
+  if (app) body += `\n${appEstimateSentence(app)}`;
   const blocks: KnownBlock[] = [
     section(body),
     context(`${label} · read from Trunk ${slackDate(renderedAt)}`),

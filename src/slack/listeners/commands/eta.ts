@@ -37,7 +37,7 @@ export async function eta(
       );
       return 'ok';
     case 'eta':
-      await sendReply(req.deps, req.respond, renderEta(at.ref, prNumber, found.value, renderedAt));
+      await sendReply(req.deps, req.respond, renderEta(at.ref, prNumber, found.value, renderedAt, found.app));
       return 'ok';
   }
 }
