@@ -10,11 +10,16 @@ import { PeriodicPasses } from '../core/periodic-passes.ts';
 import { type Dashboard, DashboardRepository } from '../dashboard/index.ts';
 import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
-import { type CanvasInput, type CanvasPr, renderDashboardMarkdown } from '../slack/blocks/dashboard.ts';
+import {
+  type CanvasInput,
+  type CanvasPr,
+  type CanvasWeek,
+  renderDashboardMarkdown,
+} from '../slack/blocks/dashboard.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
-import { type MergedStays, nearestRank, SlowStateRepository } from '../watch/index.ts';
+import { SlowStateRepository } from '../watch/index.ts';
 import { SnapshotRepository } from '../watch/queue-state.ts';
 
 const WEEK_MS = 7 * 24 * 3_600_000;
@@ -23,8 +28,8 @@ export interface DashboardsOptions {
   store: Store;
   workspaces: Pick<Workspaces, 'backgroundTrunkFor'>;
   outbox: Pick<SlackOutbox, 'editCanvas'>;
-  /** The queue history's merged stays (history/repository.ts). */
-  stays: MergedStays;
+  /** The last 7 days' figures from the queue history (history/stats.ts's computeQueueStats). */
+  week: (workspaceId: string, queueKey: string, from: number, to: number) => Promise<CanvasWeek>;
   now: () => number;
   logger: Logger;
   appUrl?: string;
@@ -66,26 +71,18 @@ export function createDashboardsWorker(o: DashboardsOptions): DashboardsWorker {
 
   async function draw(d: Dashboard): Promise<CanvasInput> {
     const now = o.now();
-    const [queue, stays, slowState, ws] = await Promise.all([
+    const [queue, week, slowState, ws] = await Promise.all([
       queueNow(d),
-      o.stays(d.workspaceId, d.queueKey, now - WEEK_MS, now),
+      o.week(d.workspaceId, d.queueKey, now - WEEK_MS, now),
       slow.get(d.workspaceId, d.queueKey),
       o.store.getWorkspace(d.workspaceId),
     ]);
-    const times = stays.map((s) => s.mergedAt - s.enteredAt);
-    const p50 = nearestRank(times, 50);
-    const p90 = nearestRank(times, 90);
     const orgSlug = ws?.trunkOrgSlug ?? o.orgSlug;
     return {
       target: d.target,
       ...(queue.state !== undefined ? { state: queue.state } : {}),
       prs: queue.prs,
-      week: {
-        merged: stays.length,
-        known: stays.length,
-        ...(p50 !== undefined ? { p50Ms: p50 } : {}),
-        ...(p90 !== undefined ? { p90Ms: p90 } : {}),
-      },
+      week,
       ...(slowState.slow
         ? {
             slow: {

@@ -212,7 +212,16 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     store: o.store,
     workspaces: o.workspaces,
     outbox: o.outbox,
-    stays: (ws, queueKey, from, to) => mergedStays(o.store.db, ws, queueKey, from, to),
+    week: async (workspaceId, queueKey, from, to) => {
+      const s = await computeQueueStats(o.store.db, { workspaceId, queueKey, from, to, tz: 'UTC' });
+      return {
+        merged: s.merged,
+        kicked: s.kicked,
+        known: s.timeInQueue.known,
+        ...(s.timeInQueue.p50Ms !== undefined ? { p50Ms: s.timeInQueue.p50Ms } : {}),
+        ...(s.timeInQueue.p90Ms !== undefined ? { p90Ms: s.timeInQueue.p90Ms } : {}),
+      };
+    },
     now: o.now,
     logger: o.logger,
     appUrl: config.trunk.appUrl,

@@ -126,7 +126,10 @@ export interface CanvasInput {
 
 /** Canvas markdown keeps `|` for tables and `*_` for emphasis: a PR title must not break out of its cell. */
 function cell(text: string, max = 80): string {
-  const t = text.replace(/[\r\n|]+/g, ' ').replace(/[*_`~<>]/g, '');
+  const t = text
+    .replace(/[\r\n|]+/g, ' ')
+    .replace(/_/g, ' ')
+    .replace(/[*`~<>]/g, '');
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
