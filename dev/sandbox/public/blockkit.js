@@ -511,7 +511,7 @@ function chartHtml(b) {
   const H = 200;
   const left = 40;
   const bottom = 44;
-  const top = 10;
+  const top = 22;
   const plotW = W - left - 10;
   const plotH = H - top - bottom;
   const valueOf = (s, label) => Number(s.data?.find((d) => d.label === label)?.value ?? 0);
@@ -557,7 +557,7 @@ function chartHtml(b) {
     });
   }
   const yLabel = chart.axis_config?.y_label
-    ? `<text x="4" y="${top + 8}" class="bk-chart-axis">${escapeHtml(chart.axis_config.y_label)}</text>`
+    ? `<text x="4" y="12" class="bk-chart-axis">${escapeHtml(chart.axis_config.y_label)}</text>`
     : '';
   const legend = series
     .map(

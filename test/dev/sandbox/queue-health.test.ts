@@ -33,13 +33,13 @@ describe.skipIf(!available)('queue health in the sandbox', () => {
   const channel = () => page.locator('#messages > .msg');
 
   beforeAll(async () => {
-    [sandbox, browser] = await Promise.all([startSandboxProcess(), launchBrowser()]);
+    [sandbox, browser] = await Promise.all([startSandboxProcess({}, 90_000), launchBrowser()]);
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     await page.goto(sandbox.url);
     await page.waitForSelector('body[data-ready="true"]');
     await page.check('input[name=who][value=operator]');
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -48,9 +48,9 @@ describe.skipIf(!available)('queue health in the sandbox', () => {
 
   it('says the queue turned slow, with the figures', async () => {
     const slow = channel().filter({ hasText: 'acme/web:main is slow' }).last();
-    await slow.waitFor({ timeout: 60_000 });
+    await slow.waitFor({ timeout: 90_000 });
     expect(await slow.innerText()).toMatch(/median time in queue .+ over the last 6 h/);
-  }, 70_000);
+  }, 100_000);
 
   it('answers `stats` with its figures and draws both charts', async () => {
     await send('stats acme/web:main');
