@@ -59,6 +59,8 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('on %s', (signal) => {
       'digest-scheduler',
       'freezer',
       'step-waits',
+      'slow-queues',
+      'dashboards',
       'queue-watcher',
       'http-server',
       'store',
