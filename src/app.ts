@@ -71,6 +71,19 @@ export const BOT_SCOPES = [
 ];
 
 export const EVENTS_PATH = '/slack/events';
+
+/**
+ * A request's headers and body must arrive within this (408 and the connection closed otherwise), not
+ * Node's default 300 s: a stranger trickling a body holds a connection for seconds, not minutes. Slack
+ * wants its answer within 3 s and Svix within 15 s, so no real sender needs longer.
+ */
+export const REQUEST_DEADLINE_MS = 10_000;
+const BODY_DEADLINES = {
+  requestTimeout: REQUEST_DEADLINE_MS,
+  headersTimeout: REQUEST_DEADLINE_MS,
+  // Node looks for requests past their deadline this often (default 30 s).
+  connectionsCheckingInterval: 1_000,
+};
 export const INSTALL_PATH = '/slack/install';
 export const REDIRECT_PATH = '/slack/oauth_redirect';
 
@@ -263,6 +276,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       ...(oauth ? { ...oauthOptions, installerOptions } : {}),
     });
     receiver = httpReceiver;
+    // Innermost, behind the body read and the signature check: work after an ack and the workers wait
+    // while requests that can be answered await their answer; a half-sent or forged one holds nothing back.
+    countUnanswered(httpReceiver, [EVENTS_PATH]);
     // A signed request seen before (within its five minutes) is refused before Bolt runs a listener.
     rejectReplays(httpReceiver, {
       signingSecret: config.slack.signingSecret!,
@@ -276,8 +292,6 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     // New Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
-    // Outermost: work after an ack, the outbox and the workers wait while requests await their answer.
-    countUnanswered(httpReceiver, [EVENTS_PATH]);
   }
 
   const bolt = new App({
@@ -456,7 +470,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.
       ownWorkspace?.warm();
       if (httpReceiver) {
-        const server = (await bolt.start(host ? { port: config.port, host } : config.port)) as Server;
+        const listen = host ? { port: config.port, host } : config.port;
+        const server = (await bolt.start(listen, BODY_DEADLINES)) as Server;
         port = (server.address() as AddressInfo).port;
       } else {
         await bolt.start();

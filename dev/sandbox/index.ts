@@ -30,7 +30,7 @@ import {
   USERS,
 } from './people.ts';
 import { createSandboxRoutes } from './routes.ts';
-import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedHistoryOf, seedTrunk, seedTrunkV2 } from './seed.ts';
+import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkHistory, seedTrunkV2 } from './seed.ts';
 import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
 import { createReleaseFreeze } from './workflow.ts';
 
@@ -108,9 +108,7 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     cleanups.push(() => trunk.close());
     seedTrunk(trunk);
     seedTrunkV2(trunk, trunkV2Key);
-    // Weeks of acme/web:main's history for `stats`, health digests and dashboards (read back by the app when
-    // it starts following the queue); its last hours turned slow, so the channel hears a slow alert.
-    seedHistoryOf(trunk, (opts.clock ?? Date.now)());
+    seedTrunkHistory(trunk);
     const story = createStory(trunk);
 
     let databasePath = opts.databasePath;

@@ -363,6 +363,38 @@ export function seedTrunk(trunk: SeedableTrunk, now: number = Date.now()): void 
   trunk.generateQuarantinedTests('acme/mobile', 24, { seed: 77, orgSlug: SANDBOX_ORG });
 }
 
+/** The fake's queue history (dev/fakes/trunk/history.ts). */
+export interface SeedableTrunkHistory {
+  seedHistory(
+    repo: string,
+    branch: string,
+    opts: {
+      days: number;
+      prsPerDay: number;
+      seed?: number;
+      firstNumber?: number;
+      slowSince?: number;
+      slowFactor?: number;
+    },
+  ): unknown;
+}
+
+/**
+ * Weeks of believable history, so `stats` has figures and charts the moment the sandbox starts: acme/web a
+ * busy queue, acme/api a quieter one whose last hours turned slow (for the `health` topic's slow alert).
+ */
+export function seedTrunkHistory(trunk: SeedableTrunkHistory, now: number = Date.now()): void {
+  trunk.seedHistory('acme/web', 'main', { days: 28, prsPerDay: 60, seed: 20261128, firstNumber: 20_000 });
+  trunk.seedHistory('acme/api', 'main', {
+    days: 21,
+    prsPerDay: 20,
+    seed: 41,
+    firstNumber: 30_000,
+    slowSince: now - 6 * 3_600_000,
+    slowFactor: 5,
+  });
+}
+
 /** What the v2 side of the fake takes: the histories, estimates and keys the sandbox sets. */
 export interface SeedableTrunkV2 {
   addSubmittedPr(repo: string, branch: string, pr: Partial<SubmittedPullRequest>): unknown;
@@ -452,28 +484,5 @@ export function seedTrunkV2(trunk: SeedableTrunkV2, key: string, now: number = D
     status: 'available',
     kind: 'merge',
     estimatedAt: new Date(now + 25 * 60_000).toISOString(),
-  });
-}
-
-/** The part of the Trunk fake that seeds a queue's history (dev/fakes/trunk/history.ts). */
-export interface HistorySeedable {
-  seedHistory(
-    repo: string,
-    branch: string,
-    opts: { days: number; prsPerDay: number; seed?: number; slowSince?: number; slowFactor?: number },
-  ): unknown;
-}
-
-/**
- * 30 days of acme/web:main: about 40 PRs a day through the queue, some kicked by a flaky check, and for
- * the last 5 hours every wait and test run four times as long, so the queue is slow when the sandbox starts.
- */
-export function seedHistoryOf(trunk: HistorySeedable, now: number): void {
-  trunk.seedHistory('acme/web', 'main', {
-    days: 30,
-    prsPerDay: 40,
-    seed: 28,
-    slowSince: now - 5 * 3_600_000,
-    slowFactor: 4,
   });
 }

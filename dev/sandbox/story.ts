@@ -73,6 +73,15 @@ export async function seedApp(db: Db, opts: { now: number; tz: string }): Promis
     createdBy: operator.id,
     createdAt: now,
   });
+  // acme/api:main's last hours turned slow (seed.ts's history): the channel hears it in its health feed.
+  await new WatchRepository(db).upsert({
+    workspaceId: TEAM_ID,
+    channelId: CHANNEL_ID,
+    target: queueRef('acme/api:main'),
+    topics: ['health'],
+    createdBy: operator.id,
+    createdAt: now,
+  });
 
   // Daily from this minute, so it is on when the sandbox starts (the freezer drains the queue and says so
   // at once) and the status message shows it; a sandbox left running sees it end, and come round tomorrow.

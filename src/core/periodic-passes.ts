@@ -11,7 +11,7 @@
  * - Stop: no new pass starts; the pass in progress and the work it launched (`inFlight`, e.g. a freeze run
  *   or a digest being posted) get until the deadline, then are left to their leases.
  */
-import { whenAnswered } from './answers-first.ts';
+import { afterAnswers } from './answers-first.ts';
 import { settleBy } from './deadline.ts';
 
 /** Calls `fire` on its own schedule until the returned cancel is called (node-cron, for the digests). */
@@ -72,9 +72,9 @@ export class PeriodicPasses {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#lastStart = Date.now();
-    // A pass starts once the requests in hand are answered (answers-first.ts): acks do not wait behind it.
-    this.#running = whenAnswered()
-      .then(() => this.#o.pass())
+    // A pass starts once the requests in hand are answered (answers-first.ts): acks do not wait behind it;
+    // its waits, that one and those inside it, share one bound.
+    this.#running = afterAnswers(() => this.#o.pass())
       .catch(this.#o.onError)
       .finally(() => {
         this.#running = undefined;

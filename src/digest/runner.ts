@@ -9,6 +9,7 @@
  */
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { keepRenewed } from '../store/leases.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import type { ClaimRepository, RunPayload, RunRecord } from './claims.ts';
 import {
@@ -63,24 +64,15 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
     scheduledAt: new Date(rec.scheduledAt).toISOString(),
     attempt: rec.attempts,
   });
-  let lost = false;
-  let beat: Promise<unknown> = Promise.resolve();
-  const heartbeat = setInterval(
-    () => {
-      beat = ctx.claims.heartbeat(key, me, ctx.now() + ctx.leaseMs).then(
-        (ok) => {
-          if (!ok) lost = true;
-        },
-        (err: unknown) => log.warn({ err }, 'digest lease renewal failed'),
-      );
-    },
-    Math.max(50, Math.floor(ctx.leaseMs / 3)),
+  const heartbeat = keepRenewed(
+    () => ctx.claims.heartbeat(key, me, ctx.now() + ctx.leaseMs),
+    ctx.leaseMs / 3,
+    (err) => log.warn({ err }, 'digest lease renewal failed'),
   );
-  heartbeat.unref();
   const check = (ok: boolean) => {
-    if (!ok || lost) throw new LostClaim();
+    if (!ok || heartbeat.lost) throw new LostClaim();
   };
-  const abandoned = () => lost || ctx.stopping();
+  const abandoned = () => heartbeat.lost || ctx.stopping();
   try {
     let payload = rec.payload;
     if (!payload) {
@@ -109,7 +101,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
     }
     let headerTs = rec.headerTs;
     for (let i = rec.postedCount; i < payload.messages.length; i++) {
-      if (ctx.stopping() || lost) throw new LostClaim();
+      if (ctx.stopping() || heartbeat.lost) throw new LostClaim();
       const target: { workspaceId: string; channel: string; threadTs?: string } = {
         workspaceId: sub.workspaceId,
         channel: sub.channelId,
@@ -139,11 +131,10 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       : { outcome: 'posted', messages: payload.messages.length };
   } catch (err) {
     if (err instanceof LostClaim || err instanceof CollectionAbandoned) {
-      if (ctx.stopping() && !lost) {
+      if (ctx.stopping() && !heartbeat.lost) {
         // Shutting down: hand the claim over now instead of letting another replica wait out the lease
         // (after the last renewal, so that one cannot land after the release).
-        clearInterval(heartbeat);
-        await beat;
+        await heartbeat.stop();
         await ctx.claims.heartbeat(key, me, ctx.now() - 1).catch(() => false);
       }
       log.warn('digest left unfinished (claim lost or service stopping); another replica continues it');
@@ -157,8 +148,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
       if (mayRetry) {
         // Slack failing in passing: leave the claim (and what was posted) to be resumed after a backoff;
         // no late heartbeat may move the lease back.
-        clearInterval(heartbeat);
-        await beat;
+        await heartbeat.stop();
         await ctx.claims
           .deferRetry(key, me, retryAt, `slack: ${err.code} (retrying)`)
           .catch((e: unknown) => log.warn({ err: e }, 'could not record the digest retry'));
@@ -188,7 +178,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
     log.error({ err }, 'digest run failed; its claim will be retried after the lease expires');
     return { outcome: 'failed', detail: 'internal error' };
   } finally {
-    clearInterval(heartbeat);
+    await heartbeat.stop();
   }
 }
 

@@ -37,14 +37,14 @@ export function createDigestService(input: DigestDeps): DigestService {
   };
   const now = deps.clock ?? Date.now;
   const subs = new SubscriptionRepository(deps.store.db);
-  const claims = new ClaimRepository(deps.store.db);
+  const claims = new ClaimRepository(deps.store);
   const logger = deps.logger.child({ component: 'digest', replica: deps.replicaId });
   let abandon = false;
   const ctx: RunnerContext = {
     deps,
     subs,
     claims,
-    collections: new CollectionRepository(deps.store.db),
+    collections: new CollectionRepository(deps.store),
     logger,
     metrics: deps.metrics,
     now,

@@ -16,8 +16,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../observability/log.ts';
-import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
-import type { Db } from '../store/types.ts';
+import { ClaimRows, type ClaimRowsSpec } from '../store/claim-rows.ts';
+import { keepRenewed } from '../store/leases.ts';
+import type { Db, LeaseStore } from '../store/types.ts';
 import { type TrunkErrorRecord, trunkErrorFromRecord, trunkErrorRecord } from '../trunk/error-record.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import type { FailingTest, QuarantinedTest, Repo } from '../trunk/types.ts';
@@ -46,53 +47,57 @@ const keyParams = (k: CollectionKey) => [k.workspaceId, k.kind, k.source, k.sche
 
 /** Who collects is a lease in the store's lease table (store/leases.ts); its fence is the generation. */
 export const COLLECTION_LEASE = 'digest.collection';
+const keyValues = (k: CollectionKey) => [k.workspaceId, k.kind, k.scheduledAt, k.source];
 export const collectionLease = (k: CollectionKey) => ({
   kind: COLLECTION_LEASE,
-  key: `${k.workspaceId}|${k.kind}|${k.scheduledAt}|${k.source}`,
+  key: keyValues(k).join('|'),
 });
+/** One row per collection in `digest_collections`, its lease `digest.collection` (the fence is the generation). */
+const COLLECTION_ROWS: ClaimRowsSpec = {
+  kind: COLLECTION_LEASE,
+  table: 'digest_collections',
+  // In the lease key's order.
+  key: ['workspace_id', 'kind', 'scheduled_at', 'source'],
+  columns: ['workspace_id', 'kind', 'scheduled_at', 'source', 'status', 'generation', 'pages', 'failure'],
+};
+
 /**
  * The collection's record in `digest_collections`: collecting, or done (which generation's pages, how
  * many, who collected them), or failed (the Trunk error). Who collects now is the lease's business.
  */
 export class CollectionRepository {
   readonly #db: Db;
-  readonly #leases: SqlLeases;
-  constructor(db: Db) {
-    this.#db = db;
-    this.#leases = new SqlLeases(db);
+  readonly #rows: ClaimRows;
+  constructor(store: LeaseStore) {
+    this.#db = store.db;
+    this.#rows = new ClaimRows(store, COLLECTION_ROWS);
   }
 
   /** Collect (the lease is ours), read (done), failed, or wait (someone is collecting). */
   async acquire(key: CollectionKey, owner: string, now: number, leaseMs: number): Promise<Role> {
-    const mine = await this.#leases.together(
-      async (tx) => {
-        const c = await this.#leases.claim(
-          { ...collectionLease(key), workspaceId: key.workspaceId, holder: owner, ttlMs: leaseMs, now },
-          tx,
-        );
-        return c.acquired ? c : undefined;
-      },
+    const mine = await this.#rows.claim(
+      { key: keyValues(key), workspaceId: key.workspaceId, holder: owner, ttlMs: leaseMs, now },
       // A takeover (the collector stopped renewing) collects again, as a new generation. Refused when the
       // row exists without a live lease (written before migration 009): wait for it.
       (tx, c) =>
         c.takenOver
-          ? tx.execute(
-              `UPDATE digest_collections SET pages = 0 WHERE ${KEY_WHERE} AND status = 'collecting'`,
-              keyParams(key),
-            )
-          : tx.execute(
-              `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, created_at)
-               VALUES ($1, $2, $3, $4, 'collecting', $5, $6, $7, $8)
-               ON CONFLICT (workspace_id, kind, source, scheduled_at) DO NOTHING`,
-              [...keyParams(key), owner, LEGACY_LEASE_UNTIL, c.fence, now],
+          ? this.#rows.update(tx, keyValues(key), { pages: 0 }, { whileStatus: ['collecting'] })
+          : this.#rows.insert(
+              {
+                workspace_id: key.workspaceId,
+                kind: key.kind,
+                source: key.source,
+                scheduled_at: key.scheduledAt,
+                status: 'collecting',
+                owner,
+                generation: c.fence,
+                created_at: now,
+              },
+              { tx },
             ),
     );
     if (mine) return { role: 'collect', generation: mine.fence };
-    const rows = await this.#db.query(
-      `SELECT status, generation, pages, failure FROM digest_collections WHERE ${KEY_WHERE}`,
-      keyParams(key),
-    );
-    const row = rows[0];
+    const row = (await this.#rows.get(keyValues(key)))?.row;
     if (!row) return { role: 'wait' }; // pruned meanwhile: the next try claims it
     if (row['status'] === 'done')
       return { role: 'read', generation: Number(row['generation']), pages: Number(row['pages']) };
@@ -121,12 +126,7 @@ export class CollectionRepository {
 
   /** Every write of a collector is fenced by owner and generation: a replaced collector changes nothing. */
   renew(key: CollectionKey, owner: string, generation: number, leaseUntil: number): Promise<boolean> {
-    return this.#leases.heartbeat({
-      ...collectionLease(key),
-      holder: owner,
-      fence: generation,
-      expiresAt: leaseUntil,
-    });
+    return this.#rows.heartbeat(keyValues(key), owner, leaseUntil, generation);
   }
 
   finish(
@@ -136,25 +136,16 @@ export class CollectionRepository {
     pages: number,
     now: number,
   ): Promise<boolean> {
-    return this.#settle(
-      key,
-      owner,
-      generation,
-      now,
-      "status = 'done', pages = $6, owner = $7, generation = $8",
-      [pages, owner, generation],
-    );
+    return this.#settle(key, owner, generation, now, { status: 'done', pages, owner, generation });
   }
 
   async fail(key: CollectionKey, owner: string, generation: number, failure: TrunkErrorRecord, now: number) {
-    await this.#settle(key, owner, generation, now, "status = 'failed', failure = $6", [
-      JSON.stringify(failure),
-    ]);
+    await this.#settle(key, owner, generation, now, { status: 'failed', failure: JSON.stringify(failure) });
   }
 
   /** Gives the lease up at once (not a Trunk failure: the store or this process), so a waiter collects. */
   async release(key: CollectionKey, owner: string, generation: number): Promise<void> {
-    await this.#leases.release({ ...collectionLease(key), holder: owner, fence: generation });
+    await this.#rows.release(keyValues(key), owner, generation);
   }
 
   /**
@@ -162,14 +153,7 @@ export class CollectionRepository {
    * lease has: a finished lease without its row would leave the minute's digests waiting for nothing.
    */
   async prune(before: number): Promise<number> {
-    await this.#leases.prune({ kind: COLLECTION_LEASE, before });
-    const n = await this.#db.execute(
-      `DELETE FROM digest_collections WHERE scheduled_at < $1 AND NOT EXISTS (
-         SELECT 1 FROM leases l WHERE l.kind = $2 AND l.lease_key =
-           digest_collections.workspace_id || '|' || digest_collections.kind || '|' ||
-           digest_collections.scheduled_at || '|' || digest_collections.source)`,
-      [before, COLLECTION_LEASE],
-    );
+    const n = await this.#rows.pruneUnleased(before, 'scheduled_at < $1', [before]);
     await this.#db.execute(
       `DELETE FROM digest_collection_pages WHERE scheduled_at < $1 AND NOT EXISTS (
          SELECT 1 FROM digest_collections c WHERE c.workspace_id = digest_collection_pages.workspace_id
@@ -181,25 +165,20 @@ export class CollectionRepository {
   }
 
   /** Finishes the lease and records the outcome on the row, together; false when fenced off. */
-  async #settle(
+  #settle(
     key: CollectionKey,
     owner: string,
     generation: number,
     now: number,
-    set: string,
-    values: Array<number | string>,
+    values: Record<string, number | string>,
   ): Promise<boolean> {
-    const hold = { ...collectionLease(key), holder: owner, fence: generation };
-    const done = await this.#leases.together(
-      (tx) => this.#leases.finish({ ...hold, now }, tx),
-      (tx) =>
-        tx.execute(`UPDATE digest_collections SET ${set}, finished_at = $5 WHERE ${KEY_WHERE}`, [
-          ...keyParams(key),
-          now,
-          ...values,
-        ]),
+    return this.#rows.write(
+      keyValues(key),
+      owner,
+      { step: 'finish', now },
+      { ...values, finished_at: now },
+      { fence: generation },
     );
-    return done === true;
   }
 }
 
@@ -271,15 +250,11 @@ async function* collectAndStore<T>(
 ): AsyncGenerator<T[], void, undefined> {
   const { collections, owner } = env;
   let settled = false;
-  const heartbeat = setInterval(
-    () => {
-      collections
-        .renew(key, owner, generation, env.now() + env.leaseMs)
-        .catch(() => undefined /* the next renewal or the waiters' takeover settles it */);
-    },
-    Math.max(50, Math.floor(env.leaseMs / 3)),
+  // A failed renewal is settled by the next one or by the waiters' takeover.
+  const heartbeat = keepRenewed(
+    () => collections.renew(key, owner, generation, env.now() + env.leaseMs),
+    env.leaseMs / 3,
   );
-  heartbeat.unref();
   try {
     let n = 0;
     for await (const page of fetch()) {
@@ -296,7 +271,7 @@ async function* collectAndStore<T>(
     }
     throw err;
   } finally {
-    clearInterval(heartbeat);
+    await heartbeat.stop();
     // Stopped early or by something other than Trunk: let a waiter collect now rather than after the lease.
     if (!settled) await collections.release(key, owner, generation).catch(() => undefined);
   }

@@ -13,8 +13,7 @@
  */
 import type { Notifier } from '../core/notifier.ts';
 import type { Logger } from '../observability/log.ts';
-import { SqlLeases } from '../store/leases.ts';
-import type { Db } from '../store/types.ts';
+import type { Db, Leases } from '../store/types.ts';
 import { readTestCaseEvent, TEST_CASE_EVENT_TYPES, type TestCaseEvent } from './events.ts';
 import { FeedMessageRepository } from './messages.ts';
 import type { TestFeedSurface } from './surface.ts';
@@ -39,6 +38,8 @@ export interface TestMetricsRead {
 
 export interface TestFeedDeps {
   db: Db;
+  /** The store's lease service (one post per destination across replicas). */
+  leases: Leases;
   /** The Slack outbox. */
   notifier: Notifier;
   surface: TestFeedSurface;
@@ -80,7 +81,7 @@ export interface TestFeed {
 export function createTestFeed(d: TestFeedDeps): TestFeed {
   const watches = new TestWatchRepository(d.db);
   const messages = new FeedMessageRepository(d.db);
-  const leases = new SqlLeases(d.db);
+  const { leases } = d;
   const leaseMs = d.leaseMs ?? 60_000;
   const links = { appUrl: d.appUrl };
 

@@ -13,7 +13,7 @@
 
 import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Logger } from '../observability/log.ts';
-import type { Db } from '../store/types.ts';
+import type { Db, Leases } from '../store/types.ts';
 import { type ClaimKey, type ClaimRecord, FreezeClaims } from './claims.ts';
 import { WindowRepository } from './repository.ts';
 import { activeOccurrence, type Occurrence } from './schedule.ts';
@@ -32,6 +32,8 @@ import { windowSpec } from './windows.ts';
 
 export interface FreezerDeps {
   db: Db;
+  /** The store's lease service (the claims' leases). */
+  leases: Leases;
   changeQueue: ChangeQueue;
   readQueue: ReadQueue;
   /**
@@ -89,7 +91,7 @@ export class Freezer {
   constructor(deps: FreezerDeps) {
     this.#deps = deps;
     this.#windows = new WindowRepository(deps.db);
-    this.#claims = new FreezeClaims(deps.db);
+    this.#claims = new FreezeClaims(deps);
     this.#now = deps.clock ?? Date.now;
     this.#leaseMs = deps.leaseMs ?? 30_000;
     this.#passes = new PeriodicPasses({

@@ -144,14 +144,23 @@ export async function readBack(
   try {
     const ids = trunk.v2 ? await trunk.v2.ids.queue(req.address) : undefined;
     if (trunk.v2) requests += 2;
-    for (;;) {
-      const page = await trunk.v1.listPullRequests({
+    const list = (at: string | undefined) => {
+      const p = trunk.v1.listPullRequests({
         ...req.address,
         since: new Date(progress.windowFrom).toISOString(),
         take: READBACK_PAGE,
-        ...(cursor ? { cursor } : {}),
+        ...(at ? { cursor: at } : {}),
       });
+      p.catch(() => undefined); // awaited below; a failure is handled there
+      return p;
+    };
+    let pending = list(cursor);
+    for (;;) {
+      const page = await pending;
       requests++;
+      // The next page is asked for while this one's v2 histories are read (another budget line at Trunk).
+      const following = page.nextCursor || undefined;
+      if (following && following !== cursor) pending = list(following);
       const concluded = page.pullRequests.filter((p) => isConcluded(p.state));
       let records: PrTransitionRecord[];
       if (trunk.v2 && ids && concluded.length > 0) {

@@ -3,10 +3,11 @@
  * after its ack, the outbox's writes and the workers' Trunk reads can wait a moment. They share one event
  * loop, and on a busy CPU an ack waits behind whatever runs before it (ADR 0007).
  *
- * The HTTP receiver counts the requests it has received and not yet answered (`countUnanswered`). Work
+ * The HTTP receiver counts the signed requests it has read and not yet answered (`countUnanswered`). Work
  * that may wait (`answersFirst()`) is released only while that count is zero, one piece per turn of the
- * event loop, so that requests which arrived meanwhile are read, and answered, between two pieces. Nothing
- * waits longer than MAX_DEFER_MS: under a load that never lets the count reach zero, work still goes on.
+ * event loop, so that requests which arrived meanwhile are read, and answered, between two pieces. No
+ * pass and no request's work after its ack waits longer than MAX_DEFER_MS in all, however many pieces it
+ * has: under a load that never lets the count reach zero, work still goes on.
  *
  * Only work done after an answer, or in the background, waits here. A request's own work before its
  * answer (a form validated before its ack) goes on at once, or it would wait for itself: the request
@@ -21,9 +22,12 @@
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { requestReceived, whenAnswered } from '../core/answers-first.ts';
+import { type DeferBudget, deferBudget, requestReceived, whenAnswered } from '../core/answers-first.ts';
 import { requestPath } from '../core/request-path.ts';
-import { currentRequestContext } from './request-context.ts';
+import { currentRequestContext, type RequestContext } from './request-context.ts';
+
+/** Each request's work after its ack shares one wait budget (MAX_DEFER_MS in all, not per wait). */
+const budgets = new WeakMap<RequestContext, DeferBudget>();
 
 /**
  * Resolves on a later turn of the event loop once no request is waiting for its answer (or after
@@ -33,13 +37,21 @@ import { currentRequestContext } from './request-context.ts';
 export function answersFirst(): Promise<void> {
   // A request's own work before its answer never waits here: it would wait for itself.
   const request = currentRequestContext();
-  if (request && !request.answered) return Promise.resolve();
-  return whenAnswered();
+  if (!request) return whenAnswered();
+  if (!request.answered) return Promise.resolve();
+  let budget = budgets.get(request);
+  if (!budget) {
+    budget = deferBudget();
+    budgets.set(request, budget);
+  }
+  return whenAnswered(budget);
 }
 
 /**
- * Counts the requests to `endpoints` as unanswered from the moment the receiver gets them until their
- * answer is written (`res.end`) or the connection closes. Put it outermost, so every refusal counts too.
+ * Counts the requests to `endpoints` as unanswered from the moment they reach it until their answer is
+ * written (`res.end`) or the connection closes. Put it behind the body read and the signature check
+ * (app.ts): only a request that can be answered is waited for; one whose body has not arrived, or whose
+ * signature failed, must hold nothing back (a stranger could otherwise hold the gate shut).
  */
 export function countUnanswered(
   receiver: { requestListener: RequestListener },

@@ -8,7 +8,8 @@
 
 import { formatQueueRef, type QueueRef } from '../core/target.ts';
 import { auditBy } from '../store/audit-retrying.ts';
-import { isTrunkError, TrunkNotFoundError } from '../trunk/errors.ts';
+import { isTrunkError, TrunkNotFoundError, TrunkUnavailableError } from '../trunk/errors.ts';
+import { type Cutoff, untilDeadline } from '../trunk/pagination.ts';
 import { isInQueue } from '../trunk/pr-writes.ts';
 import {
   type EnqueuedPullRequest,
@@ -365,8 +366,10 @@ export interface PrListing {
   shown: EnqueuedPullRequest[];
   /** Matching PRs beyond those shown. */
   more: number;
-  /** True when counting stopped at the page limit: there are at least `more`. */
+  /** True when counting stopped at the page limit (or the deadline): there are at least `more`. */
   moreAtLeast: boolean;
+  /** Trunk was too slow for the deadline: counted from the pages that came in time only. */
+  cutShort?: boolean;
   /** A concluded state is listed over a time range: PRs that concluded since then (epoch ms). */
   concludedSince?: number;
 }
@@ -380,6 +383,11 @@ export interface ListOptions {
   maxPages?: number;
   /** Now, epoch ms, for the time range of concluded PRs. */
   now?: number;
+  /**
+   * Epoch ms by which the listing answers with the pages read so far (`cutShort`); the page still in
+   * flight then is left (it may be shared through the read cache). None read by then: TrunkUnavailableError.
+   */
+  deadlineAt?: number;
 }
 
 /** Concluded PRs (merged, failed, cancelled) are listed over this range: a queue's history is long. */
@@ -412,7 +420,10 @@ export async function listQueuePullRequests(
   };
   const range = concludedSince !== undefined ? { concludedSince } : {};
   // maxPages + 1 lets the iteration itself stop first; reaching our own limit means "at least".
-  for await (const page of ctx.trunk.pullRequestPages(req, { pageSize: 100, maxPages: maxPages + 1 })) {
+  const cut: Cutoff = { reached: false };
+  const all = ctx.trunk.pullRequestPages(req, { pageSize: 100, maxPages: maxPages + 1 });
+  const inTime = opts.deadlineAt === undefined ? all : untilDeadline(all, opts.deadlineAt, cut);
+  for await (const page of inTime) {
     pages += 1;
     for (const row of page.pullRequests) {
       if (!opts.state && !isOpen(row)) continue;
@@ -420,6 +431,14 @@ export async function listQueuePullRequests(
       else more += 1;
     }
     if (pages >= maxPages && page.nextCursor) return { shown, more, moreAtLeast: true, ...range };
+  }
+  if (cut.reached) {
+    if (pages === 0)
+      throw new TrunkUnavailableError("Trunk listPullRequests did not answer by the listing's deadline.", {
+        operation: 'listPullRequests',
+        timedOut: true,
+      });
+    return { shown, more, moreAtLeast: true, cutShort: true, ...range };
   }
   return { shown, more, moreAtLeast: false, ...range };
 }

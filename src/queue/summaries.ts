@@ -6,6 +6,8 @@
 
 import type { RepoRef } from '../core/target.ts';
 import type { PaginateOptions, TrunkApi } from '../trunk/api.ts';
+import { TrunkUnavailableError } from '../trunk/errors.ts';
+import { type Cutoff, untilDeadline } from '../trunk/pagination.ts';
 import type { FailingTest, QuarantinedTest } from '../trunk/types.ts';
 
 export interface FlakyEntry {
@@ -31,6 +33,8 @@ export interface FlakySummary {
   scanned: number;
   /** False when pages were left unread (maxPages); counts below are then over the scanned rows only. */
   complete: boolean;
+  /** Trunk was too slow for the deadline: what was read in time is listed, the rest was not read. */
+  cutShort?: boolean;
   quarantinedAmongScanned: number;
   top: FlakyEntry[];
 }
@@ -47,6 +51,8 @@ export interface QuarantinedSummary {
   total: number;
   scanned: number;
   complete: boolean;
+  /** Trunk was too slow for the deadline: what was read in time is listed, the rest was not read. */
+  cutShort?: boolean;
   /** Most recently quarantined first. */
   top: QuarantinedSummaryEntry[];
   /** Codeowners with the most quarantined tests among those scanned. */
@@ -65,6 +71,11 @@ export interface SummaryOptions {
   /** Failing window length in ms; default 24 h. */
   windowMs?: number;
   signal?: AbortSignal;
+  /**
+   * Epoch ms by which the summary answers with the pages read so far (`cutShort`); the page still in
+   * flight then is aborted. None read by then: TrunkUnavailableError (timed out).
+   */
+  deadlineAt?: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -106,10 +117,34 @@ export function insertTop<T>(top: T[], item: T, limit: number, compare: (a: T, b
   if (top.length > limit) top.pop();
 }
 
-function pageOpts(o: SummaryOptions): PaginateOptions {
-  const p: PaginateOptions = { pageSize: o.pageSize ?? 100 };
-  if (o.signal) p.signal = o.signal;
-  return p;
+function pageOpts(o: SummaryOptions, stop: AbortController): PaginateOptions {
+  return {
+    pageSize: o.pageSize ?? 100,
+    signal: o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal,
+  };
+}
+
+/** `pages`, or only those that arrive by `o.deadlineAt` (the page in flight then is aborted). */
+function inTime<P>(pages: AsyncIterable<P>, o: SummaryOptions, stop: AbortController, cut: Cutoff) {
+  if (o.deadlineAt === undefined) return pages;
+  return untilDeadline(pages, o.deadlineAt, cut, () => stop.abort(new Error('listing deadline reached')));
+}
+
+/** After the pages: a deadline that came first marks the summary, or fails it when nothing was read. */
+function noteCutoff(
+  summary: { complete: boolean; cutShort?: boolean },
+  cut: Cutoff,
+  pages: number,
+  operation: 'listFailingTests' | 'listQuarantinedTests',
+): void {
+  if (!cut.reached) return;
+  if (pages === 0)
+    throw new TrunkUnavailableError(`Trunk ${operation} did not answer by the listing's deadline.`, {
+      operation,
+      timedOut: true,
+    });
+  summary.complete = false;
+  summary.cutShort = true;
 }
 
 export async function summarizeFailingTests(trunk: TrunkApi, o: SummaryOptions): Promise<FlakySummary> {
@@ -129,6 +164,8 @@ export async function summarizeFailingTests(trunk: TrunkApi, o: SummaryOptions):
   };
   let pages = 0;
   let total: number | undefined;
+  const stop = new AbortController();
+  const cut: Cutoff = { reached: false };
   const iter = trunk.failingTestPages(
     {
       repo: o.repo,
@@ -136,9 +173,9 @@ export async function summarizeFailingTests(trunk: TrunkApi, o: SummaryOptions):
       start_time: new Date(start).toISOString(),
       end_time: new Date(end).toISOString(),
     },
-    pageOpts(o),
+    pageOpts(o, stop),
   );
-  for await (const page of iter) {
+  for await (const page of inTime(iter, o, stop, cut)) {
     pages++;
     if (total === undefined && Number.isFinite(page.page?.total_rows)) total = page.page.total_rows;
     for (const t of page.tests) {
@@ -151,6 +188,7 @@ export async function summarizeFailingTests(trunk: TrunkApi, o: SummaryOptions):
       break; // leaving the loop closes the iterator: no further page is requested
     }
   }
+  noteCutoff(summary, cut, pages, 'listFailingTests');
   summary.total = Math.max(total ?? 0, summary.scanned);
   return summary;
 }
@@ -174,10 +212,10 @@ export async function summarizeQuarantinedTests(
     time(b.quarantinedAt) - time(a.quarantinedAt) || a.name.localeCompare(b.name);
   let pages = 0;
   let total: number | undefined;
-  for await (const page of trunk.quarantinedTestPages(
-    { repo: o.repo, org_url_slug: o.orgSlug },
-    pageOpts(o),
-  )) {
+  const stop = new AbortController();
+  const cut: Cutoff = { reached: false };
+  const iter = trunk.quarantinedTestPages({ repo: o.repo, org_url_slug: o.orgSlug }, pageOpts(o, stop));
+  for await (const page of inTime(iter, o, stop, cut)) {
     pages++;
     if (total === undefined && Number.isFinite(page.page?.total_rows)) total = page.page.total_rows;
     for (const t of page.quarantined_tests) {
@@ -190,6 +228,7 @@ export async function summarizeQuarantinedTests(
       break;
     }
   }
+  noteCutoff(summary, cut, pages, 'listQuarantinedTests');
   summary.total = Math.max(total ?? 0, summary.scanned);
   summary.owners = [...owners]
     .map(([owner, count]) => ({ owner, count }))

@@ -19,6 +19,7 @@ import { PeopleRepository } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
 import { type QueueAt, QueueService, type ReadAnswer } from './queue.ts';
+import { LISTING_DEADLINE_MS } from './tests.ts';
 
 export class PrService {
   readonly #deps: ServiceDeps;
@@ -49,7 +50,8 @@ export class PrService {
 
   /** The queue's PRs (anyone may read). */
   list(_actor: Actor, at: QueueAt, opts: ListOptions): Promise<ReadAnswer<PrListing>> {
-    return listQueuePullRequests({ trunk: at.trunk.api }, at.ref, opts).then(
+    const inTime = { ...opts, deadlineAt: opts.deadlineAt ?? Date.now() + LISTING_DEADLINE_MS };
+    return listQueuePullRequests({ trunk: at.trunk.api }, at.ref, inTime).then(
       (value) => ({ answer: 'read' as const, value }),
       (error: unknown) => ({ answer: 'read_failed' as const, error }),
     );

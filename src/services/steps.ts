@@ -62,7 +62,7 @@ export class StepService {
     const state = await this.#stateNow(actor, at, req.prNumber);
     if (state === undefined) return { answer: 'waiting', deadlineAt };
     const outcome: StepOutcome = { ok: true, state };
-    const waits = new StepWaitRepository(this.#deps.store.db);
+    const waits = new StepWaitRepository(this.#deps.store);
     // An event may have decided it meanwhile: the first outcome counts.
     if (await waits.decide(req.executionId, outcome, now)) return { answer: 'decided', outcome };
     const decided = (await waits.get(req.executionId))?.outcome;

@@ -22,7 +22,6 @@ import {
   type TestWatch,
   TestWatchRepository,
 } from '../flaky/index.ts';
-import { SqlLeases } from '../store/leases.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps, WebhookSecrets } from './ports.ts';
@@ -87,7 +86,7 @@ export function createTestFeedsService(
   const watches = new TestWatchRepository(deps.store.db);
   const messages = new FeedMessageRepository(deps.store.db);
   const owners = new SubscriptionRepository(deps.store.db);
-  const leases = new SqlLeases(deps.store.db);
+  const { leases } = deps.store;
 
   function refuseUnlessManager(
     actor: Actor,

@@ -12,6 +12,13 @@ import {
 import type { Actor } from './actor.ts';
 import type { QueueService } from './queue.ts';
 
+/**
+ * A listing answers with what it read by this long after it starts, marked incomplete: Slack's people
+ * wait for an answer, and five pages each retried with backoff behind a busy budget could take longer
+ * than they wait (the soak's window is 15 s).
+ */
+export const LISTING_DEADLINE_MS = 8_000;
+
 export interface TestsRequest {
   kind: 'flaky' | 'quarantined';
   channelId: string;
@@ -34,11 +41,17 @@ export interface TestsService {
 export function createTestsService(queue: QueueService): TestsService {
   return {
     async summary(actor, r) {
+      const started = Date.now();
       const located = await queue.locate(actor, r.channelId, r.repo ? { repo: r.repo } : undefined);
       if (located.answer !== 'located') return located;
       const { ref, trunk } = located;
       if (!trunk.orgSlug) return { answer: 'no_org_slug' };
-      const opts = { repo: ref.repo, orgSlug: trunk.orgSlug, now: actor.now };
+      const opts = {
+        repo: ref.repo,
+        orgSlug: trunk.orgSlug,
+        now: actor.now,
+        deadlineAt: started + LISTING_DEADLINE_MS,
+      };
       try {
         return r.kind === 'flaky'
           ? { answer: 'flaky', summary: await summarizeFailingTests(trunk.api, opts), orgSlug: trunk.orgSlug }

@@ -62,11 +62,8 @@ function holdWhere(hold: LeaseHold, params: SqlValue[]): string {
   return where;
 }
 
-/**
- * What release 009 writes into the lease_until columns of the tables that kept their own leases before it
- * (they are NOT NULL): a value no replica of an earlier release takes over. 009 itself never reads them.
- */
-export const LEGACY_LEASE_UNTIL = Number.MAX_SAFE_INTEGER;
+/** Keys per `getMany` query: well under both engines' limit on bound parameters. */
+const GET_MANY_CHUNK = 500;
 
 /** Thrown inside `together` to undo a lease step whose record write changed nothing. */
 class RecordRefused extends Error {}
@@ -209,6 +206,20 @@ export class SqlLeases implements Leases {
     return rows[0] ? toLease(rows[0]) : undefined;
   }
 
+  /** The leases of `kind` among `keys` (one query), by key: what a user's list of records is joined with. */
+  async getMany(kind: string, keys: readonly string[]): Promise<Map<string, Lease>> {
+    const out = new Map<string, Lease>();
+    for (let i = 0; i < keys.length; i += GET_MANY_CHUNK) {
+      const chunk = keys.slice(i, i + GET_MANY_CHUNK);
+      const rows = await this.#db.query(
+        `SELECT ${COLUMNS} FROM leases WHERE kind = $1 AND lease_key IN (${chunk.map((_, j) => `$${j + 2}`).join(', ')})`,
+        [kind, ...chunk],
+      );
+      for (const r of rows) out.set(String(r['lease_key']), toLease(r));
+    }
+    return out;
+  }
+
   async available(q: { kind: string; now: number; limit: number }): Promise<Lease[]> {
     const rows = await this.#db.query(
       `SELECT ${COLUMNS} FROM leases
@@ -225,4 +236,48 @@ export class SqlLeases implements Leases {
       [q.kind, q.before],
     );
   }
+}
+
+/** A lease kept alive while its holder works (see `keepRenewed`). */
+export interface Heartbeat {
+  /** True once a renewal was refused: another holder has the lease, so the work must stop. */
+  readonly lost: boolean;
+  /** Stops renewing and waits for a renewal in flight, so none lands after what the holder does next. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The one heartbeat: calls `renew` (a fenced `Leases.heartbeat` extending the lease) every `everyMs`
+ * (a third of the lease is the usual choice) until stopped or refused. A renewal that throws (the store
+ * in passing) is reported to `onError` and tried again at the next beat; the lease's own expiry settles
+ * a store that stays down. The timer never keeps the process alive.
+ */
+export function keepRenewed(
+  renew: () => Promise<boolean>,
+  everyMs: number,
+  onError: (err: unknown) => void = () => undefined,
+): Heartbeat {
+  let lost = false;
+  let beat: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(
+    () => {
+      beat = renew().then((ok) => {
+        if (!ok) {
+          lost = true;
+          clearInterval(timer);
+        }
+      }, onError);
+    },
+    Math.max(50, Math.floor(everyMs)),
+  );
+  timer.unref();
+  return {
+    get lost() {
+      return lost;
+    },
+    async stop() {
+      clearInterval(timer);
+      await beat;
+    },
+  };
 }

@@ -12,6 +12,7 @@ import type { EngineDb } from './engine.ts';
 import { SqlInstallations, setInstallerIn } from './installations.ts';
 import { SqlLeases } from './leases.ts';
 import { checkMigrationList } from './migrate.ts';
+import { SqlRequestClaims } from './request-claims.ts';
 import { recordKeyUse, reencryptAll, scanKeyIds } from './secrets.ts';
 import { checkTrunkCredentials, InvalidStoreInputError } from './trunk-credentials.ts';
 import type {
@@ -24,7 +25,6 @@ import type {
   WorkspaceSettings,
 } from './types.ts';
 
-const PURGE_EVERY = 200;
 /** Refusals of one person and action closer together than this share one audit row. */
 export const REFUSAL_COLLAPSE_MS = 60 * 60 * 1000;
 const SECRET_KEY_SET = new Set(SECRET_KEYS.map((k) => k.toLowerCase()));
@@ -83,7 +83,7 @@ export class SqlStore implements Store {
   readonly #botTables: string[];
   readonly #now: () => number;
   readonly #logger: Logger | undefined;
-  #claims = 0;
+  readonly #requestClaims: SqlRequestClaims;
 
   constructor(opts: SqlStoreOptions) {
     checkMigrationList(opts.migrations);
@@ -93,8 +93,16 @@ export class SqlStore implements Store {
     this.#now = opts.now;
     this.#logger = opts.logger;
     // Later migrations first (a table referencing an earlier one is emptied before it), each in its listed order.
-    this.#workspaceTables = [...opts.migrations].reverse().flatMap((m) => m.workspaceTables ?? []);
-    this.#botTables = [...opts.migrations].reverse().flatMap((m) => m.botTables ?? []);
+    const dropped = new Set(opts.migrations.flatMap((m) => m.dropsTables ?? []));
+    const kept = (t: string) => !dropped.has(t);
+    this.#workspaceTables = [...opts.migrations]
+      .reverse()
+      .flatMap((m) => m.workspaceTables ?? [])
+      .filter(kept);
+    this.#botTables = [...opts.migrations]
+      .reverse()
+      .flatMap((m) => m.botTables ?? [])
+      .filter(kept);
     for (const t of this.#botTables)
       if (!this.#workspaceTables.includes(t))
         throw new Error(`Migration lists a bot table that is not a workspace table: ${t}`);
@@ -103,6 +111,7 @@ export class SqlStore implements Store {
         throw new Error(`Migration lists an invalid workspace table name: ${t}`);
     this.installations = new SqlInstallations(opts.db, opts.box, opts.now);
     this.leases = new SqlLeases(opts.db);
+    this.#requestClaims = new SqlRequestClaims(opts.db, opts.now);
   }
 
   get dialect(): 'sqlite' | 'postgres' {
@@ -454,30 +463,14 @@ export class SqlStore implements Store {
     }));
   }
 
-  // ---- idempotency
+  // ---- request-dedupe claims (request-claims.ts)
 
-  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
-    if (!key) throw new InvalidStoreInputError(['claimOnce needs a non-empty key.']);
-    if (!Number.isFinite(ttlMs) || ttlMs <= 0)
-      throw new InvalidStoreInputError(['claimOnce needs a positive ttlMs.']);
-    const now = this.#now();
-    // One statement, atomic on both engines: insert, or take over a claim that has expired.
-    const rows = await this.db.query(
-      `INSERT INTO idempotency_claims (claim_key, claimed_at, expires_at) VALUES ($1, $2, $3)
-       ON CONFLICT (claim_key) DO UPDATE SET claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
-       WHERE idempotency_claims.expires_at <= $2
-       RETURNING claim_key`,
-      [key, now, now + Math.ceil(ttlMs)],
-    );
-    if (++this.#claims % PURGE_EVERY === 0)
-      await this.db
-        .execute('DELETE FROM idempotency_claims WHERE expires_at <= $1', [now])
-        .catch(() => undefined);
-    return rows.length === 1;
+  claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    return this.#requestClaims.claimOnce(key, ttlMs);
   }
 
-  async releaseClaim(key: string): Promise<void> {
-    await this.db.execute('DELETE FROM idempotency_claims WHERE claim_key = $1', [key]);
+  releaseClaim(key: string): Promise<void> {
+    return this.#requestClaims.releaseClaim(key);
   }
 
   // ---- waiting Workflow Builder steps (migration 016)

@@ -46,6 +46,8 @@ export interface Migration {
    * bot): `deleteBotData` removes them when the bot token is revoked, while settings and credentials stay.
    */
   botTables?: readonly string[];
+  /** Tables of earlier migrations this one drops: no longer emptied by `deleteWorkspace` or `deleteBotData`. */
+  dropsTables?: readonly string[];
 }
 
 /** Who may change queues, beyond workspace admins/owners and the installing user. */
@@ -208,6 +210,8 @@ export interface Leases {
     record: (tx: DbExecutor, got: T) => Promise<number>,
   ): Promise<T | undefined>;
   get(id: LeaseId, tx?: DbExecutor): Promise<Lease | undefined>;
+  /** The leases of `kind` among `keys`, by key (absent keys have none). */
+  getMany(kind: string, keys: readonly string[]): Promise<Map<string, Lease>>;
   /**
    * Closes a lease whose work is gone (its record was deleted), as `available` listed it, so it is not
    * listed again: a takeover (so a live holder is never overridden) and a finish. False when it moved on.
@@ -221,6 +225,9 @@ export interface Leases {
    */
   prune(q: { kind: string; before: number }): Promise<number>;
 }
+
+/** What a domain repository of claimed work is built from: the store's rows and its one lease service. */
+export type LeaseStore = Pick<Store, 'db' | 'leases'>;
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
@@ -310,8 +317,10 @@ export interface Store {
   listAudit(workspaceId: string, opts?: { limit?: number; target?: string }): Promise<AuditEntry[]>;
 
   /**
-   * Claims `key` once across every replica (e.g. a button delivery, to count double clicks once).
-   * True for the first caller; false while an unexpired claim exists. Expired claims are reclaimable.
+   * Request dedupe (store/request-claims.ts, `idempotency_claims`): marks `key` seen once across every
+   * replica (a signature, an Events API event_id, a button delivery). True for the first caller; false
+   * while an unexpired mark exists. Expired marks are reclaimable. Not a lease: no holder, fence or
+   * heartbeat; work that can be taken over uses `leases`.
    */
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
   /** Gives a claim back (the work it covered was not done), so the next caller can claim `key` at once. */

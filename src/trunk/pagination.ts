@@ -90,3 +90,47 @@ export async function* paginate<P>(
     token = next;
   }
 }
+
+/** Whether `untilDeadline` stopped reading because the deadline came first. */
+export interface Cutoff {
+  reached: boolean;
+}
+
+/**
+ * The pages of `pages` that arrive by `deadlineAt` (epoch ms). The page still awaited then is left
+ * unread (`onCut` may abort its request), `cutoff.reached` is set, and the iteration ends: a listing
+ * answers with what it read in time instead of after every retry of every page.
+ */
+export async function* untilDeadline<P>(
+  pages: AsyncIterable<P>,
+  deadlineAt: number,
+  cutoff: Cutoff,
+  onCut?: () => void,
+): AsyncGenerator<P, void, undefined> {
+  const it = pages[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), Math.max(0, deadlineAt - Date.now()));
+      });
+      const next = it.next();
+      const got = await Promise.race([next, late]).finally(() => clearTimeout(timer));
+      if (got === 'late') {
+        cutoff.reached = true;
+        next.catch(() => {});
+        onCut?.();
+        return;
+      }
+      if (got.done) {
+        finished = true;
+        return;
+      }
+      yield got.value;
+    }
+  } finally {
+    // Left early (the caller's own limit, or the deadline): the source stops after its page in flight.
+    if (!finished) void it.return?.()?.catch(() => {});
+  }
+}

@@ -5,7 +5,7 @@
  * agrees on the list.
  */
 import { parseTarget, resolveTarget, type TargetSpec } from '../core/target.ts';
-import type { Db } from '../store/types.ts';
+import type { Db, LeaseStore } from '../store/types.ts';
 import { type QueueTarget, queueKeyOf } from './types.ts';
 import { StepWaitRepository } from './waits.ts';
 
@@ -27,10 +27,11 @@ function spec(text: unknown): TargetSpec | undefined {
  * linked authors must still hear that their PR failed).
  */
 export async function listFollowedQueues(
-  db: Db,
+  store: LeaseStore,
   now: number,
   opts: { defaultTarget?: TargetSpec } = {},
 ): Promise<FollowedQueue[]> {
+  const { db } = store;
   const out = new Map<string, FollowedQueue>();
   const add = (workspaceId: string, target: QueueTarget | undefined) => {
     if (target) out.set(`${workspaceId}|${queueKeyOf(target)}`, { workspaceId, target });
@@ -49,7 +50,7 @@ export async function listFollowedQueues(
   ))
     add(String(r['workspace_id']), fromRows(r));
 
-  for (const w of await new StepWaitRepository(db).followedQueues()) add(w.workspaceId, w.target);
+  for (const w of await new StepWaitRepository(store).followedQueues()) add(w.workspaceId, w.target);
   // A dashboard's canvas is drawn from the watcher's snapshot of its queue.
   for (const r of await db.query(
     'SELECT DISTINCT workspace_id, repo_host, repo_owner, repo_name, branch FROM dashboards',

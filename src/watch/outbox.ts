@@ -5,8 +5,8 @@
  * is retried on the next tick until the event's grace period ends. So each event reaches each destination
  * once, including after a takeover.
  */
-import { LEGACY_LEASE_UNTIL, SqlLeases } from '../store/leases.ts';
-import type { Db, Row } from '../store/types.ts';
+import { type ClaimRow, ClaimRows, type ClaimRowsSpec, holdingOf } from '../store/claim-rows.ts';
+import type { Db, LeaseStore, Leases } from '../store/types.ts';
 import { POLL_LEASE } from './queue-state.ts';
 import type { WatchEvent } from './types.ts';
 
@@ -26,33 +26,37 @@ export interface DeliveryRow {
   detail?: string;
 }
 
-function toDelivery(r: Row): DeliveryRow {
+function toDelivery(claimed: ClaimRow): DeliveryRow {
+  const r = claimed.row;
+  const { owner, attempts } = holdingOf(claimed);
   const d: DeliveryRow = {
     eventId: String(r['event_id']),
     destination: String(r['destination']),
     status: String(r['status']) as DeliveryStatus,
-    owner: String(r['owner']),
-    attempts: Number(r['attempts']),
+    owner,
+    attempts,
   };
   if (typeof r['detail'] === 'string') d.detail = r['detail'];
   return d;
 }
 
-/** Each (event, destination) is a lease in the store's lease table (store/leases.ts). */
+/** Each (event, destination) is a claim row (`watch_deliveries`) on a lease (store/claim-rows.ts). */
 const DELIVERY_LEASE = 'watch.delivery';
-const deliveryLease = (eventId: string, destination: string) => ({
+const DELIVERY_ROWS: ClaimRowsSpec = {
   kind: DELIVERY_LEASE,
-  key: `${eventId}|${destination}`,
-});
-// The row's `owner` and `attempts` stay its record of who sends (or sent) it and on which attempt; the
-// lease decides who may. Its lease_until is LEGACY_LEASE_UNTIL (see store/leases.ts).
+  table: 'watch_deliveries',
+  key: ['event_id', 'destination'],
+  columns: ['event_id', 'destination', 'status', 'owner', 'attempts', 'detail'],
+};
 
 export class OutboxRepository {
   readonly #db: Db;
-  readonly #leases: SqlLeases;
-  constructor(db: Db) {
-    this.#db = db;
-    this.#leases = new SqlLeases(db);
+  readonly #leases: Leases;
+  readonly #rows: ClaimRows;
+  constructor(store: LeaseStore) {
+    this.#db = store.db;
+    this.#leases = store.leases;
+    this.#rows = new ClaimRows(store, DELIVERY_ROWS);
   }
 
   /** Events of the queue not yet delivered everywhere, oldest first. */
@@ -80,29 +84,27 @@ export class OutboxRepository {
     now: number,
     leaseMs: number,
   ): Promise<boolean> {
-    const got = await this.#leases.together(
-      async (tx) => {
-        const c = await this.#leases.claim(
-          { ...deliveryLease(eventId, destination), workspaceId, holder: owner, ttlMs: leaseMs, now },
-          tx,
-        );
-        return c.acquired ? c : undefined;
-      },
+    const got = await this.#rows.claim(
+      { key: [eventId, destination], workspaceId, holder: owner, ttlMs: leaseMs, now },
       // Refused when sent, failed for good or expired (a row whose lease was pruned): nothing more to do.
       (tx, c) =>
-        tx.execute(
-          `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until)
-           VALUES ($1, $2, $3, 'claimed', $4, $5)
-           ON CONFLICT (event_id, destination) DO UPDATE SET status = 'claimed', owner = $4, attempts = $6
-           WHERE watch_deliveries.status IN ('retry', 'claimed')`,
-          [eventId, destination, workspaceId, owner, LEGACY_LEASE_UNTIL, c.attempts],
+        this.#rows.insert(
+          {
+            event_id: eventId,
+            destination,
+            workspace_id: workspaceId,
+            status: 'claimed',
+            owner,
+            attempts: c.attempts,
+          },
+          { tx, conflict: { update: ['status', 'owner', 'attempts'], whileStatus: ['retry', 'claimed'] } },
         ),
     );
     return got !== undefined;
   }
 
   /** Records the outcome of a claimed delivery (fenced by the lease). */
-  async settle(
+  settle(
     eventId: string,
     destination: string,
     owner: string,
@@ -110,33 +112,18 @@ export class OutboxRepository {
     now: number,
     detail?: string,
   ): Promise<boolean> {
-    const hold = { ...deliveryLease(eventId, destination), holder: owner };
-    const done = await this.#leases.together(
-      (tx) =>
-        outcome === 'retry'
-          ? this.#leases.release(hold, tx)
-          : this.#leases.finish({ ...hold, now, result: outcome }, tx),
+    return this.#rows.write(
+      [eventId, destination],
+      owner,
+      outcome === 'retry' ? { step: 'release' } : { step: 'finish', now, result: outcome },
+      { status: outcome, detail: detail ?? null, sent_at: outcome === 'sent' ? now : null },
       // Refused when given up meanwhile (the event expired).
-      (tx) =>
-        tx.execute(
-          `UPDATE watch_deliveries SET status = $3, detail = $4, sent_at = $5
-           WHERE event_id = $1 AND destination = $2 AND status = 'claimed'`,
-          [eventId, destination, outcome, detail ?? null, outcome === 'sent' ? now : null],
-        ),
+      { whileStatus: ['claimed'] },
     );
-    return done === true;
   }
 
   async deliveries(eventId: string): Promise<DeliveryRow[]> {
-    const rows = await this.#db.query(
-      `SELECT d.event_id, d.destination, d.status, COALESCE(l.holder, d.owner) AS owner,
-              COALESCE(l.attempts, d.attempts) AS attempts, d.detail
-       FROM watch_deliveries d
-       LEFT JOIN leases l ON l.kind = $2 AND l.lease_key = d.event_id || '|' || d.destination
-       WHERE d.event_id = $1 ORDER BY d.destination`,
-      [eventId, DELIVERY_LEASE],
-    );
-    return rows.map(toDelivery);
+    return (await this.#rows.select('event_id = $1', [eventId], 'ORDER BY destination')).map(toDelivery);
   }
 
   /** The event needs nothing more: every destination was sent, failed for good, or its grace ran out. */

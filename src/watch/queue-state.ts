@@ -6,8 +6,7 @@
  */
 import { recordQueueState } from '../history/repository.ts';
 import { queueRunState } from '../history/types.ts';
-import { SqlLeases } from '../store/leases.ts';
-import type { Db, DbExecutor, Row } from '../store/types.ts';
+import type { Db, DbExecutor, LeaseStore, Leases, Row } from '../store/types.ts';
 import type { HealthRecord } from './health.ts';
 import { isTransitionKind, recordPolledTransition } from './transitions.ts';
 import type { StoredSnapshot, WatchEvent } from './types.ts';
@@ -35,9 +34,9 @@ const pollLease = (workspaceId: string, queueKey: string) => ({
 });
 
 export class LeaseRepository {
-  readonly #leases: SqlLeases;
-  constructor(db: Db) {
-    this.#leases = new SqlLeases(db);
+  readonly #leases: Leases;
+  constructor(store: Pick<LeaseStore, 'leases'>) {
+    this.#leases = store.leases;
   }
 
   /**
@@ -110,10 +109,10 @@ export interface PollWrite {
 
 export class SnapshotRepository {
   readonly #db: Db;
-  readonly #leases: SqlLeases;
-  constructor(db: Db) {
-    this.#db = db;
-    this.#leases = new SqlLeases(db);
+  readonly #leases: Leases;
+  constructor(store: LeaseStore) {
+    this.#db = store.db;
+    this.#leases = store.leases;
   }
 
   async get(workspaceId: string, queueKey: string): Promise<StoredSnapshot | undefined> {
@@ -146,13 +145,19 @@ export class SnapshotRepository {
    * poller was dead. The caller forgets those no longer followed.
    */
   async orphans(now: number): Promise<Array<{ workspaceId: string; queueKey: string }>> {
-    const rows = await this.#db.query(
-      `SELECT s.workspace_id, s.queue_key FROM watch_snapshots s
-       LEFT JOIN leases l ON l.kind = $2 AND l.lease_key = s.workspace_id || '|' || s.queue_key
-       WHERE l.holder IS NULL OR l.state <> 'held' OR l.expires_at < $1`,
-      [now, POLL_LEASE],
+    const rows = await this.#db.query('SELECT workspace_id, queue_key FROM watch_snapshots');
+    const queues = rows.map((r) => ({
+      workspaceId: String(r['workspace_id']),
+      queueKey: String(r['queue_key']),
+    }));
+    const leases = await this.#leases.getMany(
+      POLL_LEASE,
+      queues.map((q) => pollLease(q.workspaceId, q.queueKey).key),
     );
-    return rows.map((r) => ({ workspaceId: String(r['workspace_id']), queueKey: String(r['queue_key']) }));
+    return queues.filter((q) => {
+      const lease = leases.get(pollLease(q.workspaceId, q.queueKey).key);
+      return lease?.state !== 'held' || lease.expiresAt < now;
+    });
   }
 
   async health(workspaceId: string, queueKey: string): Promise<Map<string, HealthRecord[]>> {

@@ -12,9 +12,9 @@ import type { DeliverBatch } from './types.ts';
 import { Watcher, type WatcherOptions } from './watcher.ts';
 
 export interface WatchServiceDeps
-  extends Omit<WatcherOptions, 'db' | 'followed' | 'listAudit' | 'deliver' | 'deliverBatch'>,
+  extends Omit<WatcherOptions, 'db' | 'leases' | 'followed' | 'listAudit' | 'deliver' | 'deliverBatch'>,
     Partial<Pick<WatcherOptions, 'followed'>> {
-  store: Pick<Store, 'db' | 'listAudit'>;
+  store: Pick<Store, 'db' | 'leases' | 'listAudit'>;
   /** The Slack side (src/slack/queue-events/deliver.ts): every claimed event of one queue in one call. */
   deliverBatch: DeliverBatch;
   /** DEFAULT_REPO: counts as each workspace's default queue. */
@@ -41,6 +41,7 @@ export function createWatchService(deps: WatchServiceDeps): WatchService {
   const watcher = new Watcher({
     ...deps,
     db: deps.store.db,
+    leases: deps.store.leases,
     // The watcher's per-event callback is never used once deliverBatch is given; it answers the same way.
     deliver: async (event, destinations) => (await deps.deliverBatch([{ event, destinations }]))[0] ?? [],
     // Leases are fenced by owner: a suffix keeps two replicas apart even when both report pid 1 (containers).
@@ -48,11 +49,7 @@ export function createWatchService(deps: WatchServiceDeps): WatchService {
     followed:
       deps.followed ??
       ((t) =>
-        listFollowedQueues(
-          deps.store.db,
-          t,
-          deps.defaultTarget ? { defaultTarget: deps.defaultTarget } : {},
-        )),
+        listFollowedQueues(deps.store, t, deps.defaultTarget ? { defaultTarget: deps.defaultTarget } : {})),
     listAudit: (ws, opts) => deps.store.listAudit(ws, opts),
     clock: now,
   });

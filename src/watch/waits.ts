@@ -11,8 +11,7 @@
  *   replica sends it; a send that failed is released and retried by the waits worker.
  * The function execution token is stored and read by the store (encrypted); this module never sees it.
  */
-import { SqlLeases } from '../store/leases.ts';
-import type { Db, Row } from '../store/types.ts';
+import type { Db, LeaseStore, Leases, Row } from '../store/types.ts';
 import type { QueueTarget } from './types.ts';
 
 /** How a wait ended: the step completes with `state`, or fails with a message a person can act on. */
@@ -93,10 +92,10 @@ const COLUMNS = `execution_id, workspace_id, callback_id, queue_key, repo_host, 
 
 export class StepWaitRepository {
   readonly #db: Db;
-  readonly #leases: SqlLeases;
-  constructor(db: Db) {
-    this.#db = db;
-    this.#leases = new SqlLeases(db);
+  readonly #leases: Leases;
+  constructor(store: LeaseStore) {
+    this.#db = store.db;
+    this.#leases = store.leases;
   }
 
   async get(executionId: string): Promise<StepWait | undefined> {

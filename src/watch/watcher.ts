@@ -11,7 +11,7 @@
 import { formatQueueRef } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { AuditEntry, Db } from '../store/types.ts';
+import type { AuditEntry, Db, Leases } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { TrunkNotFoundError } from '../trunk/errors.ts';
 import type { Queue } from '../trunk/types.ts';
@@ -50,6 +50,8 @@ export type WatchTrunk = Pick<TrunkApi, 'getQueue' | 'getSubmittedPullRequest'>;
 
 export interface WatcherOptions {
   db: Db;
+  /** The store's lease service (who polls a queue, who delivers an event). */
+  leases: Leases;
   /** The queues to watch now (see listFollowedQueues). */
   followed(now: number): Promise<FollowedQueue[]>;
   /** The workspace's Trunk client; undefined while it has no credentials (its queues are skipped). */
@@ -132,13 +134,13 @@ export class Watcher {
     this.#now = o.clock ?? Date.now;
     this.#intervalMs = o.intervalSeconds * 1000;
     this.#leaseMs = o.leaseMs ?? Math.max(3 * this.#intervalMs, 15_000);
-    this.leases = new LeaseRepository(o.db);
-    this.snapshots = new SnapshotRepository(o.db);
-    this.outbox = new OutboxRepository(o.db);
+    this.leases = new LeaseRepository(o);
+    this.snapshots = new SnapshotRepository(o);
+    this.outbox = new OutboxRepository(o);
     this.watches = new WatchRepository(o.db);
     this.live = new LiveMessageRepository(o.db);
     this.people = new PeopleRepository(o.db);
-    this.waits = new StepWaitRepository(o.db);
+    this.waits = new StepWaitRepository(o);
   }
 
   /** Queues this replica polls now. */

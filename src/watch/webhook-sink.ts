@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from '../observability/log.ts';
-import type { Db } from '../store/types.ts';
+import type { Db, Leases } from '../store/types.ts';
 import type { FollowedQueue } from './followed.ts';
 import { insertEvents, SnapshotRepository } from './queue-state.ts';
 import {
@@ -68,6 +68,8 @@ export interface MergeQueueDelivery {
 
 export interface MergeQueueSinkOptions {
   db: Db;
+  /** The store's lease service (the poll leases beside the snapshots). */
+  leases: Leases;
   /** The followed queues now (listFollowedQueues). */
   followed(now: number): Promise<FollowedQueue[]>;
   clock: () => number;
@@ -110,7 +112,7 @@ function parse(type: string, payload: unknown): Parsed | undefined {
 }
 
 export function createMergeQueueSink(o: MergeQueueSinkOptions) {
-  const snapshots = new SnapshotRepository(o.db);
+  const snapshots = new SnapshotRepository(o);
   return {
     accepts: (type: string) => MERGE_QUEUE_TYPES.test(type),
     async apply(d: MergeQueueDelivery): Promise<'applied' | 'ignored' | 'stale'> {

@@ -7,8 +7,7 @@
  */
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { SqlLeases } from '../store/leases.ts';
-import type { Db } from '../store/types.ts';
+import type { Db, Leases } from '../store/types.ts';
 import { InboxRepository, KEEP_DELIVERIES_MS } from './inbox.ts';
 import type { WebhookSink } from './ports.ts';
 
@@ -17,6 +16,8 @@ export const MAX_ATTEMPTS = 5;
 
 export interface InboxDrainerOptions {
   db: Db;
+  /** The store's lease service (who drains a workspace's inbox). */
+  leases: Leases;
   /** Every sink, asked in order (the composition root's list). */
   sinks: readonly WebhookSink[];
   replicaId: string;
@@ -30,13 +31,13 @@ export interface InboxDrainerOptions {
 export class InboxDrainer {
   readonly inbox: InboxRepository;
   readonly #o: InboxDrainerOptions;
-  readonly #leases: SqlLeases;
+  readonly #leases: Leases;
   #prunedAt = 0;
 
   constructor(o: InboxDrainerOptions) {
     this.#o = o;
     this.inbox = new InboxRepository(o.db);
-    this.#leases = new SqlLeases(o.db);
+    this.#leases = o.leases;
   }
 
   /**

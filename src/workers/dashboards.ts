@@ -49,7 +49,7 @@ export interface DashboardsWorker extends Worker {
 export function createDashboardsWorker(o: DashboardsOptions): DashboardsWorker {
   const logger = o.logger.child({ component: 'dashboards' });
   const repo = new DashboardRepository(o.store.db);
-  const snapshots = new SnapshotRepository(o.store.db);
+  const snapshots = new SnapshotRepository(o.store);
   const slow = new SlowStateRepository(o.store.db);
 
   async function queueNow(d: Dashboard): Promise<{ state?: string; prs: CanvasPr[] }> {

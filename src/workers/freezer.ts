@@ -117,6 +117,7 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
   };
   const freezer = new Freezer({
     db: o.store.db,
+    leases: o.store.leases,
     ...callbacks,
     creatorStanding,
     acting: o.botStanding,

@@ -132,7 +132,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     workspaces: o.workspaces,
     historyDays: config.historyDays,
     followed: (t) =>
-      listFollowedQueues(o.store.db, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+      listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
     logger: o.logger.child({ component: 'history' }),
     now: o.now,
     replicaId: o.replicaId,
@@ -194,7 +194,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   lifecycle.addWorker(steps, scheduler);
 
   const followed = (t: number) =>
-    listFollowedQueues(o.store.db, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {});
+    listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {});
   // Late-bound: the watcher tells the slow-queue worker of merges, which hands its events back to the watcher.
   let deliverNow: ((ws: string, target: QueueTarget) => Promise<void>) | undefined;
   const slow = createSlowQueuesWorker({
@@ -264,6 +264,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     webhookSinks.push(
       createMergeQueueSink({
         db: o.store.db,
+        leases: o.store.leases,
         followed,
         clock: o.now,
         // A webhook may carry a merge: the queue is evaluated for slowness too.
@@ -279,6 +280,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   // watcher (one shutdown step), before it: the events it writes are the watcher's to deliver.
   const webhooks = createWebhookInboxWorker({
     db: o.store.db,
+    leases: o.store.leases,
     sinks: webhookSinks,
     replicaId: o.replicaId,
     clock: o.now,

@@ -30,7 +30,7 @@ export interface StepWaitsOptions {
 
 export function createStepWaitsWorker(o: StepWaitsOptions): StepWaitsWorker {
   const logger = o.logger.child({ component: 'workflow-steps' });
-  const completer = createStepCompleter({ ...o, waits: new StepWaitRepository(o.store.db), logger });
+  const completer = createStepCompleter({ ...o, waits: new StepWaitRepository(o.store), logger });
   const passes = new PeriodicPasses({
     every: o.tickMs ?? 5_000,
     pass: async () => void (await completer.sweep()),

@@ -37,6 +37,7 @@ export function createTestCaseSink(d: TestCaseSinkDeps): TestCaseSink {
   const owners = new SubscriptionRepository(d.store.db);
   return createTestFeed({
     db: d.store.db,
+    leases: d.store.leases,
     notifier: d.outbox,
     surface: testFeedSurface,
     appUrl: d.appUrl,

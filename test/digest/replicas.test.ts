@@ -106,7 +106,7 @@ describe.skipIf(!enabled)('digests across replicas on one PostgreSQL', () => {
       expect(msgs, channel).toHaveLength(2);
       expect(msgs[1]!.threadTs, channel).toBe(msgs[0]!.ts);
     }
-    const claims = new ClaimRepository(store.db);
+    const claims = new ClaimRepository(store);
     const owners = new Set<string>();
     for (const sub of await subs.list(TEAM)) {
       const runs = await claims.listFor(sub.id);
@@ -147,7 +147,7 @@ describe.skipIf(!enabled)('digests across replicas on one PostgreSQL', () => {
     const before = channel().length;
     expect(before).toBeGreaterThanOrEqual(2);
     expect(before).toBeLessThan(6);
-    const claims = new ClaimRepository(store.db);
+    const claims = new ClaimRepository(store);
     expect((await claims.get({ subscriptionId: sub.id, scheduledAt: due }))?.status).toBe('running');
 
     await app(offset);

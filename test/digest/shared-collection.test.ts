@@ -104,7 +104,7 @@ describe.skipIf(!enabled)('shared digest collections across replicas on one Post
     expect(paginations).toBe(1);
     expect(pages).toHaveLength(3);
 
-    const claims = new ClaimRepository(store.db);
+    const claims = new ClaimRepository(store);
     const owners = new Map<string, string>();
     for (const sub of [...early, ...late]) {
       const runs = await claims.listFor(sub.id);
@@ -134,9 +134,9 @@ describe.skipIf(!enabled)('shared digest collections across replicas on one Post
     trunk.setFailingTests('acme/other', failing('acme/other', 120, due));
     // A replica began collecting, stored one page of another generation, and died.
     await store.db.execute(
-      `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, created_at)
-       VALUES ($1, 'failing', $2, $3, 'collecting', 'dead-replica', $4, $3)`,
-      [TEAM, source, due, due + 3_000],
+      `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, created_at)
+       VALUES ($1, 'failing', $2, $3, 'collecting', 'dead-replica', $3)`,
+      [TEAM, source, due],
     );
     // Its lease (store/leases.ts), running until due + 3 s.
     await store.leases.claim({

@@ -76,7 +76,7 @@ describe.skipIf(!enabled)('freeze windows across replicas on one PostgreSQL', ()
     await victim.tick();
     await changed;
     expect(writesTo(name)).toEqual(['draining']);
-    const claims = new FreezeClaims(s1!.db);
+    const claims = new FreezeClaims(s1!);
     const start = {
       windowId: w.id,
       occurrenceStart: Date.parse(`${day}T10:00:00Z`),

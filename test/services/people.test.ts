@@ -56,8 +56,8 @@ function forgetSuite(engine: string, open: () => Promise<{ store: Store; close: 
         at: 2,
       });
       await store.db.execute(
-        `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until)
-         VALUES ('e1', $1, $2, 'sent', 'r', 0)`,
+        `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner)
+         VALUES ('e1', $1, $2, 'sent', 'r')`,
         [`author:${USER}`, W],
       );
       const answer = await people.forget(me);

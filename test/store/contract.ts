@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimRepository } from '../../src/digest/claims.ts';
 import { ManualRunCooldown } from '../../src/digest/cooldown.ts';
 import { createLogger } from '../../src/observability/log.ts';
 import { slackInstallationStore } from '../../src/slack/installation-store.ts';
@@ -121,6 +122,29 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     const i = open.indexOf(store);
     if (i >= 0) open.splice(i, 1);
     await store.close();
+  }
+
+  /** A fresh database migrated up to migration `before` (not included), `seed` written into it, closed. */
+  async function databaseBefore(
+    before: number,
+    seed: (x: (sql: string, params: Array<string | number>) => Promise<number>) => Promise<void>,
+  ): Promise<DatabaseOption> {
+    const database = await fx.freshDatabase();
+    const { migrate } = await import('../../src/store/migrate.ts');
+    const engine =
+      database.kind === 'sqlite'
+        ? (await import('../../src/store/db-sqlite.ts')).openSqliteDb(database.path)
+        : (await import('../../src/store/db-postgres.ts')).openPostgresDb(database.url);
+    try {
+      await migrate(
+        engine,
+        appMigrations.filter((m) => m.id < before),
+      );
+      await seed((sql, params) => engine.execute(sql, params));
+    } finally {
+      await engine.close();
+    }
+    return database;
   }
 
   // One database shared by the tests that do not care about others' rows (each uses its own workspace ids).
@@ -813,28 +837,17 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     });
 
     it('migration 009 converts the claim rows of earlier releases in place', async () => {
-      const database = await fx.freshDatabase();
-      const { migrate } = await import('../../src/store/migrate.ts');
-      const engine =
-        database.kind === 'sqlite'
-          ? (await import('../../src/store/db-sqlite.ts')).openSqliteDb(database.path)
-          : (await import('../../src/store/db-postgres.ts')).openPostgresDb(database.url);
-      try {
-        await migrate(
-          engine,
-          appMigrations.filter((m) => m.id < 9),
-        );
-        const x = (sql: string, params: Array<string | number>) => engine.execute(sql, params);
+      const database = await databaseBefore(9, async (x) => {
         // A digest being posted (and one finished), a freeze start waiting to retry, a watched queue's
         // poller, a delivery in flight (and one sent), a shared collection under way (and one done).
         await x(
           `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, status, owner, lease_until, attempts, posted_count, claimed_at)
-           VALUES ('d1', $1, 'TM', 'running', 'r1', $2, 2, 1, $1), ('d2', $1, 'TM', 'done', 'r1', $1, 1, 3, $1)`,
+         VALUES ('d1', $1, 'TM', 'running', 'r1', $2, 2, 1, $1), ('d2', $1, 'TM', 'done', 'r1', $1, 1, 3, $1)`,
           [T, T + 60_000],
         );
         await x(
           `INSERT INTO freeze_claims (window_id, occurrence_start, phase, workspace_id, target, occurrence_end, window_json, status, owner, lease_until, attempts, claimed_at)
-           VALUES ('f1', $1, 'start', 'TM', 'github.com/a/b:main', $2, '{}', 'retrying', 'r2', $3, 1, $1)`,
+         VALUES ('f1', $1, 'start', 'TM', 'github.com/a/b:main', $2, '{}', 'retrying', 'r2', $3, 1, $1)`,
           [T, T + 3_600_000, T + 30_000],
         );
         await x(
@@ -843,18 +856,16 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
         );
         await x(
           `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until, attempts)
-           VALUES ('e1', 'channel:C1', 'TM', 'claimed', 'r3', $1, 1), ('e1', 'user:U1', 'TM', 'sent', 'r3', $1, 1)`,
+         VALUES ('e1', 'channel:C1', 'TM', 'claimed', 'r3', $1, 1), ('e1', 'user:U1', 'TM', 'sent', 'r3', $1, 1)`,
           [T + 10_000],
         );
         await x(
           `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, pages, created_at, finished_at)
-           VALUES ('TM', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'r1', $2, 2, 1, $1, NULL),
-                  ('TM', 'failing', 'acme/github.com/a/done', $1, 'done', 'r1', $1, 1, 4, $1, $1)`,
+         VALUES ('TM', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'r1', $2, 2, 1, $1, NULL),
+                ('TM', 'failing', 'acme/github.com/a/done', $1, 'done', 'r1', $1, 1, 4, $1, $1)`,
           [T, T + 5_000],
         );
-      } finally {
-        await engine.close();
-      }
+      });
       const st = await openOn(database, [key]);
       const rows = await st.db.query('SELECT kind, lease_key FROM leases ORDER BY kind, lease_key');
       expect(rows).toEqual([
@@ -905,6 +916,124 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       ).toMatchObject({ acquired: true, fence: 3, attempts: 3, takenOver: true });
       await st.deleteWorkspace('TM');
       expect(await st.db.query('SELECT kind FROM leases')).toEqual([]);
+      await close(st);
+    });
+    it('migration 018 drops lease_until and watch_leases, keeping the rows and giving lease-less work a lease', async () => {
+      const PLACEHOLDER = Number.MAX_SAFE_INTEGER; // what releases 009 to 016 wrote into lease_until
+      const database = await databaseBefore(18, async (x) => {
+        // Rows of release 016: a digest run with its lease (claimed by 016) and one without (claimed by an
+        // 008 replica after 009 migrated), a finished one; a freeze phase retrying without a lease; a
+        // delivery in flight and one sent; a collection under way without a lease; a poller's old row.
+        await x(
+          `INSERT INTO digest_runs (subscription_id, scheduled_at, workspace_id, status, owner, lease_until, attempts, posted_count, claimed_at)
+         VALUES ('r16', $1, 'TN', 'running', 'a', $2, 1, 0, $1), ('r08', $1, 'TN', 'running', 'b', $3, 2, 1, $1),
+                ('rdone', $1, 'TN', 'done', 'a', $2, 1, 3, $1)`,
+          [T, PLACEHOLDER, T + 60_000],
+        );
+        await x(
+          `INSERT INTO leases (kind, lease_key, workspace_id, holder, fence, state, expires_at, attempts, created_at)
+         VALUES ('digest.run', $1, 'TN', 'a', 1, 'held', $2, 1, $3)`,
+          [`r16|${T}`, T + 30_000, T],
+        );
+        await x(
+          `INSERT INTO freeze_claims (window_id, occurrence_start, phase, workspace_id, target, occurrence_end, window_json, status, owner, lease_until, attempts, claimed_at)
+         VALUES ('f8', $1, 'end', 'TN', 'github.com/a/b:main', $2, '{}', 'retrying', 'c', $3, 2, $1)`,
+          [T, T + 3_600_000, T + 45_000],
+        );
+        await x(
+          `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until, attempts)
+         VALUES ('e8', 'channel:C1', 'TN', 'claimed', 'd', $1, 1), ('e8', 'user:U1', 'TN', 'sent', 'd', $2, 1)`,
+          [T + 10_000, PLACEHOLDER],
+        );
+        await x(
+          `INSERT INTO digest_collections (workspace_id, kind, source, scheduled_at, status, owner, lease_until, generation, pages, created_at)
+         VALUES ('TN', 'failing', 'acme/github.com/a/b', $1, 'collecting', 'e', $2, 3, 1, $1)`,
+          [T, T + 5_000],
+        );
+        await x(
+          `INSERT INTO watch_leases (workspace_id, queue_key, owner, lease_until) VALUES ('TN', 'q', 'f', $1)`,
+          [T],
+        );
+      });
+      const st = await openOn(database, [key]);
+      expect((await st.ready()).schemaVersion).toBeGreaterThanOrEqual(18);
+      // The columns and the table are gone.
+      for (const table of ['digest_runs', 'freeze_claims', 'watch_deliveries', 'digest_collections'])
+        await expect(st.db.query(`SELECT lease_until FROM ${table}`)).rejects.toThrow();
+      await expect(st.db.query('SELECT * FROM watch_leases')).rejects.toThrow();
+      // Every row is kept.
+      expect(
+        (
+          await st.db.query('SELECT subscription_id, status, owner FROM digest_runs ORDER BY subscription_id')
+        ).map((r) => [r['subscription_id'], r['status'], r['owner']]),
+      ).toEqual([
+        ['r08', 'running', 'b'],
+        ['r16', 'running', 'a'],
+        ['rdone', 'done', 'a'],
+      ]);
+      expect(
+        await st.db.query("SELECT status FROM watch_deliveries WHERE event_id = 'e8' ORDER BY destination"),
+      ).toEqual([{ status: 'claimed' }, { status: 'sent' }]);
+      // Work in progress without a lease got one from its lease_until; a lease already there is untouched.
+      const leases = await st.db.query('SELECT kind, lease_key FROM leases ORDER BY kind, lease_key');
+      expect(leases).toEqual([
+        { kind: 'digest.collection', lease_key: `TN|failing|${T}|acme/github.com/a/b` },
+        { kind: 'digest.run', lease_key: `r08|${T}` },
+        { kind: 'digest.run', lease_key: `r16|${T}` },
+        { kind: 'freeze.phase', lease_key: `f8|${T}|end` },
+        { kind: 'watch.delivery', lease_key: 'e8|channel:C1' },
+      ]);
+      expect(await st.leases.get({ kind: 'digest.run', key: `r08|${T}` })).toMatchObject({
+        holder: 'b',
+        state: 'held',
+        expiresAt: T + 60_000,
+        attempts: 2,
+        fence: 2,
+      });
+      expect(await st.leases.get({ kind: 'digest.run', key: `r16|${T}` })).toMatchObject({
+        holder: 'a',
+        expiresAt: T + 30_000,
+        fence: 1,
+      });
+      expect(await st.leases.get({ kind: 'freeze.phase', key: `f8|${T}|end` })).toMatchObject({
+        holder: 'c',
+        state: 'released',
+        expiresAt: T + 45_000,
+      });
+      expect(
+        await st.leases.get({ kind: 'digest.collection', key: `TN|failing|${T}|acme/github.com/a/b` }),
+      ).toMatchObject({ holder: 'e', fence: 3, expiresAt: T + 5_000 });
+      // The records read and work through the claim rows as any other: the lapsed run is taken over.
+      const runs = new ClaimRepository(st);
+      const r08 = await runs.get({ subscriptionId: 'r08', scheduledAt: T });
+      expect(r08).toMatchObject({
+        owner: 'b',
+        attempts: 2,
+        fence: 2,
+        leaseUntil: T + 60_000,
+        postedCount: 1,
+      });
+      expect(await runs.get({ subscriptionId: 'rdone', scheduledAt: T })).toMatchObject({
+        status: 'done',
+        owner: 'a',
+      });
+      expect(await runs.takeOver(r08!, 'g', T + 120_000)).toBe(true);
+      expect(await runs.get({ subscriptionId: 'r08', scheduledAt: T })).toMatchObject({
+        owner: 'g',
+        attempts: 3,
+      });
+      // New claims insert without the column; deleting the workspace no longer names watch_leases.
+      expect(
+        await runs.claim(
+          { subscriptionId: 'r18', scheduledAt: T, workspaceId: 'TN', manual: false, late: false },
+          'h',
+          T,
+          1000,
+        ),
+      ).toBe(true);
+      await st.deleteWorkspace('TN');
+      expect(await st.db.query('SELECT kind FROM leases')).toEqual([]);
+      expect(await st.db.query('SELECT subscription_id FROM digest_runs')).toEqual([]);
       await close(st);
     });
   });
@@ -1404,7 +1533,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
          WHERE execution_id = 'FxSTORE2'`,
       );
       await expect(store.stepWaitToken('TSTEPS1', 'FxSTORE2')).rejects.toBeInstanceOf(SecretTamperedError);
-      const waits = new StepWaitRepository(store.db);
+      const waits = new StepWaitRepository(store);
       expect(await waits.get('FxSTORE1')).toMatchObject({
         status: 'waiting',
         channelId: 'C1',
@@ -1416,7 +1545,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
 
     it('the first outcome counts; the send is claimed once and recorded', async () => {
       await store.addStepWait(wait('FxDECIDE', 'TSTEPS2', track(secret('xwfp'))));
-      const waits = new StepWaitRepository(store.db);
+      const waits = new StepWaitRepository(store);
       expect(
         (await waits.waitingFor('TSTEPS2', 'github.com/acme/web:main', 42)).map((w) => w.executionId),
       ).toEqual(['FxDECIDE']);
@@ -1473,7 +1602,7 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
     it('deleteWorkspace removes its waits', async () => {
       await store.addStepWait(wait('FxGONE', 'TSTEPSDEL', track(secret('xwfp'))));
       await store.deleteWorkspace('TSTEPSDEL');
-      expect(await new StepWaitRepository(store.db).get('FxGONE')).toBeUndefined();
+      expect(await new StepWaitRepository(store).get('FxGONE')).toBeUndefined();
     });
   });
 

@@ -170,7 +170,7 @@ describe.each(engines)('watch tables on %s', (_name, open) => {
     );
     await store.setWorkspaceDefaultTarget('T4', { repo: api.repo, branch: 'dev' });
     await store.setChannelDefault('T4', 'C9', { branch: 'hotfix' });
-    const keys = (await listFollowedQueues(store.db, T0))
+    const keys = (await listFollowedQueues(store, T0))
       .filter((q) => q.workspaceId === 'T3' || q.workspaceId === 'T4')
       .map((q) => `${q.workspaceId} ${queueKeyOf(q.target)}`)
       .sort();
@@ -205,7 +205,7 @@ describe.each(engines)('watch tables on %s', (_name, open) => {
       now: T0,
     });
     const keys = async (opts: { defaultTarget?: typeof dflt }) =>
-      (await listFollowedQueues(store.db, T0, opts))
+      (await listFollowedQueues(store, T0, opts))
         .filter((q) => q.workspaceId === 'T8' || q.workspaceId === 'T9')
         .map((q) => `${q.workspaceId} ${queueKeyOf(q.target)}`)
         .sort();
@@ -269,7 +269,7 @@ describe.each(engines)('watch tables on %s', (_name, open) => {
   });
 
   it('a queue lease is taken when free, renewed by its owner, refused to others until it expires', async () => {
-    const leases = new LeaseRepository(store.db);
+    const leases = new LeaseRepository(store);
     expect(await leases.acquire('T5', 'k', 'A', T0, 1000)).toBe(true);
     expect(await leases.acquire('T5', 'k', 'B', T0 + 500, 1000)).toBe(false);
     expect(await leases.acquire('T5', 'k', 'A', T0 + 900, 1000)).toBe(true);
@@ -297,7 +297,7 @@ describe.each(engines)('watch tables on %s', (_name, open) => {
       createdBy: 'U1',
       createdAt: T0,
     });
-    await new LeaseRepository(store.db).acquire('T6', 'k', 'A', T0, 1000);
+    await new LeaseRepository(store).acquire('T6', 'k', 'A', T0, 1000);
     await store.deleteWorkspace('T6');
     for (const table of ['watch_channels', 'watch_people', 'leases']) {
       const rows = await store.db.query<{ n: unknown }>(

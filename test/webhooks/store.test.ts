@@ -90,6 +90,7 @@ function suite(name: string, open: () => Promise<Store[]>) {
         (s, i) =>
           new InboxDrainer({
             db: s.db,
+            leases: s.leases,
             sinks: [sink],
             replicaId: `r${i}`,
             clock: () => 5_000,

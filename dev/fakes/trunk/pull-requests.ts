@@ -167,7 +167,9 @@ function rowsOf(record: QueueRecord): Row[] {
       noBatch: false,
     });
   }
-  left.sort((a, b) => Date.parse(b.stateChangedAt) - Date.parse(a.stateChangedAt) || b.prNumber - a.prNumber);
+  // Each time parsed once: a queue with weeks of history holds thousands of departed PRs.
+  const at = new Map(left.map((r) => [r, Date.parse(r.stateChangedAt)]));
+  left.sort((a, b) => (at.get(b) ?? 0) - (at.get(a) ?? 0) || b.prNumber - a.prNumber);
   return [...inQueue, ...left];
 }
 

@@ -325,8 +325,9 @@ export class V2State {
           .map((s) => s.toLowerCase());
         if (ids.length === 0) return err(400, 'VALIDATION_FAILED', 'pullRequestIds is required');
         if (ids.length > 50) return err(400, 'VALIDATION_FAILED', 'pullRequestIds takes at most 50 ids');
+        const index = this.prIndex();
         const rows = ids.map((id) => {
-          const found = this.prById(id);
+          const found = index.get(id);
           return { pullRequestId: id, transitions: found ? this.historyOf(id, found.pr, found.record) : [] };
         });
         return pageOf(rows, q, limit);
@@ -399,6 +400,13 @@ export class V2State {
       for (const pr of record.submitted.values()) out.push({ record, pr, repositoryId });
     }
     return out;
+  }
+
+  /** Every PR by its v2 id, for a batch read (one pass over the PRs, not one per id). */
+  private prIndex(): Map<string, { record: QueueRecord; pr: AnyPr }> {
+    return new Map(
+      this.allPrs().map((p) => [this.pullRequestId(repoKey(p.record.repo), p.pr.prNumber), p] as const),
+    );
   }
 
   private prById(id: string): { record: QueueRecord; pr: AnyPr } | undefined {

@@ -48,16 +48,29 @@ export function renderFlaky(s: FlakySummary, o: LinkOptions = {}): SlackReply {
     });
     blocks.push(section(`*Worst first*\n${lines.join('\n')}`));
   }
+  if (s.cutShort) blocks.push(cutShortNote(s.scanned, 'flaky', o, s));
   blocks.push(
     context(
       `${link(trunkFlakyUrl(o.appUrl, o.orgSlug, s.repo), 'All flaky tests in Trunk')} · ranked by PRs impacted, then failure rate`,
     ),
   );
   return {
-    text: `${plural(s.total, 'test')} failed in ${repo} in the last 24 h`,
+    text: `${plural(s.total, 'test')} failed in ${repo} in the last 24 h${s.cutShort ? ' (incomplete: Trunk was slow)' : ''}`,
     blocks,
     response_type: 'ephemeral',
   };
+}
+
+/** A listing the deadline cut short: what it is, and how to see the rest. */
+function cutShortNote(
+  scanned: number,
+  command: 'flaky' | 'quarantined',
+  o: LinkOptions,
+  s: Pick<FlakySummary, 'repo'>,
+): KnownBlock {
+  return section(
+    `:hourglass: *Incomplete:* Trunk was slow to answer, so this lists only the first ${plural(scanned, 'test')} it sent in time. See them all in ${link(trunkFlakyUrl(o.appUrl, o.orgSlug, s.repo), 'Trunk')}, or run \`/mergequeue ${command} ${esc(formatRepo(s.repo))}\` again in a minute.`,
+  );
 }
 
 /** link() escapes its label; names are only cut here. */
@@ -85,9 +98,10 @@ export function renderQuarantined(s: QuarantinedSummary, o: LinkOptions = {}): S
     );
     blocks.push(section(`*Most recent*\n${lines.join('\n')}`));
   }
+  if (s.cutShort) blocks.push(cutShortNote(s.scanned, 'quarantined', o, s));
   blocks.push(context(link(trunkFlakyUrl(o.appUrl, o.orgSlug, s.repo), 'Open in Trunk')));
   return {
-    text: `${plural(s.total, 'test')} quarantined in ${esc(repo)}`,
+    text: `${plural(s.total, 'test')} quarantined in ${esc(repo)}${s.cutShort ? ' (incomplete: Trunk was slow)' : ''}`,
     blocks,
     response_type: 'ephemeral',
   };

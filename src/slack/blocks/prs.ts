@@ -49,6 +49,12 @@ export function renderPrs(input: PrsInput): SlackReply {
     blocks.push(...sections);
     if (cut === 0 && listing.more > 0) blocks.push(context(moreText(listing.more)));
   }
+  if (listing.cutShort)
+    blocks.push(
+      context(
+        `:hourglass: *Incomplete:* Trunk was slow to answer, so this counts only the PRs it sent in time. See them all: ${trunk}, or run \`/mergequeue prs ${esc(label)}\` again in a minute.`,
+      ),
+    );
   const more = listing.more > 0 ? ` and ${listing.moreAtLeast ? 'at least ' : ''}${listing.more} more` : '';
   return {
     text: `${listing.shown.length} PRs ${input.state ?? 'open'} in ${label}${more}`,

@@ -6,7 +6,8 @@
  * shared by replicas (trunk/budget.ts), 012 the workspace's Trunk v2 API key (store/), 013 Trunk's webhooks: signing
  * secrets, the inbox (webhooks/) and the transitions the webhook and poll paths share (watch/), 014 flaky-test
  * feeds (flaky/), 015 whether GitHub links unfurl (unfurl/), 016 Workflow Builder steps waiting for a PR
- * (watch/waits.ts), 017 the queue's memory: transitions, queue states, ETAs shown, read-back progress (history/).
+ * (watch/waits.ts), 017 the queue's memory: transitions, queue states, ETAs shown, read-back progress (history/),
+ * 018 leases finished: the claim columns that kept their own expiry, and watch_leases, dropped (store/leases.ts).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -28,6 +29,7 @@ import { testWatchesMigration } from './014_test_watches.ts';
 import { unfurlGithubMigration } from './015_unfurl_github.ts';
 import { stepWaitsMigration } from './016_step_waits.ts';
 import { historyMigration } from './017_history.ts';
+import { leasesFinishedMigration } from './018_leases_finished.ts';
 import { dashboardsHealthMigration } from './020_dashboards_health.ts';
 
 export const migrations: Migration[] = [
@@ -46,5 +48,6 @@ export const migrations: Migration[] = [
   unfurlGithubMigration,
   stepWaitsMigration,
   historyMigration,
+  leasesFinishedMigration,
   dashboardsHealthMigration,
 ];

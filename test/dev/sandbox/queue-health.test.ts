@@ -1,7 +1,7 @@
 /**
  * How the queue is doing, in the sandbox in a real browser (issue 28): the sandbox's fake Trunk has weeks
- * of acme/web:main's history with a slow last few hours, so `stats` draws its two charts, the channel hears
- * that the queue turned slow, a health digest posts, and `dashboard` makes the channel's canvas. The
+ * of history (acme/api:main's last hours slow), so `stats` draws its two charts, the channel hears that
+ * acme/api:main turned slow, a health digest posts, and `dashboard` makes the channel's canvas. The
  * README's picture of "How is the queue doing?" is taken here (docs/queue-health.png; UPDATE_SCREENSHOTS=1
  * replaces it).
  */
@@ -47,7 +47,7 @@ describe.skipIf(!available)('queue health in the sandbox', () => {
   });
 
   it('says the queue turned slow, with the figures', async () => {
-    const slow = channel().filter({ hasText: 'acme/web:main is slow' }).last();
+    const slow = channel().filter({ hasText: 'acme/api:main is slow' }).last();
     await slow.waitFor({ timeout: 90_000 });
     expect(await slow.innerText()).toMatch(/median time in queue .+ over the last 6 h/);
   }, 100_000);

@@ -113,8 +113,8 @@ describe('me forget', () => {
     });
     await command('restart 41 acme/web:main', LEAVER.id);
     await h.app!.store.db.execute(
-      `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, lease_until, sent_at)
-       VALUES ($1, $2, $3, 'sent', 'r1', 0, 1)`,
+      `INSERT INTO watch_deliveries (event_id, destination, workspace_id, status, owner, sent_at)
+       VALUES ($1, $2, $3, 'sent', 'r1', 1)`,
       ['ev-forget-1', `author:${LEAVER.id}`, TEAM],
     );
     const before = JSON.stringify(await h.app!.store.listAudit(TEAM, { limit: 500 }));
