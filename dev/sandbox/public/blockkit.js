@@ -514,8 +514,8 @@ function chartHtml(b) {
   const top = 22;
   const plotW = W - left - 10;
   const plotH = H - top - bottom;
-  const valueOf = (s, label) => Number(s.data?.find((d) => d.label === label)?.value ?? 0);
-  const max = niceMax(Math.max(0, ...series.flatMap((s) => categories.map((c) => valueOf(s, c)))));
+  const pointOf = (s, label) => Number(s.data?.find((d) => d.label === label)?.value ?? 0);
+  const max = niceMax(Math.max(0, ...series.flatMap((s) => categories.map((c) => pointOf(s, c)))));
   const y = (v) => top + plotH - (Math.max(0, v) / max) * plotH;
   const slot = plotW / categories.length;
   const parts = [];
@@ -537,7 +537,7 @@ function chartHtml(b) {
     series.forEach((s, k) => {
       const colour = SERIES_COLOURS[k % SERIES_COLOURS.length];
       categories.forEach((c, i) => {
-        const v = valueOf(s, c);
+        const v = pointOf(s, c);
         const x = left + slot * i + slot * 0.1 + barW * k;
         parts.push(
           `<rect x="${x}" y="${y(v)}" width="${barW - 1}" height="${top + plotH - y(v)}" fill="${colour}"><title>${escapeHtml(`${s.name} · ${c}: ${v}`)}</title></rect>`,
@@ -547,11 +547,11 @@ function chartHtml(b) {
   } else {
     series.forEach((s, k) => {
       const colour = SERIES_COLOURS[k % SERIES_COLOURS.length];
-      const points = categories.map((c, i) => `${left + slot * i + slot / 2},${y(valueOf(s, c))}`);
+      const points = categories.map((c, i) => `${left + slot * i + slot / 2},${y(pointOf(s, c))}`);
       parts.push(`<polyline points="${points.join(' ')}" fill="none" stroke="${colour}" stroke-width="2"/>`);
       categories.forEach((c, i) => {
         parts.push(
-          `<circle cx="${left + slot * i + slot / 2}" cy="${y(valueOf(s, c))}" r="3" fill="${colour}"><title>${escapeHtml(`${s.name} · ${c}: ${valueOf(s, c)}`)}</title></circle>`,
+          `<circle cx="${left + slot * i + slot / 2}" cy="${y(pointOf(s, c))}" r="3" fill="${colour}"><title>${escapeHtml(`${s.name} · ${c}: ${pointOf(s, c)}`)}</title></circle>`,
         );
       });
     });
