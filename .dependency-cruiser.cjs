@@ -68,10 +68,11 @@ const LISTENERS_MAY_IMPORT = [
   '^src/services/',
   '^src/slack/(commands|blocks)/',
   '^src/(core|observability)/',
-  // what a listener is handed (SlackDeps), the request's Actor, the services for these deps
-  '^src/slack/(deps|actor|services)\\.ts$',
-  // reply, post, update and error helpers, and the SlackReply a renderer returns
-  '^src/slack/(interaction|reply)\\.ts$',
+  // what a listener is handed (SlackDeps and its ports), the request's context (actor, services, reply), the Actor
+  '^src/slack/(deps|ports|context|actor)\\.ts$',
+  // the one reply (respond, post, update, modals, the Home, unfurls; the SlackReply a renderer returns), and
+  // the wait after the ack
+  '^src/slack/(reply|after-ack)\\.ts$',
   // Slack-only steps of a listener: open a modal, publish the Home, answer a response_url, finish inside a
   // view submission's ack, apply tokens_revoked, ask Slack whether a channel is shared (Slack Connect)
   '^src/slack/(modals|home|pr-actor|answer-budget|revocation|shared-channels)\\.ts$',
@@ -92,6 +93,17 @@ module.exports = {
         'keys). It imports nothing of the app, so any part may import it without pulling another part along.',
       from: { path: '^src/core/' },
       to: { path: '^src/', pathNot: '^src/core/' },
+    },
+    {
+      name: 'periodic-loops-are-built-only-in-workers',
+      severity: 'error',
+      comment:
+        'Background work has one home, workers/: a domain exposes a pass (or takes the PassLoop type to steer ' +
+        'the loop that runs it), and only a worker builds the loop, names it and puts it on the lifecycle. ' +
+        'Anything else may import core/periodic-passes.ts for its types alone. ' +
+        'test/production/dependency-rules.test.ts also refuses `new PeriodicPasses` outside workers/.',
+      from: { path: '^src/', pathNot: '^src/(workers/|core/periodic-passes\\.ts$)' },
+      to: { path: '^src/core/periodic-passes\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-circular',

@@ -7,7 +7,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, type Receiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
+import { buildSlackSide } from './app-services.ts';
 import type { Config } from './config.ts';
+import { answerWithin } from './core/deadline.ts';
 import type { DigestService } from './digest/index.ts';
 import { createHttpRoutes } from './http/routes.ts';
 import { createTrunkWebhookRoutes } from './http/trunk-webhooks.ts';
@@ -338,7 +340,12 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
 
   const installer = httpReceiver?.installer ?? socketReceiver?.installer;
   const workspaces = createWorkspaces({
-    config,
+    settings: {
+      slackApiUrl: config.slack.apiUrl,
+      mode: config.slack.mode,
+      trunk: config.trunk,
+      watchIntervalSeconds: config.watch.intervalSeconds,
+    },
     store,
     // Replicas on PostgreSQL share the Trunk budgets through the store's ledger.
     budgetLedger: store.db.dialect === 'postgres' ? trunkBudgetClaims(store.db) : undefined,
@@ -366,6 +373,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
   const digestPace = overrides.digest === false ? undefined : overrides.digest?.paceMs;
   const outbox = new SlackOutbox({
     slackFor: (id) => workspaces.slackFor(id),
+    clientWithToken: (token) => new WebClient(token, workspaces.slackClientOptions),
     logger: logger.child({ component: 'outbox' }),
     metrics,
     ...(digestPace !== undefined ? { paceMs: digestPace } : {}),
@@ -402,21 +410,19 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     if (!configured || !ownWorkspace) return stored;
     // Not known yet (Slack did not answer auth.test in time): throwing answers 503, so Svix retries;
     // the wait is bounded so the answer stays well within Svix's 15 s.
-    let timer: NodeJS.Timeout | undefined;
-    const own = await Promise.race([
+    const own = await answerWithin(
       ownWorkspace.get(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('auth.test did not answer in time')), 3_000);
-      }),
-    ]).finally(() => clearTimeout(timer));
+      3_000,
+      () => new Error('auth.test did not answer in time'),
+    );
     // The id commands and feeds are kept under: the enterprise only for an org-wide token.
     const ours = own.orgWide ? own.enterpriseId === workspaceId : own.teamId === workspaceId;
     return ours ? [...configured, ...stored] : stored;
   };
 
+  // The services, built once here, and the ports the Slack side gets instead of the store and config.
   const deps: SlackDeps = {
-    config,
-    store,
+    ...buildSlackSide({ config, store, trunk: workspaces, logger, metrics, now }),
     logger,
     metrics,
     workspaces,

@@ -24,7 +24,7 @@ export interface PostTarget {
  * `channel` the channel is closed to the app (archived, gone, app removed); `message` the message to edit is
  * gone; `person` the person cannot be written to; `workspace` the app's token no longer works there.
  */
-export type Refusal = 'channel' | 'message' | 'person' | 'workspace';
+export type Refusal = 'channel' | 'message' | 'person' | 'workspace' | 'execution';
 
 /** What became of one message. Never thrown: a failure is an answer. */
 export type NotifyResult =
@@ -41,7 +41,16 @@ export type NotifyResult =
     };
 
 /** What a message is, for the outbox's metrics and logs. */
-export type MessageKind = 'feed' | 'alert' | 'live' | 'note' | 'digest' | 'freeze' | 'notice' | 'dashboard';
+export type MessageKind =
+  | 'feed'
+  | 'alert'
+  | 'live'
+  | 'note'
+  | 'digest'
+  | 'freeze'
+  | 'notice'
+  | 'step'
+  | 'dashboard';
 
 export interface Notifier {
   /** Posts a message, in turn with every other message to that channel; resolves once Slack answered for good. */

@@ -1,7 +1,10 @@
 /**
  * The one loop every background worker runs (digests, the freezer, the queue watcher, live-message expiry,
- * audit retention): a pass every N ms, or whenever a trigger fires (the digests' node-cron), never two passes
- * at once, and a stop that returns by a deadline.
+ * audit retention, the webhook inbox, waiting workflow steps): a pass every N ms, or whenever a trigger fires
+ * (the digests' node-cron), never two passes at once, and a stop that returns by a deadline.
+ *
+ * Only src/workers/ builds one (test/production/dependency-rules.test.ts): a domain exposes its pass, and
+ * the few domains whose pass steers its own loop (more work left, a slot freed) are handed a PassLoop.
  *
  * - One pass at a time: a pass requested while one runs starts once more right after it, never beside it,
  *   however many requests came meanwhile, so a slow pass (a stalled database, a slow Trunk) never piles up
@@ -27,7 +30,19 @@ export interface PeriodicPassesOptions {
   inFlight?: () => Iterable<Promise<unknown>>;
 }
 
-export class PeriodicPasses {
+/** What a domain's pass may ask of the loop that runs it (a PeriodicPasses, built in src/workers/). */
+export interface PassLoop {
+  /** True once the loop is stopping: a pass claims no more work. */
+  readonly stopped: boolean;
+  /** Runs a pass now, or once more after the one in progress (work finished and freed room). */
+  request(): void;
+  /** From inside a pass: run one more after it (work was left for lack of room). */
+  requestAgain(): void;
+  /** Settles when no pass runs and nothing a pass started is in flight. */
+  idle(): Promise<void>;
+}
+
+export class PeriodicPasses implements PassLoop {
   readonly #o: PeriodicPassesOptions;
   #running: Promise<void> | undefined;
   #again = false;
@@ -38,6 +53,8 @@ export class PeriodicPasses {
   #cancelTrigger: (() => Promise<void> | void) | undefined;
   #lastStart = 0;
   #every: number | PassTrigger | undefined;
+  /** Set by requestWithin() during a pass: the next pass comes this soon, schedule or not. */
+  #soonMs: number | undefined;
 
   constructor(options: PeriodicPassesOptions) {
     this.#o = options;
@@ -72,6 +89,7 @@ export class PeriodicPasses {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#lastStart = Date.now();
+    this.#soonMs = undefined;
     // A pass starts once the requests in hand are answered (answers-first.ts): acks do not wait behind it;
     // its waits, that one and those inside it, share one bound.
     this.#running = afterAnswers(() => this.#o.pass())
@@ -88,6 +106,14 @@ export class PeriodicPasses {
   /** From inside a pass: run one more after it (work was left for lack of room). */
   requestAgain(): void {
     this.#again = true;
+  }
+
+  /**
+   * From inside a pass: run one more within `ms`, sooner than the schedule (and also when passes run only on
+   * request): work was found busy elsewhere and is worth a second look shortly. Cancelled by stop().
+   */
+  requestWithin(ms: number): void {
+    this.#soonMs = Math.min(this.#soonMs ?? ms, ms);
   }
 
   /** The pass in progress, if any. */
@@ -122,9 +148,15 @@ export class PeriodicPasses {
   }
 
   #schedule(): void {
+    const soon = this.#soonMs;
+    this.#soonMs = undefined;
     const every = this.#every;
-    if (!this.#started || typeof every !== 'number') return;
-    const wait = Math.max(0, this.#lastStart + every - Date.now());
+    const timed =
+      this.#started && typeof every === 'number'
+        ? Math.max(0, this.#lastStart + every - Date.now())
+        : undefined;
+    const wait = soon === undefined ? timed : Math.min(soon, timed ?? soon);
+    if (wait === undefined || this.#stopped) return;
     this.#timer = setTimeout(() => this.request(), wait);
     this.#timer.unref();
   }

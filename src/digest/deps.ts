@@ -33,8 +33,6 @@ export interface DigestDeps {
   concurrency?: number;
   /** Least time between two manual runs (`digest run`) of one digest, default 5 minutes. */
   manualRunCooldownMs?: number;
-  /** node-cron expression of the ticker, default every minute (UTC). */
-  tickCron?: string;
   /** Health digests' reports (the queue history's figures, rendered by the Slack side); absent: none can run. */
   health?: HealthReports;
 }

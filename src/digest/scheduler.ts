@@ -1,5 +1,6 @@
 /**
- * The ticker and the claim loop. node-cron fires once a minute in UTC; each tick asks the database which
+ * The digests' pass and its claims. The loop that runs the pass (node-cron once a minute in UTC, built in
+ * src/workers/digests.ts) is handed in as a PassLoop; each tick asks the database which
  * subscriptions have an occurrence due (next_due_at <= now) and which claims were abandoned (lease
  * expired), and claims as many as this replica has free slots for. Asking "what is due" instead of
  * registering one cron job per subscription keeps every replica in agreement, makes missed ticks and
@@ -8,8 +9,7 @@
  * Replicas share the work: each claims only up to its free slots, in a random order, and ticks again
  * as soon as a slot frees while work remains, so 500 digests due in one minute spread over replicas.
  */
-import cron from 'node-cron';
-import { type PassTrigger, PeriodicPasses } from '../core/periodic-passes.ts';
+import type { PassLoop } from '../core/periodic-passes.ts';
 import type { ClaimRepository, RunRecord } from './claims.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { type RunnerContext, runClaimed } from './runner.ts';
@@ -34,47 +34,25 @@ export class Scheduler {
   readonly #claims: ClaimRepository;
   readonly #concurrency: number;
   readonly #inflight = new Set<Promise<RunOutcome>>();
-  readonly #passes: PeriodicPasses;
+  /** The loop running tick(): asked whether it is stopping, for one more tick, and after a run ends. */
+  readonly #loop: PassLoop;
   #prunedAt = 0;
 
-  constructor(ctx: RunnerContext, concurrency: number) {
+  constructor(ctx: RunnerContext, concurrency: number, loop: PassLoop) {
     this.#ctx = ctx;
     this.#subs = ctx.subs;
     this.#claims = ctx.claims;
     this.#concurrency = concurrency;
-    this.#passes = new PeriodicPasses({
-      pass: () => this.tick(),
-      onError: (err) => this.#ctx.logger.error({ err }, 'digest tick failed'),
-      inFlight: () => this.#inflight,
-    });
-  }
-
-  /** Ticks whenever `cronExpression` fires (node-cron, in UTC), and once now. */
-  start(cronExpression: string): void {
-    void this.#passes.start(cronTrigger(cronExpression));
-  }
-
-  /** Stops claiming; waits until `deadline` (epoch ms) for digests in flight (unfinished ones are left to expire). */
-  async stop(deadline: number): Promise<void> {
-    await this.#passes.stop(deadline);
-  }
-
-  get stopped(): boolean {
-    return this.#passes.stopped;
+    this.#loop = loop;
   }
 
   get #stopped(): boolean {
-    return this.#passes.stopped;
+    return this.#loop.stopped;
   }
 
-  /** Runs a tick now, or once more after the one in progress. */
-  requestTick(): void {
-    this.#passes.request();
-  }
-
-  /** Settles when every digest this replica started has finished (tests, shutdown). */
-  idle(): Promise<void> {
-    return this.#passes.idle();
+  /** The digests this replica is posting now (the loop's stop and idle wait for them). */
+  get inFlight(): Iterable<Promise<unknown>> {
+    return this.#inflight;
   }
 
   /** One pass: take over abandoned claims, then claim due occurrences, up to the free slots. */
@@ -101,7 +79,7 @@ export class Scheduler {
     let more = due.length === limit;
     for (const sub of due) {
       if (free <= 0 || this.#stopped) {
-        this.#passes.requestAgain();
+        this.#loop.requestAgain();
         return;
       }
       try {
@@ -112,7 +90,7 @@ export class Scheduler {
         this.#ctx.logger.error({ err, digest: sub.id }, 'could not schedule a digest');
       }
     }
-    if (more) this.#passes.requestAgain();
+    if (more) this.#loop.requestAgain();
   }
 
   async #takeOver(rec: RunRecord, now: number): Promise<boolean> {
@@ -193,7 +171,7 @@ export class Scheduler {
     this.#inflight.add(p);
     p.finally(() => {
       this.#inflight.delete(p);
-      this.requestTick();
+      this.#loop.request();
     }).catch(() => {});
     return p;
   }
@@ -244,17 +222,6 @@ export class Scheduler {
       })(),
     );
   }
-}
-
-/** node-cron as a pass trigger: the product's chosen scheduler for the digests' minute. */
-function cronTrigger(expression: string): PassTrigger {
-  return (fire) => {
-    const task = cron.schedule(expression, fire, { timezone: 'UTC', name: 'digests' });
-    return async () => {
-      await task.stop();
-      await task.destroy();
-    };
-  };
 }
 
 function shuffle<T>(items: T[]): T[] {

@@ -1,5 +1,9 @@
-/** The digest service: what people may do with digests, the scheduler, manual runs. Wires the modules of digest/ together. */
+/**
+ * The digest service: what people may do with digests, the scheduler's pass, manual runs. Wires the modules
+ * of digest/ together; the loop that ticks it is a worker (src/workers/digests.ts).
+ */
 import { randomBytes } from 'node:crypto';
+import type { PassLoop } from '../core/periodic-passes.ts';
 import { ClaimRepository } from './claims.ts';
 import { MANUAL_RUN_COOLDOWN_MS, ManualRunCooldown } from './cooldown.ts';
 import type { DigestDeps } from './deps.ts';
@@ -13,10 +17,6 @@ import type { RunOutcome } from './types.ts';
 export type { DigestCommandContext };
 
 export interface DigestService {
-  /** Starts the ticker (node-cron, every minute in UTC) and an immediate catch-up tick. */
-  start(): void;
-  /** Stops claiming; waits up to timeoutMs (default 10 s) for digests being posted. */
-  stop(timeoutMs?: number): Promise<void>;
   /** The operations behind `/mergequeue digest …`, answering with plain data. */
   readonly manage: DigestManager;
   /** Posts a digest now (as `digest run` does) and resolves when it is done. */
@@ -25,11 +25,21 @@ export interface DigestService {
   tick(): Promise<void>;
   /** Resolves when nothing is being ticked or posted by this replica. */
   idle(): Promise<void>;
+  /** The digests this replica is posting now (its loop's stop and idle wait for them). */
+  readonly inFlight: Iterable<Promise<unknown>>;
   readonly subscriptions: SubscriptionRepository;
   readonly claims: ClaimRepository;
 }
 
-export function createDigestService(input: DigestDeps): DigestService {
+/** How the digests are run, from their worker (src/workers/digests.ts). */
+export interface DigestRuntime {
+  /** The loop that runs tick(): asked whether it is stopping, for one more tick, and when runs end. */
+  loop: PassLoop;
+  /** True once runs in flight must let go at their next message (a stop's deadline passed). */
+  abandoned: () => boolean;
+}
+
+export function createDigestService(input: DigestDeps, runtime: DigestRuntime): DigestService {
   const deps: DigestDeps = {
     ...stripUndefined(input),
     // Claims are fenced by owner: a suffix keeps two replicas apart even when both report pid 1 (containers).
@@ -39,7 +49,6 @@ export function createDigestService(input: DigestDeps): DigestService {
   const subs = new SubscriptionRepository(deps.store.db);
   const claims = new ClaimRepository(deps.store);
   const logger = deps.logger.child({ component: 'digest', replica: deps.replicaId });
-  let abandon = false;
   const ctx: RunnerContext = {
     deps,
     subs,
@@ -51,9 +60,9 @@ export function createDigestService(input: DigestDeps): DigestService {
     leaseMs: deps.leaseMs ?? 60_000,
     graceMs: deps.graceHours * 3_600_000,
     appUrl: (deps.trunkAppUrl ?? 'https://app.trunk.io').replace(/\/+$/, ''),
-    stopping: () => abandon,
+    stopping: runtime.abandoned,
   };
-  const scheduler = new Scheduler(ctx, deps.concurrency ?? 50);
+  const scheduler = new Scheduler(ctx, deps.concurrency ?? 50, runtime.loop);
 
   const manage = createDigestManager({
     deps,
@@ -69,22 +78,14 @@ export function createDigestService(input: DigestDeps): DigestService {
     subscriptions: subs,
     manage,
     claims,
-    start() {
-      abandon = false;
-      scheduler.start(deps.tickCron ?? '* * * * *');
-      logger.info('digest scheduler started');
-    },
-    async stop(timeoutMs = 10_000) {
-      await scheduler.stop(Date.now() + timeoutMs);
-      abandon = true;
-    },
+    inFlight: scheduler.inFlight,
     async runNow(workspaceId, id) {
       const sub = await subs.get(workspaceId, id);
       if (!sub) return { outcome: 'failed', detail: `no digest ${id}` };
       return scheduler.runManual(sub);
     },
     tick: () => scheduler.tick(),
-    idle: () => scheduler.idle(),
+    idle: () => runtime.loop.idle(),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
- * The freezer: a ticker (every few seconds) that starts and ends freeze windows, like the digests'
- * scheduler. Each tick asks the database, not a timer per window, what is open and what is over, so
- * every replica agrees, downtime and missed ticks are harmless (a start missed while down is applied if
+ * The freezer: a pass that starts and ends freeze windows, ticked every few seconds by its worker
+ * (src/workers/freezer.ts), like the digests' scheduler. Each tick asks the database, not a timer per
+ * window, what is open and what is over, so every replica agrees, downtime and missed ticks are harmless (a start missed while down is applied if
  * the window is still open; a missed end is applied whenever it is seen) and DST comes from schedule.ts.
  *
  * Exactly once: a start or end runs only under its claim (claims.ts). Each tick renews the leases of the
@@ -11,7 +11,7 @@
  * and read through `readQueue`; what happened is reported as plain data through `announce`.
  */
 
-import { PeriodicPasses } from '../core/periodic-passes.ts';
+import type { PassLoop } from '../core/periodic-passes.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Db, Leases } from '../store/types.ts';
 import { type ClaimKey, type ClaimRecord, FreezeClaims } from './claims.ts';
@@ -34,6 +34,8 @@ export interface FreezerDeps {
   db: Db;
   /** The store's lease service (the claims' leases). */
   leases: Leases;
+  /** The loop running tick() (src/workers/freezer.ts): a stopping loop claims no more; idle() waits for it. */
+  loop: PassLoop;
   changeQueue: ChangeQueue;
   readQueue: ReadQueue;
   /**
@@ -57,8 +59,6 @@ export interface FreezerDeps {
   clock?: () => number;
   /** How long a claim stays owned without renewal, default 30 s (renewed every tick). */
   leaseMs?: number;
-  /** Tick interval, default 5 s: starts and ends land within a few seconds of their time. */
-  tickMs?: number;
   /** First retry delay after a failed change, default 5 s, doubling up to retryMaxMs (default 2 min). */
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -85,7 +85,6 @@ export class Freezer {
   readonly #now: () => number;
   readonly #leaseMs: number;
   readonly #inflight = new Map<string, Promise<void>>();
-  readonly #passes: PeriodicPasses;
   #prunedAt = 0;
 
   constructor(deps: FreezerDeps) {
@@ -94,36 +93,20 @@ export class Freezer {
     this.#claims = new FreezeClaims(deps);
     this.#now = deps.clock ?? Date.now;
     this.#leaseMs = deps.leaseMs ?? 30_000;
-    this.#passes = new PeriodicPasses({
-      every: deps.tickMs ?? 5_000,
-      pass: () => this.tick(),
-      onError: (err) => this.#deps.logger.error({ err }, 'freeze tick failed'),
-      inFlight: () => this.#inflight.values(),
-    });
-  }
-
-  /** Ticks every tickMs from now on (the first tick at once). */
-  start(): void {
-    void this.#passes.start();
-  }
-
-  /** Stops ticking; waits until `deadline` (epoch ms) for runs in flight (unfinished ones are left to their lease). */
-  async stop(deadline: number): Promise<void> {
-    await this.#passes.stop(deadline);
   }
 
   get #stopped(): boolean {
-    return this.#passes.stopped;
+    return this.#deps.loop.stopped;
   }
 
-  /** Runs a tick now, or once more after the one in progress. */
-  requestTick(): void {
-    this.#passes.request();
+  /** The starts and ends this replica is running now (the loop's stop and idle wait for them). */
+  inFlight(): Iterable<Promise<void>> {
+    return this.#inflight.values();
   }
 
   /** Settles when every run this replica started has finished (tests, shutdown). */
   idle(): Promise<void> {
-    return this.#passes.idle();
+    return this.#deps.loop.idle();
   }
 
   /** One pass: renew leases, take over abandoned or due claims, claim starts of open windows, then ends. */

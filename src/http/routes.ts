@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { CustomRoute } from '@slack/bolt';
+import { answerWithin } from '../core/deadline.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
@@ -40,14 +41,12 @@ export async function readiness(
 ): Promise<{ status: number; body: ReadyBody; detail?: string; schemaVersion?: number }> {
   if (deps.lifecycle.isShuttingDown()) return { status: 503, body: { status: 'shutting_down' } };
   const timeoutMs = deps.readyTimeoutMs ?? 2000;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const result = await Promise.race([
+    const result = await answerWithin(
       deps.store.ready(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`store did not answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+      timeoutMs,
+      () => new Error(`store did not answer within ${timeoutMs} ms`),
+    );
     if (!result.ok)
       return {
         status: 503,
@@ -62,8 +61,6 @@ export async function readiness(
       body: { status: 'not_ready' },
       detail: `store unreachable: ${err instanceof Error ? err.message : String(err)}`,
     };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -12,7 +12,7 @@
  * Only work done after an answer, or in the background, waits here. A request's own work before its
  * answer (a form validated before its ack) goes on at once, or it would wait for itself: the request
  * context says which (`answered`, set when the request is acknowledged, slack/unhandled-interactions.ts).
- * The pieces are cut where work resumes: right after a command's ack (slack/interaction.ts afterAck),
+ * The pieces are cut where work resumes: right after a command's ack (slack/after-ack.ts),
  * for each reader of a cached Trunk read (trunk/read-cache.ts), and before each periodic pass (core).
  * Never inside the Slack or Trunk clients: a request may, before its ack, await a call something else
  * started (auth.test asked at start, a read another request began), and that answer must not wait for

@@ -1,4 +1,4 @@
-/** The application services, one per feature, built once from the app's ports (slack/services.ts). */
+/** The application services, one per feature, built once from the app's ports (src/app-services.ts). */
 
 import { createDashboardService, type DashboardService } from './dashboard.ts';
 import { createFreezeService, type FreezeService } from './freeze.ts';

@@ -1,5 +1,5 @@
 /**
- * What the application services are given by the composition root (slack/services.ts builds them from the
+ * What the application services are given by the composition root (src/app-services.ts builds them from the
  * app's deps): the store, the workspace's Trunk access, the deployment's defaults. Ports, so no service
  * imports Slack; the Slack side implements them (slack/workspace.ts's Workspaces fits TrunkAccess as is).
  */

@@ -66,6 +66,15 @@ export interface Deadline {
   within<T>(work: Promise<T>, reserveMs?: number): Promise<T>;
 }
 
+/** The workspace's stored connection, as the connect form shows it. */
+export interface StoredConnection {
+  orgSlug?: string;
+  defaultTarget?: TargetSpec;
+  hasToken: boolean;
+  hasV2Key: boolean;
+  hasWebhookSecrets: boolean;
+}
+
 /** The token check must finish well inside the 3 s Slack gives a view submission. */
 const VERIFY_DEADLINE_MS = 2_000;
 
@@ -84,6 +93,18 @@ export class WorkspaceService {
     await this.#deps.store.deleteWorkspace(workspaceId);
     this.#deps.trunk.invalidate(workspaceId);
     this.#deps.logger.info({ workspaceId, why: 'app_uninstalled' }, 'workspace data deleted');
+  }
+
+  /** What the connect form shows as already stored (never a secret itself); the caller was let in by mayConnect. */
+  async connectionOf(workspaceId: string): Promise<StoredConnection> {
+    const ws = await this.#deps.store.getWorkspace(workspaceId);
+    return {
+      ...(ws?.trunkOrgSlug ? { orgSlug: ws.trunkOrgSlug } : {}),
+      ...(ws?.defaultTarget ? { defaultTarget: ws.defaultTarget } : {}),
+      hasToken: ws?.hasTrunkCredentials ?? false,
+      hasV2Key: ws?.hasTrunkV2Key ?? false,
+      hasWebhookSecrets: ws?.hasTrunkWebhookSecrets ?? false,
+    };
   }
 
   /** The configuration as the channel sees it (anyone may read). */

@@ -1,14 +1,25 @@
 /**
  * The Slack side of services/actor.ts: one Actor per request, built from what Bolt handed the listener (a
  * slash command, a block_actions click, a view submission) with the workspace's Directory (users.info,
- * user groups, channel membership: slack/directory.ts), the store and the audit-lost sink. Listeners build
- * it once and pass it to every service they call.
+ * user groups, channel membership: slack/directory.ts); the store and the audit-lost sink are bound by the
+ * composition root (deps.actors). Built once per request (slack/context.ts).
  */
 import type { Context } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { type Actor, type ActorWorkspace, createActor, type InstallKind } from '../services/actor.ts';
+import type { Actor, ActorWorkspace, InstallKind } from '../services/actor.ts';
 import type { SlackDeps } from './deps.ts';
-import { auditLostSink, workspaceIdOf } from './interaction.ts';
+
+export interface Who {
+  teamId?: string | undefined;
+  enterpriseId?: string | undefined;
+  isEnterpriseInstall?: boolean | undefined;
+}
+
+/** The team id, or the enterprise id for org-wide installs (how the store keys workspaces). */
+export function workspaceIdOf(who: Who): string {
+  if (who.isEnterpriseInstall && who.enterpriseId) return who.enterpriseId;
+  return who.teamId ?? who.enterpriseId ?? '';
+}
 
 /** Who and where, as a payload says it; `context` is Bolt's (its team/enterprise come from the install). */
 export interface ActorSource {
@@ -25,12 +36,12 @@ export interface ActorSource {
 }
 
 /** The workspace a request acts in: the team, or the enterprise of an org-wide install. */
-export function actorWorkspace(deps: Pick<SlackDeps, 'config'>, source: ActorSource): ActorWorkspace {
+export function actorWorkspace(deps: Pick<SlackDeps, 'settings'>, source: ActorSource): ActorWorkspace {
   const teamId = source.context.teamId ?? source.teamId;
   const enterpriseId = source.context.enterpriseId ?? source.enterpriseId;
   const isEnterpriseInstall = source.context.isEnterpriseInstall;
   const install: InstallKind =
-    deps.config.slack.mode === 'oauth' ? (isEnterpriseInstall ? 'enterprise' : 'workspace') : 'single';
+    deps.settings.mode === 'oauth' ? (isEnterpriseInstall ? 'enterprise' : 'workspace') : 'single';
   return {
     id: workspaceIdOf({ teamId, enterpriseId, isEnterpriseInstall }),
     ...(teamId ? { teamId } : {}),
@@ -55,31 +66,13 @@ export function actorIn(
 ): Actor {
   const ws: ActorWorkspace =
     typeof workspace === 'string'
-      ? { id: workspace, install: deps.config.slack.mode === 'oauth' ? 'workspace' : 'single' }
+      ? { id: workspace, install: deps.settings.mode === 'oauth' ? 'workspace' : 'single' }
       : workspace;
-  return createActor({
+  return deps.actors({
     workspace: ws,
     userId,
     payloadTeamId,
-    now: deps.now,
     directory: deps.directory.forWorkspace(ws.id, client),
-    store: deps.store,
-    auditLost: auditLostSink(deps),
-  });
-}
-
-/** From a slash command payload. */
-export function commandActor(
-  deps: SlackDeps,
-  client: WebClient,
-  context: ActorSource['context'],
-  command: { team_id: string; enterprise_id?: string | undefined; user_id: string },
-): Actor {
-  return buildActor(deps, client, {
-    context,
-    teamId: command.team_id,
-    enterpriseId: command.enterprise_id,
-    userId: command.user_id,
   });
 }
 

@@ -4,6 +4,7 @@
  * Work that overruns is abandoned, not awaited: its result is ignored, so nothing it would have led to
  * (storing a token) happens after the answer went out.
  */
+import { answerWithin } from '../core/deadline.ts';
 import { currentRequestContext } from '../observability/request-context.ts';
 
 /** Slack gives 3 s; half a second of margin for the network and the answer itself. */
@@ -31,18 +32,8 @@ export function answerBudget(
   const left = (reserveMs = 0) => Math.max(0, deadline - reserveMs - now());
   return {
     left,
-    async within<T>(work: Promise<T>, reserveMs = 0): Promise<T> {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new OutOfTime()), left(reserveMs));
-      });
-      // The abandoned work may still fail later: that must not become an unhandled rejection.
-      work.catch(() => undefined);
-      try {
-        return await Promise.race([work, timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    // The abandoned work may still fail later: settleBy (core/deadline.ts) keeps that from going unhandled.
+    within: <T>(work: Promise<T>, reserveMs = 0) =>
+      answerWithin(work, left(reserveMs), () => new OutOfTime()),
   };
 }

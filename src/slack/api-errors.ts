@@ -40,3 +40,9 @@ export function classifyPostFailure(err: unknown): { code: string; retryAfterSec
     'unknown_error';
   return { code };
 }
+
+/** Slack's error code of a failed Web API call (`not_in_channel`, `ratelimited`, …). */
+export function errorCode(err: unknown): string {
+  if (!isSlackApiError(err)) return 'unknown';
+  return slackAnswer(err) ?? (typeof err.code === 'string' ? err.code : 'unknown');
+}

@@ -1,11 +1,15 @@
-/** What every listener is given: built once in app.ts, passed to each `register(app, deps)`. */
-import type { Config } from '../config.ts';
+/**
+ * What every listener is given: built once in app.ts (the services and ports by src/app-services.ts), passed
+ * to each `register(app, deps)`, and put on each request's Bolt context (slack/context.ts). No `Store`, no
+ * `Config`: the ports of slack/ports.ts stand for them.
+ */
 import type { Notifier } from '../core/notifier.ts';
 import type { DigestService } from '../digest/index.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { Store } from '../store/types.ts';
+import type { Services } from '../services/index.ts';
 import type { DirectoryCache } from './directory.ts';
+import type { ActorFactory, InstalledTokens, SlackSettings } from './ports.ts';
 import type { LiveStatus } from './queue-events/live.ts';
 import type { StepCompleter } from './steps/completion.ts';
 import type { Workspaces } from './workspace.ts';
@@ -14,8 +18,11 @@ import type { Workspaces } from './workspace.ts';
 export type DigestCommands = Pick<DigestService, 'manage'>;
 
 export interface SlackDeps {
-  config: Config;
-  store: Store;
+  /** The application services, built once in the composition root. */
+  services: Services;
+  settings: SlackSettings;
+  actors: ActorFactory;
+  tokens: InstalledTokens;
   logger: Logger;
   metrics: Metrics;
   workspaces: Workspaces;

@@ -13,9 +13,8 @@ import { actorIn } from './actor.ts';
 import { describeTrunkFailure } from './blocks/errors.ts';
 import { type HomeInput, renderHome } from './blocks/home.ts';
 import type { SlackDeps } from './deps.ts';
-import { errorCode } from './interaction.ts';
 import type { SlackReply } from './reply.ts';
-import { servicesOf } from './services.ts';
+import { publishView } from './reply.ts';
 
 /** The gathered data in the renderer's terms: Trunk's errors become words a person can act on. */
 export function homeInput(data: HomeData, appUrl?: string): HomeInput {
@@ -48,7 +47,7 @@ export async function gatherHome(
   userId: string,
 ): Promise<HomeInput> {
   const actor = actorIn(deps, client, workspaceId, userId);
-  return homeInput(await servicesOf(deps).home.gather(actor), deps.config.trunk.appUrl);
+  return homeInput(await deps.services.home.gather(actor), deps.settings.trunkAppUrl);
 }
 
 /** Builds the Home for a person and publishes it; false (logged) when Slack refused it. */
@@ -61,14 +60,7 @@ export async function publishHome(
 ): Promise<boolean> {
   const input = await gatherHome(deps, client, workspaceId, userId);
   const view = renderHome({ ...input, notices });
-  try {
-    await client.views.publish({ user_id: userId, view });
-    return true;
-  } catch (err) {
-    deps.metrics.slackApiErrors.inc({ method: 'views.publish', error: errorCode(err) });
-    deps.logger.warn({ err }, 'could not publish the Home tab');
-    return false;
-  }
+  return publishView(deps, client, userId, view);
 }
 
 /** Whether a click came from a Home tab (no channel, no message, no response_url). */

@@ -5,7 +5,7 @@
  * the rest is kept as given, so fetchInstallation returns what storeInstallation was given.
  */
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
-import type { Store } from '../store/types.ts';
+import type { InstallationRecords } from './ports.ts';
 
 /** The workspace id an installation or query is stored under. */
 export function installationKey(q: {
@@ -31,7 +31,7 @@ export interface SlackInstallationStore extends InstallationStore {
 const secondsToMs = (s: number | undefined) =>
   typeof s === 'number' && Number.isFinite(s) ? Math.round(s * 1000) : undefined;
 
-export function slackInstallationStore(installations: Store['installations']): SlackInstallationStore {
+export function slackInstallationStore(installations: InstallationRecords): SlackInstallationStore {
   return {
     async storeInstallation<AuthVersion extends 'v1' | 'v2'>(
       installation: Installation<AuthVersion, boolean>,

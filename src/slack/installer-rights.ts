@@ -8,12 +8,13 @@ import type { Installation, InstallationQuery, InstallationStore } from '@slack/
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Logger } from '../observability/log.ts';
 import { checkOperator } from '../queue/permissions.ts';
-import type { Store } from '../store/types.ts';
 import type { DirectoryCache } from './directory.ts';
 import { installationKey, slackInstallationStore } from './installation-store.ts';
+import type { InstallationKeeping } from './ports.ts';
 
 export interface InstallerRightsOptions {
-  store: Store;
+  /** The store, through the port Bolt's installation store needs (app.ts hands the store in). */
+  store: InstallationKeeping;
   logger: Logger;
   directory: DirectoryCache;
   /** Options of the WebClient that asks Slack about the re-installing person (SLACK_API_URL etc.). */
@@ -73,7 +74,7 @@ export function installerRightsStore(opts: InstallerRightsOptions): Installation
 }
 
 async function audit(
-  store: Store,
+  store: InstallationKeeping,
   logger: Logger,
   workspaceId: string,
   userId: string,

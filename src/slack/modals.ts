@@ -12,6 +12,7 @@ import { buildConnectModal } from './blocks/connect.ts';
 import { trunkHint } from './blocks/errors.ts';
 import { buildSettingsModal } from './blocks/settings.ts';
 import type { SlackDeps } from './deps.ts';
+import { openModal, updateModal } from './reply.ts';
 import type { WorkspaceTrunk } from './workspace.ts';
 
 /** What we wrap around a modal's own private_metadata. */
@@ -71,17 +72,14 @@ export async function openSettingsModal(
   ref: QueueRef,
   trunk: WorkspaceTrunk,
 ): Promise<'ok' | 'failed'> {
-  let viewId: string | undefined;
-  try {
-    const opened = await client.views.open({
-      trigger_id: triggerId,
-      view: messageModal('Queue settings', `Reading the settings of *${formatQueueRef(ref)}* from Trunk…`),
-    });
-    viewId = opened.view?.id;
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not open the settings modal');
-    return 'failed';
-  }
+  const opened = await openModal(
+    deps,
+    client,
+    triggerId,
+    messageModal('Queue settings', `Reading the settings of *${formatQueueRef(ref)}* from Trunk…`),
+    'the settings modal',
+  );
+  const viewId = opened.ok ? opened.viewId : undefined;
   if (!viewId) return 'failed';
   let view: ModalView;
   let outcome: 'ok' | 'failed' = 'ok';
@@ -98,12 +96,7 @@ export async function openSettingsModal(
     );
     outcome = 'failed';
   }
-  try {
-    await client.views.update({ view_id: viewId, view });
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not fill in the settings modal');
-    return 'failed';
-  }
+  if (!(await updateModal(deps, client, viewId, view, 'the settings modal'))) return 'failed';
   return outcome;
 }
 
@@ -115,22 +108,13 @@ export async function openConnectModal(
   workspaceId: string,
   o: { home?: boolean } = {},
 ): Promise<'ok' | 'failed'> {
-  const ws = await deps.store.getWorkspace(workspaceId);
-  const form = buildConnectModal({
-    ...(ws?.trunkOrgSlug ? { orgSlug: ws.trunkOrgSlug } : {}),
-    ...(ws?.defaultTarget ? { defaultTarget: ws.defaultTarget } : {}),
-    hasToken: ws?.hasTrunkCredentials ?? false,
-    hasV2Key: ws?.hasTrunkV2Key ?? false,
-    hasWebhookSecrets: ws?.hasTrunkWebhookSecrets ?? false,
-  });
-  try {
-    await client.views.open({
-      trigger_id: triggerId,
-      view: { ...form, private_metadata: wrapMetadata(channelId, form.private_metadata, o) },
-    });
-    return 'ok';
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not open the connect modal');
-    return 'failed';
-  }
+  const form = buildConnectModal(await deps.services.workspace.connectionOf(workspaceId));
+  const opened = await openModal(
+    deps,
+    client,
+    triggerId,
+    { ...form, private_metadata: wrapMetadata(channelId, form.private_metadata, o) },
+    'the connect modal',
+  );
+  return opened.ok ? 'ok' : 'failed';
 }

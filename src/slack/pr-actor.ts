@@ -17,7 +17,7 @@ export function respondVia(deps: SlackDeps, url: string | undefined): RespondFn 
   } catch {
     return undefined;
   }
-  const api = new URL(deps.config.slack.apiUrl);
+  const api = new URL(deps.settings.apiUrl);
   const slackHost = target.protocol === 'https:' && target.hostname === 'hooks.slack.com';
   if (!slackHost && target.origin !== api.origin) return undefined;
   return async (message: string | RespondArguments) => {

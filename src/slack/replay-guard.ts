@@ -20,9 +20,10 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { parse as parseForm } from 'node:querystring';
 import { HTTPModuleFunctions, type ReceiverEvent } from '@slack/bolt';
 import { Counter, type Registry } from 'prom-client';
+import { answerWithin } from '../core/deadline.ts';
 import { requestPath } from '../core/request-path.ts';
 import type { Logger } from '../observability/log.ts';
-import type { Store } from '../store/types.ts';
+import type { OnceClaims } from './ports.ts';
 
 /** Bolt refuses a timestamp older than this; a claim must outlive it. */
 const SIGNATURE_LIFETIME_MS = 5 * 60 * 1000;
@@ -33,7 +34,7 @@ const CLAIM_BUDGET_MS = 1500;
 
 export interface ReplayGuardOptions {
   signingSecret: string;
-  store: Pick<Store, 'claimOnce'>;
+  store: OnceClaims;
   registry: Registry;
   logger: Pick<Logger, 'warn' | 'error'>;
   endpoints: readonly string[];
@@ -163,13 +164,7 @@ function refuse(res: ServerResponse, status: number, text: string): void {
 }
 
 function withBudget<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`store did not answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return answerWithin(p, ms, () => new Error(`store did not answer within ${ms} ms`));
 }
 
 /**
@@ -179,7 +174,7 @@ function withBudget<T>(p: Promise<T>, ms: number): Promise<T> {
 export const EVENT_ONCE_MS = 10 * 60 * 1000;
 
 export interface EventsOnceOptions {
-  store: Pick<Store, 'claimOnce'>;
+  store: OnceClaims;
   logger: Pick<Logger, 'warn' | 'error' | 'info'>;
   registry: Registry;
 }

@@ -17,10 +17,10 @@
 import type { AckFn, ReceiverEvent } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { Counter, type Registry } from 'prom-client';
+import { answerWithin } from '../core/deadline.ts';
 import type { Logger } from '../observability/log.ts';
-import type { AuditRecord } from '../store/audit-retrying.ts';
-import type { Store } from '../store/types.ts';
 import { installationKey } from './installation-store.ts';
+import type { AuditLine, InstallationRecords } from './ports.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -193,12 +193,12 @@ export interface RequestWorkspaceOptions {
   /** Single-workspace mode: whose the bot token is (ownWorkspaceOf). */
   own?: () => Promise<OwnWorkspace>;
   /** OAuth: the stored installations (Bolt's installation store), asked whether a team or enterprise has one. */
-  installations: Pick<Store['installations'], 'load'>;
+  installations: Pick<InstallationRecords, 'load'>;
   /**
    * Writes a refusal to the audit log; the composition root hands in the store's retrying audit write
    * (store/audit-retrying.ts). A failure it throws is logged.
    */
-  audit: (entry: AuditRecord) => Promise<void>;
+  audit: (entry: AuditLine) => Promise<void>;
   logger: Logger;
   now: () => number;
   /** Where a refusal may be posted: Slack's own hooks host, or the configured Slack API's (the fake). */
@@ -350,11 +350,5 @@ async function postRefusal(url: string, text: string, opts: RequestWorkspaceOpti
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function withBudget<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return answerWithin(p, ms, () => new Error(`no answer within ${ms} ms`));
 }

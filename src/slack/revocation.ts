@@ -9,8 +9,8 @@
  * single-workspace mode, because Slack refuses the configured token.
  */
 import type { WebClient } from '@slack/web-api';
+import { errorCode } from './api-errors.ts';
 import type { SlackDeps } from './deps.ts';
-import { errorCode } from './interaction.ts';
 
 export interface RevokedTokens {
   oauth?: string[] | undefined;
@@ -34,8 +34,8 @@ async function ourBot(
   workspaceId: string,
   client: () => Promise<WebClient>,
 ): Promise<{ userId?: string; dead?: true }> {
-  if (deps.config.slack.mode === 'oauth') {
-    const userId = await deps.store.installations.botUserId(workspaceId);
+  if (deps.settings.mode === 'oauth') {
+    const userId = await deps.tokens.botUserId(workspaceId);
     return userId ? { userId } : {};
   }
   try {
@@ -56,14 +56,12 @@ export async function applyRevocation(
 ): Promise<RevocationOutcome> {
   const users = tokens.oauth ?? [];
   const bots = tokens.bot ?? [];
-  const userTokensForgotten = users.length
-    ? await deps.store.installations.revokeUserTokens(workspaceId, users)
-    : 0;
+  const userTokensForgotten = users.length ? await deps.tokens.revokeUserTokens(workspaceId, users) : 0;
   let botTokenForgotten = false;
   if (bots.length > 0) {
     const bot = await ourBot(deps, workspaceId, client);
     if (bot.dead || (bot.userId && bots.includes(bot.userId))) {
-      await deps.store.deleteBotData(workspaceId);
+      await deps.tokens.deleteBotData(workspaceId);
       deps.workspaces.invalidate(workspaceId);
       botTokenForgotten = true;
     }

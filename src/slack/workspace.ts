@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import type { Logger as SlackLogger } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Dispatcher } from 'undici';
-import type { Config } from '../config.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { instrumentedSlackFetch } from '../observability/slack-metrics.ts';
@@ -18,7 +17,6 @@ import {
   V2_PULL_REQUEST_READS_PER_SECOND,
   type V2Workspace,
 } from '../queue/trunk-v2-access.ts';
-import type { Store } from '../store/types.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { apiTokenAuth } from '../trunk/auth.ts';
@@ -32,6 +30,7 @@ import { createTrunkClient } from '../trunk/client.ts';
 import { createTrunkReadCache, type TrunkReadCache } from '../trunk/read-cache.ts';
 import { apiKeyAuth } from '../trunk/v2/auth.ts';
 import { createTrunkV2Client, type TrunkV2Api } from '../trunk/v2/client.ts';
+import type { TrunkKeys } from './ports.ts';
 
 /** What callers get for a workspace: its Trunk client and organization slug. */
 export interface WorkspaceTrunk {
@@ -44,10 +43,27 @@ type Credentials = { token: string; orgSlug: string };
 /** Resolves a workspace's bot token (OAuth: the installation, refreshed when rotating). */
 export type BotTokenResolver = (workspaceId: string) => Promise<string | undefined>;
 
+/** The deployment's settings the workspaces' clients are made with (the composition root reads them). */
+export interface WorkspacesSettings {
+  /** SLACK_API_URL. */
+  slackApiUrl: string;
+  /** single / oauth: TRUNK_API_TOKEN and TRUNK_API_KEY count only without OAuth. */
+  mode: 'single' | 'oauth' | 'sandbox';
+  trunk: {
+    apiUrl: string;
+    maxRps: number;
+    token?: string | undefined;
+    orgSlug?: string | undefined;
+    v2Key?: string | undefined;
+  };
+  /** WATCH_INTERVAL_SECONDS: what the watcher read stands for a queue for two intervals. */
+  watchIntervalSeconds: number;
+}
+
 export interface WorkspacesOptions {
-  config: Config;
+  settings: WorkspacesSettings;
   /** Where each workspace's Trunk credentials are stored (set with `connect`). */
-  store: Pick<Store, 'getTrunkCredentials' | 'getTrunkV2Key'>;
+  store: TrunkKeys;
   /**
    * The ledger through which replicas share the Trunk budgets (store/trunk-budget.ts on PostgreSQL, built
    * by the composition root); undefined: each budget is this process's own (one process on SQLite).
@@ -123,23 +139,23 @@ export const INTERACTIVE_DEADLINE_MS = 30_000;
 export const CREDENTIALS_TTL_MS = 2_000;
 
 export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
-  const { config, store, metrics } = opts;
+  const { settings, store, metrics } = opts;
   const ledger = opts.budgetLedger;
   const dispatcher = opts.dispatcher ?? sharedTrunkAgent();
   const interactiveDeadline = opts.interactiveDeadlineMs ?? INTERACTIVE_DEADLINE_MS;
   const budget =
     opts.budget ??
     createTrunkBudget({
-      maxPerSecond: config.trunk.maxRps,
+      maxPerSecond: settings.trunk.maxRps,
       ...recordTrunkBudget(metrics),
       ...(ledger ? { ledger } : {}),
       onLedgerError: (err) => opts.logger?.warn({ err }, 'Trunk budget: could not claim from the database'),
     });
   const v2 = createV2Access({
     store,
-    apiUrl: config.trunk.apiUrl,
+    apiUrl: settings.trunk.apiUrl,
     // TRUNK_API_KEY is single-workspace mode's; with OAuth each workspace brings its own through connect.
-    environmentKey: config.slack.mode === 'oauth' ? undefined : config.trunk.v2Key,
+    environmentKey: settings.mode === 'oauth' ? undefined : settings.trunk.v2Key,
     budget,
     pullRequestReads: createTrunkBudget({
       maxPerSecond: V2_PULL_REQUEST_READS_PER_SECOND,
@@ -155,12 +171,12 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
   const readCache = opts.readCache ?? createTrunkReadCache();
   // The watcher polls a followed queue once an interval; what it read stands for the queue for two, the
   // delay DESIGN allows a change to reach anyone ("Timing"), so a poll running late leaves no gap.
-  const watchKeepMs = 2 * config.watch.intervalSeconds * 1_000;
+  const watchKeepMs = 2 * settings.watchIntervalSeconds * 1_000;
   const trunkClients = new Map<string, TrunkApi>();
   const slackClients = new Map<string, WebClient>();
 
   const slackClientOptions: ConstructorParameters<typeof WebClient>[1] = {
-    slackApiUrl: config.slack.apiUrl,
+    slackApiUrl: settings.slackApiUrl,
     logger: opts.slackLogger,
     // A person is waiting: a couple of quick retries, never the library's half-hour schedule.
     retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
@@ -180,7 +196,7 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     let c = trunkClients.get(key);
     if (!c) {
       const raw = createTrunkClient({
-        baseUrl: config.trunk.apiUrl,
+        baseUrl: settings.trunk.apiUrl,
         auth: apiTokenAuth(token),
         dispatcher,
         defaultDeadlineMs: deadline,
@@ -201,8 +217,8 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
   const load = async (workspaceId: string): Promise<Credentials | undefined> => {
     const stored = await store.getTrunkCredentials(workspaceId);
     if (stored) return stored;
-    if (config.slack.mode !== 'oauth' && config.trunk.token)
-      return { token: config.trunk.token, orgSlug: config.trunk.orgSlug ?? '' };
+    if (settings.mode !== 'oauth' && settings.trunk.token)
+      return { token: settings.trunk.token, orgSlug: settings.trunk.orgSlug ?? '' };
     return undefined;
   };
   const credentials = (workspaceId: string): Promise<Credentials | undefined> => {
@@ -232,7 +248,7 @@ export function createWorkspaces(opts: WorkspacesOptions): Workspaces {
     },
     v2WithKey: (key) =>
       createTrunkV2Client({
-        baseUrl: config.trunk.apiUrl,
+        baseUrl: settings.trunk.apiUrl,
         auth: apiKeyAuth(key),
         dispatcher,
         defaultDeadlineMs: interactiveDeadline,

@@ -9,6 +9,7 @@
  * stored as INTEGER 0/1; ids are TEXT; use `INSERT … ON CONFLICT … DO …` and `RETURNING`, which both
  * engines support.
  */
+import type { InstallationRecord } from '../core/installation.ts';
 import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 
@@ -79,27 +80,7 @@ export interface WorkspaceSettings {
   installerUserId?: string;
 }
 
-/**
- * One Slack installation as the store keeps it. `workspaceId` is the team id, or the enterprise id for an
- * org-wide install. The secrets are encrypted at rest; `details` is the rest of what Slack's OAuth gave,
- * without any secret in it, kept as given so it can be handed back unchanged. Expiry times are epoch ms.
- */
-export interface InstallationRecord {
-  workspaceId: string;
-  teamId?: string;
-  enterpriseId?: string;
-  isEnterpriseInstall: boolean;
-  installerUserId: string;
-  botUserId?: string;
-  botToken?: string;
-  botRefreshToken?: string;
-  botTokenExpiresAt?: number;
-  userToken?: string;
-  userRefreshToken?: string;
-  userTokenExpiresAt?: number;
-  incomingWebhookUrl?: string;
-  details: Record<string, unknown>;
-}
+export type { InstallationRecord };
 
 export type AuditOutcome = 'ok' | 'refused' | 'failed' | 'noop';
 

@@ -4,6 +4,7 @@
  * (the service looping) or more pages than `maxPages` ends the iteration with an error instead of
  * running forever.
  */
+import { settleBy } from '../core/deadline.ts';
 import type { TrunkOperation } from './api.ts';
 import { TrunkInvalidRequestError, TrunkInvalidResponseError } from './errors.ts';
 import type { Page } from './types.ts';
@@ -111,23 +112,18 @@ export async function* untilDeadline<P>(
   let finished = false;
   try {
     for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), Math.max(0, deadlineAt - Date.now()));
-      });
-      const next = it.next();
-      const got = await Promise.race([next, late]).finally(() => clearTimeout(timer));
-      if (got === 'late') {
+      const got = await settleBy(it.next(), deadlineAt);
+      if (got.kind === 'timeout') {
         cutoff.reached = true;
-        next.catch(() => {});
         onCut?.();
         return;
       }
-      if (got.done) {
+      if (got.kind === 'error') throw got.error;
+      if (got.value.done) {
         finished = true;
         return;
       }
-      yield got.value;
+      yield got.value.value;
     }
   } finally {
     // Left early (the caller's own limit, or the deadline): the source stops after its page in flight.

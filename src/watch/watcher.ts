@@ -8,6 +8,7 @@
  * A queue nobody follows any more has its lease released and its snapshot forgotten.
  */
 
+import { settleBy } from '../core/deadline.ts';
 import { formatQueueRef } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -325,27 +326,22 @@ export class Watcher {
   ): Promise<Map<number, DepartureFate> | undefined> {
     const port = this.#o.departures;
     if (!port || departed.length === 0) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        port(
-          q.workspaceId,
-          q.target,
-          departed.map((p) => ({
-            number: p.number,
-            ...(p.stateChangedAt ? { stateChangedAt: p.stateChangedAt } : {}),
-          })),
-        ),
-        new Promise<undefined>((r) => {
-          timer = setTimeout(() => r(undefined), this.#o.departuresWaitMs ?? 3_000);
-        }),
-      ]);
-    } catch (err) {
-      log.warn({ err }, 'could not read what became of departed PRs in one batch; asking one by one');
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    const asked = port(
+      q.workspaceId,
+      q.target,
+      departed.map((p) => ({
+        number: p.number,
+        ...(p.stateChangedAt ? { stateChangedAt: p.stateChangedAt } : {}),
+      })),
+    );
+    const settled = await settleBy(asked, Date.now() + (this.#o.departuresWaitMs ?? 3_000));
+    if (settled.kind === 'ok') return settled.value;
+    if (settled.kind === 'error')
+      log.warn(
+        { err: settled.error },
+        'could not read what became of departed PRs in one batch; asking one by one',
+      );
+    return undefined;
   }
 
   async #lastEventSeq(workspaceId: string, queueKey: string): Promise<number> {

@@ -7,7 +7,7 @@
  * revoked, nothing acts until the app runs with a new token.
  */
 import type { Config } from '../config.ts';
-import { errorCode } from '../slack/interaction.ts';
+import { errorCode } from '../slack/api-errors.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 

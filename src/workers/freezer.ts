@@ -3,9 +3,10 @@
  * audited change flow with the workspace's background Trunk client, and announcing each FreezeEvent in the
  * window's channel as the bot, through the Slack outbox (paced with every other message to that channel).
  * A refused post is thrown back to the freezer, which logs it; a post still waiting behind a busy channel
- * after ANNOUNCE_WAIT_MS is left to the outbox, so the freezer's tick never waits longer for Slack. A worker:
- * ticking every few seconds from start() until stop(deadline).
+ * after ANNOUNCE_WAIT_MS is left to the outbox, so the freezer's tick never waits longer for Slack. A periodic
+ * worker (./periodic-worker.ts): ticking every few seconds from start() until stop(deadline).
  */
+import { settleBy } from '../core/deadline.ts';
 import {
   type CreatorStanding,
   type FreezeEvent,
@@ -13,7 +14,6 @@ import {
   type FreezeWindow,
   queueCallbacks,
 } from '../freeze/index.ts';
-import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import { checkOperator } from '../queue/permissions.ts';
 import { describeTrunkFailure } from '../slack/blocks/errors.ts';
@@ -23,6 +23,7 @@ import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import type { BotStanding } from './bot-standing.ts';
+import { type PeriodicWorker, periodicWorker } from './periodic-worker.ts';
 
 export interface FreezerWorkerOptions {
   store: Store;
@@ -35,7 +36,7 @@ export interface FreezerWorkerOptions {
   logger: Logger;
   replicaId: string;
   clock: () => number;
-  /** Default 5 s (the freezer's own). */
+  /** Default 5 s: starts and ends land within a few seconds of their time. */
   tickMs?: number;
   /** Default 30 s (the freezer's own). */
   leaseMs?: number;
@@ -51,7 +52,7 @@ export interface FreezerWorkerOptions {
 /** Longest a freeze start or end waits for its announcement to be posted. */
 const ANNOUNCE_WAIT_MS = 5_000;
 
-export interface FreezerWorker extends Worker {
+export interface FreezerWorker extends PeriodicWorker {
   readonly freezer: Freezer;
 }
 
@@ -89,16 +90,12 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
         if (!r.ok) throw new Error(`Slack refused the announcement: ${r.code}`);
       });
     const posting = post(event.channelId);
-    let t: NodeJS.Timeout | undefined;
-    const waited = new Promise<'late'>((r) => (t = setTimeout(() => r('late'), ANNOUNCE_WAIT_MS)));
-    try {
-      if ((await Promise.race([posting, waited])) === 'late')
-        posting.catch((err: unknown) =>
-          o.logger.warn({ err, window: event.window.id }, 'freeze announcement failed'),
-        );
-    } finally {
-      clearTimeout(t);
-    }
+    const posted = await settleBy(posting, Date.now() + ANNOUNCE_WAIT_MS);
+    if (posted.kind === 'error') throw posted.error;
+    if (posted.kind === 'timeout')
+      posting.catch((err: unknown) =>
+        o.logger.warn({ err, window: event.window.id }, 'freeze announcement failed'),
+      );
     if (event.kind === 'creator_not_operator') await tellOperators(event, (user) => post(user));
   };
   /** A direct message to each listed operator and the installer (admins see it in the channel). */
@@ -115,8 +112,16 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
         o.logger.warn({ err, window: event.window.id }, 'could not tell an operator about a freeze window'),
       );
   };
+  const worker = periodicWorker({
+    name: 'freezer',
+    every: o.tickMs ?? 5_000,
+    pass: () => freezer.tick(),
+    onError: (err) => o.logger.error({ err }, 'freeze tick failed'),
+    inFlight: () => freezer.inFlight(),
+  });
   const freezer = new Freezer({
     db: o.store.db,
+    loop: worker.passes,
     leases: o.store.leases,
     ...callbacks,
     creatorStanding,
@@ -125,15 +130,9 @@ export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
     replicaId: o.replicaId,
     logger: o.logger,
     clock: o.clock,
-    ...(o.tickMs ? { tickMs: o.tickMs } : {}),
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
     ...(o.retryBaseMs ? { retryBaseMs: o.retryBaseMs } : {}),
   });
-  return {
-    name: 'freezer',
-    freezer,
-    start: () => freezer.start(),
-    // Runs in flight get until the deadline; an unfinished one is taken over by another replica (its lease).
-    stop: (deadline) => freezer.stop(deadline),
-  };
+  // Stopping gives runs in flight until the deadline; an unfinished one is taken over by another replica.
+  return { ...worker, freezer };
 }

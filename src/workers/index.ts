@@ -10,7 +10,7 @@ import { DEFAULT_BRANCH } from '../core/target.ts';
 import { createDigestService, type DigestService, type HealthReports } from '../digest/index.ts';
 import { mergedStays } from '../history/repository.ts';
 import { computeQueueStats, previousWindow } from '../history/stats.ts';
-import type { Lifecycle, Worker } from '../lifecycle.ts';
+import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { renderHealthDigest } from '../slack/blocks/health-digest.ts';
@@ -18,16 +18,18 @@ import { digestSurface } from '../slack/digest-surface.ts';
 import type { DirectoryCache } from '../slack/directory.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
-import { createAuditRetention } from '../store/audit-retention.ts';
 import type { Store } from '../store/types.ts';
 
 import { listFollowedQueues, type QueueTarget, queueKeyOf } from '../watch/index.ts';
 import { createMergeQueueSink } from '../watch/webhook-sink.ts';
 import type { WebhookSink } from '../webhooks/ports.ts';
+import { createAuditRetentionWorker } from './audit-retention.ts';
 import { botStanding } from './bot-standing.ts';
 import { createDashboardsWorker, type DashboardsWorker } from './dashboards.ts';
+import { createDigestWorker, type DigestWorker } from './digests.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createHistoryWorkers } from './history.ts';
+import { turnedOff } from './periodic-worker.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
 import { createSlowQueuesWorker, type SlowQueuesWorker } from './slow-queues.ts';
 import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
@@ -69,7 +71,7 @@ export interface WorkersOptions {
 
 export interface Workers {
   /** undefined when turned off (AppOverrides.digest false): commands answer that digests are unavailable. */
-  readonly digests: DigestService | undefined;
+  readonly digests: DigestWorker | undefined;
   readonly freezer: FreezerWorker;
   /** undefined when turned off (AppOverrides.watch false). */
   readonly events: QueueEvents | undefined;
@@ -117,14 +119,15 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   // Nothing acts on its own in a workspace whose bot token Slack revoked, until a re-install.
   const standing = botStanding({ config, store: o.store, workspaces: o.workspaces });
 
-  const retention = createAuditRetention({
-    store: o.store,
-    retentionDays: config.auditRetentionDays,
-    logger: o.logger,
-    now: o.now,
-  });
   // Start-up waits for the first prune, so a restarted app never shows rows past their retention.
-  lifecycle.addWorker({ name: 'audit-retention', start: retention.start, stop: retention.stop });
+  lifecycle.addWorker(
+    createAuditRetentionWorker({
+      store: o.store,
+      retentionDays: config.auditRetentionDays,
+      logger: o.logger,
+      now: o.now,
+    }),
+  );
 
   // The queue history: pruned past HISTORY_DAYS on every replica; Trunk's record read back for followed queues.
   const history = createHistoryWorkers({
@@ -142,7 +145,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
 
   const digest = overrides.digest === false ? undefined : (overrides.digest ?? {});
   const digests = digest
-    ? createDigestService({
+    ? createDigestWorker({
         store: o.store,
         trunkFor: (id) => o.workspaces.backgroundTrunkFor(id, 'digest'),
         notifier: o.outbox,
@@ -160,12 +163,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
       })
     : undefined;
   // node-cron stays the digests' ticker; the service lets its claims go when stopped.
-  const digestWorker: Worker = {
-    name: 'digest-scheduler',
-    start: () => digests?.start(),
-    stop: async (deadline) => digests?.stop(Math.max(0, deadline - Date.now())),
-  };
-  lifecycle.addWorker(digestWorker, scheduler);
+  lifecycle.addWorker(digests ?? turnedOff('digest-scheduler'), scheduler);
 
   // Freeze windows start and end on the app's clock, so tests move time by hand.
   const freezer = createFreezerWorker({
@@ -186,6 +184,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   const steps = createStepWaitsWorker({
     store: o.store,
     workspaces: o.workspaces,
+    outbox: o.outbox,
     logger: o.logger,
     now: o.now,
     replicaId: o.replicaId,
@@ -291,7 +290,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   // Stopping releases this replica's queue leases so another replica polls them at once. Then the Slack
   // outbox, after every loop that fills it (it is the last worker): it drains until the deadline, then drops
   // (and logs) what is left; the deliveries it answered are settled before the store closes.
-  const watcher = events ?? { name: 'queue-watcher', start: () => undefined, stop: async () => undefined };
+  const watcher = events ?? turnedOff('queue-watcher');
   lifecycle.addWorker(
     {
       name: 'queue-watcher',

@@ -1,11 +1,10 @@
 /**
  * Queue events as the app runs them: the watch domain's watcher (one poller per followed queue, with the
  * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/service.ts), and the expiry
- * of live status messages once a watch interval. One worker, two loops; stopping it releases this
- * replica's queue leases so another replica polls those queues at once.
+ * of live status messages once a watch interval. One worker, two loops (./periodic-worker.ts); stopping it
+ * releases this replica's queue leases so another replica polls those queues at once.
  */
 import type { Config } from '../config.ts';
-import { PeriodicPasses } from '../core/periodic-passes.ts';
 import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -25,8 +24,10 @@ import {
   type QueueTarget,
   WatchRepository,
   type WatchService,
+  type WatchServiceDeps,
 } from '../watch/index.ts';
 import type { BotStanding } from './bot-standing.ts';
+import { periodicWorker } from './periodic-worker.ts';
 
 export interface QueueWatcherOptions {
   config: Config;
@@ -48,8 +49,46 @@ export interface QueueWatcherOptions {
   onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
+export interface WatchWorkerOptions extends WatchServiceDeps {
+  /** How often the loop runs; default a quarter of the interval (at least 1 s). Polls still happen once an interval. */
+  tickMs?: number;
+}
+
+/** The watch service (watch/service.ts) ticking on its own loop. */
+export interface WatchWorker extends WatchService {
+  start(): void;
+  /**
+   * Stops ticking and waits for the tick in progress until `deadline` (epoch ms; default 10 s from now, or
+   * `timeoutMs`). `releaseLeases: false` leaves the leases to expire, as a crashed replica would (tests of
+   * takeover).
+   */
+  stop(opts?: { deadline?: number; timeoutMs?: number; releaseLeases?: boolean }): Promise<void>;
+}
+
+export function createWatchWorker(o: WatchWorkerOptions): WatchWorker {
+  const { tickMs, ...deps } = o;
+  const watch = createWatchService(deps);
+  const loop = periodicWorker({
+    name: 'watch',
+    every: tickMs ?? Math.max(1000, (o.intervalSeconds * 1000) / 4),
+    pass: () => watch.watcher.tick(),
+    onError: (err) => o.logger.error({ err }, 'watch tick failed'),
+  });
+  return {
+    ...watch,
+    start() {
+      void loop.start();
+      o.logger.info({ intervalSeconds: o.intervalSeconds }, 'queue watcher started');
+    },
+    async stop(opts = {}) {
+      await loop.stop(opts.deadline ?? Date.now() + (opts.timeoutMs ?? 10_000));
+      if (opts.releaseLeases ?? true) await watch.watcher.releaseAll();
+    },
+  };
+}
+
 export interface QueueEvents extends Worker {
-  readonly watch: WatchService;
+  readonly watch: WatchWorker;
   readonly live: LiveStatus;
   /** One watcher pass, then the live messages whose time is up (tests drive the clock and call this). */
   tick(): Promise<void>;
@@ -73,7 +112,7 @@ export function queueEventDelivery(
 export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
   const logger = o.logger.child({ component: 'watch' });
   const delivery = queueEventDelivery({ ...o, logger });
-  const watch = createWatchService({
+  const watch = createWatchWorker({
     store: o.store,
     // A workspace whose bot token Slack revoked is not polled (its queues are skipped) until a re-install.
     trunkFor: async (id) =>
@@ -91,7 +130,8 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     ...(o.onMerged ? { onMerged: o.onMerged } : {}),
     ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
   });
-  const expiry = new PeriodicPasses({
+  const expiry = periodicWorker({
+    name: 'live-expiry',
     every: o.config.watch.intervalSeconds * 1000,
     pass: async () => void (await delivery.expire()),
     onError: (err) => logger.error({ err }, 'ending live status messages failed'),

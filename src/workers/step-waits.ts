@@ -4,15 +4,15 @@
  * (core/periodic-passes.ts). Each wait is decided once and sent once across replicas (watch/waits.ts), so
  * every replica may run it.
  */
-import { PeriodicPasses } from '../core/periodic-passes.ts';
-import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
+import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import { createStepCompleter, type StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import { StepWaitRepository } from '../watch/index.ts';
+import { type PeriodicWorker, periodicWorker } from './periodic-worker.ts';
 
-export interface StepWaitsWorker extends Worker {
+export interface StepWaitsWorker extends PeriodicWorker {
   readonly completer: StepCompleter;
   /** One pass now (tests move the clock and call this); answers how many steps were completed. */
   tick(): Promise<number>;
@@ -21,6 +21,8 @@ export interface StepWaitsWorker extends Worker {
 export interface StepWaitsOptions {
   store: Store;
   workspaces: Workspaces;
+  /** Completions go out through the app's one Slack outbox. */
+  outbox: Pick<SlackOutbox, 'completeStep'>;
   logger: Logger;
   now: () => number;
   replicaId: string;
@@ -30,17 +32,17 @@ export interface StepWaitsOptions {
 
 export function createStepWaitsWorker(o: StepWaitsOptions): StepWaitsWorker {
   const logger = o.logger.child({ component: 'workflow-steps' });
-  const completer = createStepCompleter({ ...o, waits: new StepWaitRepository(o.store), logger });
-  const passes = new PeriodicPasses({
+  const completer = createStepCompleter({
+    ...o,
+    tokens: o.store,
+    waits: new StepWaitRepository(o.store),
+    logger,
+  });
+  const worker = periodicWorker({
+    name: 'step-waits',
     every: o.tickMs ?? 5_000,
     pass: async () => void (await completer.sweep()),
     onError: (err) => logger.error({ err }, 'completing workflow steps failed'),
   });
-  return {
-    name: 'step-waits',
-    completer,
-    start: () => void passes.start(),
-    stop: (deadline) => passes.stop(deadline),
-    tick: () => completer.sweep(),
-  };
+  return { ...worker, completer, tick: () => completer.sweep() };
 }

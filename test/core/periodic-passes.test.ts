@@ -82,4 +82,26 @@ describe('PeriodicPasses', () => {
     expect(await p.stop(Date.now() + 100)).toBe(true);
     expect(cancelled).toBe(true);
   });
+
+  it('a pass asking for another within ms gets it soon, though passes run only on request, until stop', async () => {
+    let passes = 0;
+    let busy = 2; // the first two passes find the work held elsewhere
+    const p = new PeriodicPasses({
+      pass: async () => {
+        passes++;
+        if (busy-- > 0) p.requestWithin(20);
+      },
+      onError: () => {},
+    });
+    p.request(); // never started: as the webhook inbox on a replica without the scheduler, kicked
+    await sleep(150);
+    expect(passes).toBe(3);
+    busy = 1;
+    p.request();
+    await p.idle();
+    expect(passes).toBe(4);
+    expect(await p.stop(Date.now() + 100)).toBe(true);
+    await sleep(60);
+    expect(passes).toBe(4); // the look asked for before stop never comes
+  });
 });

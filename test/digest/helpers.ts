@@ -1,5 +1,5 @@
 /**
- * A digest service wired as the app wires it (src/workers/index.ts) — real store, real Trunk client, every
+ * A digest service on its loop (src/workers/digests.ts), wired as the app wires it (src/workers/index.ts) — real store, real Trunk client, every
  * message through the Slack outbox — on the world (test/helpers/world.ts): the Trunk and Slack fakes on
  * loopback and a clock the test moves. Each workspace posts with a bot token of its own, as installed
  * workspaces do, so one can be revoked.
@@ -7,12 +7,7 @@
 import { WebClient } from '@slack/web-api';
 import type { SlackFake } from '../../dev/fakes/slack/server.ts';
 import type { TrunkFake } from '../../dev/fakes/trunk/index.ts';
-import type { DigestDeps } from '../../src/digest/deps.ts';
-import {
-  createDigestService,
-  type DigestCommandContext,
-  type DigestService,
-} from '../../src/digest/index.ts';
+import type { DigestCommandContext } from '../../src/digest/index.ts';
 import type { WorkspaceTrunk } from '../../src/digest/types.ts';
 import { silentLogger } from '../../src/observability/log.ts';
 import type { Metrics } from '../../src/observability/metrics.ts';
@@ -24,6 +19,11 @@ import { answerDigest } from '../../src/slack/listeners/commands/digest/index.ts
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
+import {
+  createDigestWorker,
+  type DigestWorker,
+  type DigestWorkerOptions,
+} from '../../src/workers/digests.ts';
 import { startWorld } from '../helpers/world.ts';
 
 export const WS = 'T0DIGEST01';
@@ -39,7 +39,7 @@ export interface Rig {
   /** Trunk tokens per workspace (change one to simulate a revoked token). */
   tokens: Map<string, string>;
   /** `channelPaceMs`: the outbox's pace between two messages to one channel (default 0). */
-  service(overrides?: Partial<DigestDeps> & { channelPaceMs?: number }): DigestService;
+  service(overrides?: Partial<DigestWorkerOptions> & { channelPaceMs?: number }): DigestWorker;
   close(): Promise<void>;
 }
 
@@ -54,7 +54,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
     [OTHER_WS, 'token-two'],
   ]);
   const clients = new Map<string, WorkspaceTrunk>();
-  const services: DigestService[] = [];
+  const services: DigestWorker[] = [];
   const trunkFor = (ws: string): WorkspaceTrunk | undefined => {
     const token = tokens.get(ws);
     if (!token) return undefined;
@@ -97,7 +97,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
     metrics,
     tokens,
     service({ channelPaceMs = 0, ...overrides } = {}) {
-      const s = createDigestService({
+      const s = createDigestWorker({
         store,
         trunkFor,
         // As the app wires it (app.ts): every message through the Slack outbox.
@@ -155,7 +155,7 @@ export function textOfBlocks(blocks: unknown[] | undefined): string {
 }
 
 /** `/mergequeue digest <args>` as the command listener answers it, without the Slack round trip. */
-export function digestCommand(service: DigestService, args: string[], c: DigestCommandContext) {
+export function digestCommand(service: DigestWorker, args: string[], c: DigestCommandContext) {
   return answerDigest(digestCommands(service.manage), args, actorOf(c), c.channelId, silentLogger());
 }
 

@@ -24,6 +24,30 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
+/** src/ files (repository-relative) whose text matches `re`, but for `except`. */
+function filesMatching(re: RegExp, except: RegExp): string[] {
+  return sourceFiles(join(ROOT, 'src'))
+    .map((file) => relative(ROOT, file).split('\\').join('/'))
+    .filter((path) => !except.test(path) && re.test(readFileSync(join(ROOT, path), 'utf8')));
+}
+
+describe('background work', () => {
+  it('builds periodic loops only in workers/ (domains expose a pass; rule periodic-loops-are-built-only-in-workers)', () => {
+    expect(filesMatching(/\bnew PeriodicPasses\b/, /^src\/(workers\/|core\/periodic-passes\.ts$)/)).toEqual(
+      [],
+    );
+    expect(config.forbidden.map((r) => r.name)).toContain('periodic-loops-are-built-only-in-workers');
+  });
+
+  it('races a timer only in core/deadline.ts: every wait with a deadline goes through it', () => {
+    expect(filesMatching(/\bPromise\.race\(/, /^src\/core\/deadline\.ts$/)).toEqual([]);
+  });
+
+  it('leaves workers/ no timer of its own: a worker waits through its loop or core/deadline.ts', () => {
+    expect(filesMatching(/\b(setTimeout|setInterval)\(/, /^(?!src\/workers\/)/)).toEqual([]);
+  });
+});
+
 describe('the import rules', () => {
   it('keep every module that defines a repository out of listeners and renderers', () => {
     const rule = config.forbidden.find((r) => r.name === 'listeners-and-renderers-never-reach-the-store');

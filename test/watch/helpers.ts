@@ -1,5 +1,5 @@
 /**
- * Watch services on the world (test/helpers/world.ts) — real store (SQLite or PostgreSQL), real Trunk
+ * Watch services on their loop (src/workers/queue-watcher.ts: createWatchWorker) on the world (test/helpers/world.ts) — real store (SQLite or PostgreSQL), real Trunk
  * client over HTTP to the Trunk fake, a clock the test moves — delivering through what production runs:
  * the Slack side's deliverBatch (as src/workers/queue-watcher.ts builds it) through the app's
  * Slack outbox to the fake Slack, as src/workers/queue-watcher.ts wires it. `delivered` records what that
@@ -15,8 +15,12 @@ import type { TrunkApi } from '../../src/trunk/api.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
 import type { DeliverBatch, Destination, WatchEvent } from '../../src/watch/index.ts';
-import { createWatchService, type WatchService, type WatchServiceDeps } from '../../src/watch/service.ts';
-import { queueEventDelivery } from '../../src/workers/queue-watcher.ts';
+import {
+  createWatchWorker,
+  queueEventDelivery,
+  type WatchWorker,
+  type WatchWorkerOptions,
+} from '../../src/workers/queue-watcher.ts';
 import { startWorld, type World, type WriteFaults } from '../helpers/world.ts';
 
 export const WS = 'T0WATCH01';
@@ -41,7 +45,7 @@ export interface Rig {
   delivered: Delivered[];
   /** Destinations (`channel:C1`) whose next Slack writes are refused: how many more times, and whether for good. */
   failing: WriteFaults;
-  service(name: string, overrides?: Partial<WatchServiceDeps>): WatchService;
+  service(name: string, overrides?: Partial<WatchWorkerOptions>): WatchWorker;
   close(): Promise<void>;
 }
 
@@ -80,7 +84,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
             delivered.push({ replica, event, destination });
       return results;
     };
-  const services: WatchService[] = [];
+  const services: WatchWorker[] = [];
   return {
     world,
     store,
@@ -92,7 +96,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
     delivered,
     failing,
     service(name, overrides = {}) {
-      const s = createWatchService({
+      const s = createWatchWorker({
         store,
         trunkFor: (ws) => (ws === WS ? api : undefined),
         deliverBatch: recording(name),

@@ -1,5 +1,6 @@
-/** Every listener of the app, registered on one Bolt App. */
+/** Every listener of the app, registered on one Bolt App, after the middleware that builds each request's context. */
 import type { App } from '@slack/bolt';
+import { type RequestContext, requestContext } from '../context.ts';
 import type { SlackDeps } from '../deps.ts';
 import * as concurrencyButtons from './actions/concurrency.ts';
 import * as homeConnectButton from './actions/connect.ts';
@@ -21,6 +22,8 @@ import * as settingsView from './views/settings.ts';
 import * as testTicketView from './views/test-ticket.ts';
 
 export function registerListeners(app: App, deps: SlackDeps): void {
+  // One context per request (actor, services, reply), built before any listener runs.
+  app.use<RequestContext>(requestContext(deps));
   for (const m of [
     mergequeue,
     stateButtons,

@@ -1,50 +1,13 @@
-/**
- * How a PR change is answered, clicked (Restart tests, Re-submit) or confirmed (Cancel's modal): the message
- * it came from redrawn with the PR as it is now, the channel told, the person told anything only they need
- * to know. The change itself is the PR service's (services/prs.ts).
- */
-import type { RespondFn } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import { formatQueueRef } from '../../core/target.ts';
 import type { PrAction, PrChangeResult } from '../../queue/pull-requests.ts';
-import type { Actor } from '../../services/actor.ts';
-import type { WorkspaceTrunk } from '../../services/ports.ts';
-import type { QueueAt } from '../../services/queue.ts';
 import type { SubmittedPullRequest } from '../../trunk/types.ts';
 import { renderNoop } from '../blocks/announcement.ts';
 import { renderError } from '../blocks/errors.ts';
 import { mention, slackDate } from '../blocks/format.ts';
 import { renderPr } from '../blocks/pr.ts';
-import {
-  type PrButtonValue,
-  renderPrAnnouncement,
-  renderPrRefusal,
-  renderReadBack,
-} from '../blocks/pr-actions.ts';
-import type { SlackDeps } from '../deps.ts';
-import { postToChannel, sendReply, updateMessage } from '../interaction.ts';
+import { renderPrAnnouncement, renderPrRefusal, renderReadBack } from '../blocks/pr-actions.ts';
 import type { SlackReply } from '../reply.ts';
-
-/** One click (or Cancel's confirmation) on a PR message, checked and ready to act on. */
-export interface PrClick {
-  deps: SlackDeps;
-  client: WebClient;
-  /** Undefined when the click's response_url could not be used (a modal whose metadata lost it). */
-  respond: RespondFn | undefined;
-  /** The click's response_url, carried through Cancel's modal to update an ephemeral message. */
-  responseUrl?: string;
-  workspaceId: string;
-  userId: string;
-  userTeamId: string | undefined;
-  channelId: string;
-  messageTs: string | undefined;
-  /** Ephemeral messages have no channel copy: only their response_url can change them. */
-  ephemeral: boolean;
-  value: PrButtonValue;
-  trunk: WorkspaceTrunk;
-  /** Who clicked (or confirmed), built once for the request. */
-  actor: Actor;
-}
+import { postEphemeral, postToChannel, sendReply, updateMessage } from '../reply.ts';
+import type { PrClick } from './pr-click.ts';
 
 const DONE_NOTE: Record<PrAction, string> = {
   restart: 'restarted the tests',
@@ -52,18 +15,12 @@ const DONE_NOTE: Record<PrAction, string> = {
   cancel: 'cancelled it',
 };
 
-/** Double clicks of one rendered button (same message, action and shown state) count once. */
-export function prClickKey(c: PrClick, action: PrAction): string {
-  const v = c.value;
-  return `${c.messageTs ?? 'nots'}:pr_${action}:${formatQueueRef(v.ref)}#${v.prNumber}:${v.state}:${v.renderedAt}`;
-}
-
 /** Redraws the clicked message with the PR as it is now and the buttons that fit it. */
 async function redraw(c: PrClick, pr: SubmittedPullRequest, note?: string): Promise<void> {
   const reply = renderPr({
     ref: c.value.ref,
     pr,
-    appUrl: c.deps.config.trunk.appUrl,
+    appUrl: c.deps.settings.trunkAppUrl,
     renderedAt: c.deps.now(),
     ...(c.trunk.orgSlug ? { orgSlug: c.trunk.orgSlug } : {}),
     ...(note ? { note } : {}),
@@ -89,16 +46,7 @@ export async function tell(c: PrClick, reply: SlackReply): Promise<void> {
     await sendReply(c.deps, c.respond, reply, { replace_original: false });
     return;
   }
-  try {
-    await c.client.chat.postEphemeral({
-      channel: c.channelId,
-      user: c.userId,
-      text: reply.text,
-      ...(reply.blocks ? { blocks: reply.blocks } : {}),
-    });
-  } catch (err) {
-    c.deps.logger.warn({ err }, 'could not tell the user the result of a PR click');
-  }
+  await postEphemeral(c.deps, c.client, { channel: c.channelId, userId: c.userId }, reply);
 }
 
 /** Answers a PR change: message redrawn, channel told, the clicker told anything only they need to know. */
@@ -141,9 +89,4 @@ export async function answerPrClick(c: PrClick, result: PrChangeResult, reason?:
       await tell(c, renderError(result.error));
       return 'failed';
   }
-}
-
-/** The queue the clicked PR is in. */
-export function prQueue(c: PrClick): QueueAt {
-  return { ref: c.value.ref, trunk: c.trunk };
 }

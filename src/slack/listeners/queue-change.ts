@@ -13,8 +13,7 @@ import type { Queue } from '../../trunk/types.ts';
 import { renderAnnouncement, renderNoop } from '../blocks/announcement.ts';
 import { renderError, renderRefusal } from '../blocks/errors.ts';
 import type { SlackDeps } from '../deps.ts';
-import { postToChannel, sendReply } from '../interaction.ts';
-import { servicesOf } from '../services.ts';
+import { postToChannel, sendReply } from '../reply.ts';
 import type { Outcome } from './outcome.ts';
 
 /** Where a change came from, and how to answer there. */
@@ -54,7 +53,7 @@ export async function mayChangeQueue(
   target: string,
   refusedWhat: string,
 ): Promise<boolean> {
-  const decision = await servicesOf(o.deps).queue.authorize(o.actor, action, target);
+  const decision = await o.deps.services.queue.authorize(o.actor, action, target);
   if (decision.answer === 'allowed') return true;
   await sendReply(o.deps, o.respond, renderRefusal(refusedWhat, decision.because), o.replyOptions ?? {});
   return false;

@@ -19,8 +19,8 @@ import {
   renderUnknownTestMessage,
 } from '../blocks/test-feeds.ts';
 import type { SlackDeps } from '../deps.ts';
-import { updateMessage } from '../interaction.ts';
 import type { SlackReply } from '../reply.ts';
+import { postToChannel, updateMessage } from '../reply.ts';
 import type { Outcome } from './outcome.ts';
 
 export interface TestAnswerContext {
@@ -36,18 +36,7 @@ export interface TestAnswerContext {
 
 /** Posts in the thread of the test's message (as the bot); logs when Slack will not take it. */
 async function inThread(c: TestAnswerContext, ts: string, reply: SlackReply): Promise<void> {
-  try {
-    await c.client.chat.postMessage({
-      channel: c.channelId,
-      thread_ts: ts,
-      text: reply.text,
-      ...(reply.blocks ? { blocks: reply.blocks } : {}),
-      unfurl_links: false,
-      unfurl_media: false,
-    });
-  } catch (err) {
-    c.deps.logger.warn({ err, channel: c.channelId }, 'could not announce a test change in its thread');
-  }
+  await postToChannel(c.deps, c.client, c.channelId, reply, undefined, reply, ts);
 }
 
 export async function answerTestAction(
@@ -69,7 +58,7 @@ export async function answerTestAction(
         c.client,
         c.channelId,
         a.message.ts,
-        renderTestStatus(a.message.card, { appUrl: c.deps.config.trunk.appUrl }),
+        renderTestStatus(a.message.card, { appUrl: c.deps.settings.trunkAppUrl }),
         undefined,
       );
       return 'ok';

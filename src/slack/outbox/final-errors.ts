@@ -1,7 +1,7 @@
 /**
- * The one list of Slack errors after which retrying cannot help, with one meaning each. Every post, edit
- * and note the app sends on its own initiative is judged by this list (the outbox), and a command's channel
- * post falls back to response_url on the same `channel` codes (interaction.ts). docs/reliability.md
+ * The one list of Slack errors after which retrying cannot help, with one meaning each. Every post, edit,
+ * note and workflow-step completion the app sends on its own initiative is judged by this list (the outbox), and a command's channel
+ * post falls back to response_url on the same `channel` codes (reply.ts). docs/reliability.md
  * ("Final Slack errors") records what each one leads to; keep the two in step.
  *
  * What is not here (5xx, network errors, timeouts, `ratelimited` beyond the retry policy's patience,
@@ -36,6 +36,13 @@ export const FINAL_SLACK_ERRORS: ReadonlyMap<string, Refusal> = new Map<string, 
   ['account_inactive', 'workspace'],
   ['missing_scope', 'workspace'],
   ['no_installation', 'workspace'],
+  // A Workflow Builder step's execution cannot be completed: it is gone or already completed, its workflow
+  // was cancelled or ended, or Slack refuses this answer itself. The wait is given up (logged).
+  ['function_execution_not_found', 'execution'],
+  ['execution_not_in_running_state', 'execution'],
+  ['access_denied', 'execution'],
+  ['parameter_validation_failed', 'execution'],
+  ['invalid_arguments', 'execution'],
 ]);
 
 /** What is closed to the app after this error, or undefined when a retry may succeed. */

@@ -22,6 +22,7 @@
  * empty and is refilled by the watcher and the digest scheduler from the store.
  */
 import type { WebClient } from '@slack/web-api';
+import { settleBy } from '../../core/deadline.ts';
 import type {
   MessageKind,
   Notifier,
@@ -48,11 +49,22 @@ interface OutboxJob {
 
 export interface SlackOutboxOptions {
   slackFor(workspaceId: string): Promise<WebClient> | WebClient;
+  /** A client for a token that is not the bot's: a workflow step's own execution token. */
+  clientWithToken?(token: string): WebClient;
   logger: Logger;
   metrics: Pick<Metrics, 'outboxFinalErrors' | 'outboxDropped' | 'observeOutbox'>;
   /** Least time between two writes to one channel; default 1000 ms. */
   paceMs?: number;
   sleep?: (ms: number) => Promise<void>;
+}
+
+/** A workflow step to complete (SlackOutbox.completeStep). */
+export interface StepCompletionWrite {
+  workspaceId: string;
+  executionId: string;
+  /** The execution's own token (stored encrypted with the wait). */
+  token: string;
+  outcome: { ok: true; outputs: Record<string, unknown> } | { ok: false; error: string };
 }
 
 interface Item {
@@ -105,6 +117,44 @@ export class SlackOutbox implements Notifier {
         return { ts: res.ts, ...(res.channel ? { channel: res.channel } : {}) };
       },
     });
+  }
+
+  /**
+   * Completes a Workflow Builder step (functions.completeSuccess, or completeError with a sentence) with the
+   * execution's own token (the bot token cannot complete a function). Not paced: it posts in no channel. A
+   * final error (final-errors.ts: the execution is gone, or the workspace's token is) is answered as final.
+   */
+  async completeStep(step: StepCompletionWrite): Promise<NotifyResult> {
+    const job: OutboxJob = {
+      workspaceId: step.workspaceId,
+      channel: step.executionId,
+      kind: 'step',
+      run: async () => ({}),
+    };
+    if (this.#stopping) return STOPPED;
+    if (!this.#o.clientWithToken) return { ok: false, code: 'no_step_client', final: true };
+    const client = this.#o.clientWithToken(step.token);
+    try {
+      if (step.outcome.ok)
+        await client.functions.completeSuccess({
+          function_execution_id: step.executionId,
+          outputs: step.outcome.outputs,
+        });
+      else
+        await client.functions.completeError({
+          function_execution_id: step.executionId,
+          error: step.outcome.error,
+        });
+      return { ok: true };
+    } catch (err) {
+      const { code } = classify(err);
+      if (refusalOf(code)) return this.#final(code, job);
+      this.#o.logger.warn(
+        { err, workspace: step.workspaceId, execution: step.executionId },
+        'Slack did not take a workflow step completion; it is retried',
+      );
+      return { ok: false, code, final: false };
+    }
   }
 
   /**
@@ -211,9 +261,7 @@ export class SlackOutbox implements Notifier {
    */
   async stop(waitMs: number): Promise<void> {
     this.#stopping = true;
-    let t: NodeJS.Timeout | undefined;
-    await Promise.race([this.idle(), new Promise((r) => (t = setTimeout(r, waitMs)))]);
-    clearTimeout(t);
+    await settleBy(this.idle(), Date.now() + waitMs);
     this.#abandoned = true;
     const dropped: Record<string, number> = {};
     const drop = (item: Item) => {

@@ -16,6 +16,7 @@
  * and each post is edited in place (chat.update, through the outbox) when the stories arrive. A failed read
  * leaves v1's words (logged).
  */
+import { settleBy } from '../../core/deadline.ts';
 import type { NotifyResult } from '../../core/notifier.ts';
 import { formatQueueRef } from '../../core/target.ts';
 import type { Logger } from '../../observability/log.ts';
@@ -384,15 +385,9 @@ async function readStories(
 
 /** `read` as it stands after at most `ms`: its answer, or `late` while it is still coming. */
 async function within(read: Promise<EventStories | undefined>, ms: number): Promise<StoriesNow> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<StoriesNow>((r) => {
-    timer = setTimeout(() => r({ kind: 'late' }), ms);
-  });
-  try {
-    return await Promise.race([read.then((stories): StoriesNow => ({ kind: 'now', stories })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const settled = await settleBy(read, Date.now() + ms);
+  if (settled.kind === 'error') throw settled.error;
+  return settled.kind === 'ok' ? { kind: 'now', stories: settled.value } : { kind: 'late' };
 }
 
 /**

@@ -5,7 +5,6 @@
  * (src/workers/queue-watcher.ts), which also builds the rows this side reads and writes (live messages,
  * watches) and hands them in: the Slack side opens no store.
  */
-import type { Config } from '../../config.ts';
 import type { Logger } from '../../observability/log.ts';
 import type { DeliverBatch, Departures, LiveMessageRepository, WatchRepository } from '../../watch/index.ts';
 import type { SlackOutbox } from '../outbox/outbox.ts';
@@ -15,7 +14,8 @@ import { createDepartures, createSlackDeliver, type DeliverDeps, StoryReads } fr
 import { expireLive, type LiveStatus, liveStatus } from './live.ts';
 
 export interface QueueEventDeliveryOptions {
-  config: Config;
+  /** The two settings delivery reads (TRUNK_APP_URL, LIVE_STATUS_HOURS): the configuration fits as is. */
+  config: { trunk: { appUrl: string }; watch: { liveStatusHours: number } };
   /** The live status messages' rows. */
   liveMessages: LiveMessageRepository;
   /** The watches (feeds), read for their destinations and paused when their channel is closed. */

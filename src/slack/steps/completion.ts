@@ -7,10 +7,8 @@
  * - the waits worker: steps past their time limit, and completions whose send failed (retried).
  * Each wait is decided once and sent once across replicas (watch/waits.ts).
  */
-import { WebClient } from '@slack/web-api';
 import type { Logger } from '../../observability/log.ts';
 import { readPullRequest } from '../../queue/service.ts';
-import type { Store } from '../../store/types.ts';
 import { TrunkNotFoundError } from '../../trunk/errors.ts';
 import {
   type DeliveryResult,
@@ -23,22 +21,9 @@ import {
   type StepWaitRepository,
   type WatchEvent,
 } from '../../watch/index.ts';
-import { isSlackApiError, slackAnswer } from '../api-errors.ts';
 import { stepTimedOut } from '../blocks/steps.ts';
-import { refusalOf } from '../outbox/final-errors.ts';
+import type { SlackOutbox } from '../outbox/outbox.ts';
 import type { Workspaces } from '../workspace.ts';
-
-/**
- * Slack's answers after which completing this execution can never work: it is gone or already completed, its
- * workflow was cancelled or ended (`execution_not_in_running_state`), or Slack refuses this answer itself.
- */
-const FINAL_FUNCTION_ERRORS = new Set([
-  'function_execution_not_found',
-  'execution_not_in_running_state',
-  'access_denied',
-  'parameter_validation_failed',
-  'invalid_arguments',
-]);
 
 /** How long a done wait is kept before it is pruned (a day), and how often that is looked at. */
 const KEEP_DONE_MS = 24 * 3_600_000;
@@ -48,8 +33,10 @@ export interface StepCompletionDeps {
   /** The waits' rows (watch/waits.ts), built by the waits worker (workers/step-waits.ts). */
   waits: StepWaitRepository;
   /** Each execution's own token, stored encrypted. */
-  store: Pick<Store, 'stepWaitToken'>;
-  workspaces: Pick<Workspaces, 'slackClientOptions' | 'backgroundTrunkFor'>;
+  tokens: { stepWaitToken(workspaceId: string, executionId: string): Promise<string | undefined> };
+  /** Sends the completion: the outbox, judged by its one list of final errors (outbox/final-errors.ts). */
+  outbox: Pick<SlackOutbox, 'completeStep'>;
+  workspaces: Pick<Workspaces, 'backgroundTrunkFor'>;
   logger: Logger;
   now: () => number;
   replicaId: string;
@@ -72,28 +59,21 @@ export function createStepCompleter(d: StepCompletionDeps): StepCompleter {
   const log = d.logger.child({ component: 'workflow-steps' });
 
   async function send(w: StepWait): Promise<StepSendResult> {
-    const token = await d.store.stepWaitToken(w.workspaceId, w.executionId);
+    const token = await d.tokens.stepWaitToken(w.workspaceId, w.executionId);
     if (!token || !w.outcome) return { ok: false, error: 'no token or outcome stored', final: true };
     // Never the pooled bot client: each execution has its own token.
-    const client = new WebClient(token, d.workspaces.slackClientOptions);
-    try {
-      if (w.outcome.ok)
-        await client.functions.completeSuccess({
-          function_execution_id: w.executionId,
-          outputs: { state: w.outcome.state },
-        });
-      else
-        await client.functions.completeError({
-          function_execution_id: w.executionId,
-          error: w.outcome.error,
-        });
-      return { ok: true };
-    } catch (err) {
-      const code = isSlackApiError(err) ? (slackAnswer(err) ?? String(err.code)) : 'unknown';
-      const final = FINAL_FUNCTION_ERRORS.has(code) || refusalOf(code) === 'workspace';
-      log.warn({ err, execution: w.executionId, code, final }, 'could not complete a workflow step');
-      return { ok: false, error: code, final };
-    }
+    const sent = await d.outbox.completeStep({
+      workspaceId: w.workspaceId,
+      executionId: w.executionId,
+      token,
+      outcome: w.outcome.ok ? { ok: true, outputs: { state: w.outcome.state } } : w.outcome,
+    });
+    if (sent.ok) return { ok: true };
+    log.warn(
+      { execution: w.executionId, code: sent.code, final: sent.final },
+      'could not complete a workflow step',
+    );
+    return { ok: false, error: sent.code, final: sent.final };
   }
 
   async function finish(

@@ -3,7 +3,7 @@ import type { App } from '@slack/bolt';
 import { formatQueueRef } from '../../../core/target.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { registerButton } from './click.ts';
+import { registerButton } from './button.ts';
 import { applyClickChange, clickKeyOf } from './status-click.ts';
 
 const STEPS = [
@@ -11,9 +11,9 @@ const STEPS = [
   { id: ACTIONS.concurrencyInc, delta: 1 },
 ];
 
-export function register(app: App, deps: SlackDeps): void {
+export function register(app: App, _deps: SlackDeps): void {
   for (const s of STEPS) {
-    registerButton(app, deps, s.id, (c) => {
+    registerButton(app, s.id, (c) => {
       const n = c.value.concurrency + s.delta;
       return applyClickChange(c, {
         refusedWhat: `change the concurrency of ${formatQueueRef(c.value.ref)}`,

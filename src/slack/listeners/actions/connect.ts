@@ -7,12 +7,13 @@ import type { App } from '@slack/bolt';
 import type { Actor } from '../../../services/actor.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
+import { actorOf } from '../../context.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { sendReply } from '../../interaction.ts';
 import { openConnectModal } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
+import { sendReply } from '../../reply.ts';
 import { NO_ENCRYPTION_KEY } from '../views/connect.ts';
-import { type ClickArgs, clickActor, registerButtonOf } from './click.ts';
+import { registerButtonOf } from './button.ts';
+import type { ClickArgs } from './click.ts';
 
 interface ConnectClick {
   args: ClickArgs;
@@ -22,12 +23,11 @@ interface ConnectClick {
 export function register(app: App, deps: SlackDeps): void {
   registerButtonOf<ConnectClick>(
     app,
-    deps,
     ACTIONS.homeConnect,
-    async (_deps, args) => ({ args, actor: clickActor(deps, args) }),
+    async (_deps, args) => ({ args, actor: actorOf(args.context) }),
     async ({ args, actor }, triggerId) => {
       const { client, respond } = args;
-      const gate = await servicesOf(deps).workspace.mayConnect(actor);
+      const gate = await deps.services.workspace.mayConnect(actor);
       if (gate.answer === 'refused') {
         await sendReply(deps, respond, renderRefusal('connect this workspace to Trunk', gate.because));
         return 'refused';

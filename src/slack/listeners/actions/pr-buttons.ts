@@ -11,11 +11,12 @@ import { escTrim } from '../../blocks/format.ts';
 import { ACTIONS } from '../../blocks/ids.ts';
 import { buildCancelModal, parsePrButtonValue } from '../../blocks/pr-actions.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { sendReply } from '../../interaction.ts';
 import { messageModal } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
-import { answerPrClick, type PrClick, prClickKey, prQueue, tell } from '../pr-change-answer.ts';
-import { type ClickArgs, readClickOf, registerButtonOf } from './click.ts';
+import { openModal, sendReply, updateModal } from '../../reply.ts';
+import { answerPrClick, tell } from '../pr-change-answer.ts';
+import { type PrClick, prClickKey, prQueue } from '../pr-click.ts';
+import { registerButtonOf } from './button.ts';
+import { type ClickArgs, readClickOf } from './click.ts';
 
 /** Reads a click's untrusted parts; answers and returns undefined when it cannot be acted on. */
 async function readPrClick(deps: SlackDeps, args: ClickArgs): Promise<PrClick | undefined> {
@@ -31,7 +32,7 @@ async function readPrClick(deps: SlackDeps, args: ClickArgs): Promise<PrClick | 
 
 /** Restart tests and Re-submit act at once. */
 async function actNow(c: PrClick, action: PrAction): Promise<string> {
-  const result = await servicesOf(c.deps).prs.change(c.actor, prQueue(c), {
+  const result = await c.services.prs.change(c.actor, prQueue(c), {
     action,
     prNumber: c.value.prNumber,
     expected: c.value.state,
@@ -46,17 +47,15 @@ async function actNow(c: PrClick, action: PrAction): Promise<string> {
  */
 async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
   const n = c.value.prNumber;
-  let viewId: string | undefined;
-  try {
-    const opened = await c.client.views.open({
-      trigger_id: triggerId,
-      view: messageModal(`Cancel #${n}`, `Reading #${n} from Trunk…`),
-    });
-    viewId = opened.view?.id;
-  } catch (err) {
-    c.deps.logger.warn({ err }, 'could not open the cancel modal');
-  }
-  const preview = await servicesOf(c.deps).prs.preview(c.actor, prQueue(c), {
+  const opened = await openModal(
+    c.deps,
+    c.client,
+    triggerId,
+    messageModal(`Cancel #${n}`, `Reading #${n} from Trunk…`),
+    'the cancel modal',
+  );
+  const viewId = opened.ok ? opened.viewId : undefined;
+  const preview = await c.services.prs.preview(c.actor, prQueue(c), {
     action: 'cancel',
     prNumber: n,
     expected: c.value.state,
@@ -69,9 +68,13 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
           : preview.outcome === 'refused'
             ? `You can't cancel #${n}: ${preview.because}.`
             : 'Trunk could not be read, so nothing was changed. Try again in a minute.';
-      await c.client.views
-        .update({ view_id: viewId, view: messageModal(`Cancel #${n}`, escTrim(why, 2900)) })
-        .catch((err: unknown) => c.deps.logger.warn({ err }, 'could not update the cancel modal'));
+      await updateModal(
+        c.deps,
+        c.client,
+        viewId,
+        messageModal(`Cancel #${n}`, escTrim(why, 2900)),
+        'the cancel modal',
+      );
     }
     return answerPrClick(c, preview);
   }
@@ -89,12 +92,13 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
     await tell(c, { text: 'The confirmation could not be opened; try the button again.' });
     return 'failed';
   }
-  await c.client.views.update({ view_id: viewId, view: form });
+  if (!(await updateModal(c.deps, c.client, viewId, form, 'the cancel modal')))
+    throw new Error('views.update of the cancel modal failed');
   return 'ok';
 }
 
-export function register(app: App, deps: SlackDeps): void {
-  registerButtonOf(app, deps, ACTIONS.prRestart, readPrClick, (c) => actNow(c, 'restart'));
-  registerButtonOf(app, deps, ACTIONS.prResubmit, readPrClick, (c) => actNow(c, 'submit'));
-  registerButtonOf(app, deps, ACTIONS.prCancel, readPrClick, askToCancel);
+export function register(app: App, _deps: SlackDeps): void {
+  registerButtonOf(app, ACTIONS.prRestart, readPrClick, (c) => actNow(c, 'restart'));
+  registerButtonOf(app, ACTIONS.prResubmit, readPrClick, (c) => actNow(c, 'submit'));
+  registerButtonOf(app, ACTIONS.prCancel, readPrClick, askToCancel);
 }

@@ -2,13 +2,12 @@
 import type { App } from '@slack/bolt';
 import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { servicesOf } from '../../services.ts';
-import { registerButton } from './click.ts';
+import { registerButton } from './button.ts';
 import { clickedQueue, redraw } from './status-click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
-  registerButton(app, deps, ACTIONS.refresh, async (c) => {
-    const read = await servicesOf(deps).queue.queue(c.actor, clickedQueue(c));
+  registerButton(app, ACTIONS.refresh, async (c) => {
+    const read = await deps.services.queue.queue(c.actor, clickedQueue(c));
     if (read.answer === 'read_failed') throw read.error;
     await redraw(c, read.value, { userId: c.userId, verb: 'refreshed', at: deps.now() });
     return 'ok';

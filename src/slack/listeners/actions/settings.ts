@@ -5,11 +5,11 @@ import { ACTIONS } from '../../blocks/ids.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { openSettingsModal } from '../../modals.ts';
 import { mayChangeQueue } from '../queue-change.ts';
-import { registerButton } from './click.ts';
+import { registerButton } from './button.ts';
 import { clickOrigin } from './status-click.ts';
 
 export function register(app: App, deps: SlackDeps): void {
-  registerButton(app, deps, ACTIONS.settings, async (c) => {
+  registerButton(app, ACTIONS.settings, async (c) => {
     const target = formatQueueRef(c.value.ref);
     if (!(await mayChangeQueue(clickOrigin(c), 'settings', target, `change the settings of ${target}`)))
       return 'refused';

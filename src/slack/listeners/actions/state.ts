@@ -11,16 +11,17 @@ import { ACTIONS } from '../../blocks/ids.ts';
 import { section } from '../../blocks/kit.ts';
 import { buildReasonModal, type ReasonAction } from '../../blocks/reason-modal.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { errorCode, sendReply } from '../../interaction.ts';
+import { openModal, sendReply } from '../../reply.ts';
 import type { Outcome } from '../outcome.ts';
 import { mayChangeQueue } from '../queue-change.ts';
-import { type Click, registerButton } from './click.ts';
+import { registerButton } from './button.ts';
+import type { Click } from './click.ts';
 import { applyClickChange, clickKeyOf, clickOrigin } from './status-click.ts';
 
-export function register(app: App, deps: SlackDeps): void {
-  registerButton(app, deps, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));
-  registerButton(app, deps, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
-  registerButton(app, deps, ACTIONS.resume, (c) =>
+export function register(app: App, _deps: SlackDeps): void {
+  registerButton(app, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));
+  registerButton(app, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
+  registerButton(app, ACTIONS.resume, (c) =>
     applyClickChange(c, {
       refusedWhat: `resume ${formatQueueRef(c.value.ref)}`,
       verb: 'resumed',
@@ -45,18 +46,14 @@ async function openReasonModal(c: Click, action: ReasonAction): Promise<Outcome>
     ephemeral: c.ephemeral,
     ...(c.home ? { home: true } : {}),
   });
-  try {
-    await c.client.views.open({ trigger_id: c.triggerId, view });
-    return 'ok';
-  } catch (err) {
-    deps.logger.warn({ err }, `could not open the ${action} modal`);
-    const text = `The ${action} form could not be opened (Slack answered \`${errorCode(err)}\`), so nothing was changed. Press the button again, or type \`/mergequeue ${action} ${formatQueueRef(c.value.ref)} <reason>\`.`;
-    await sendReply(
-      deps,
-      c.respond,
-      { text, blocks: [section(`:warning: ${text}`)] },
-      { replace_original: false },
-    );
-    return 'failed';
-  }
+  const opened = await openModal(deps, c.client, c.triggerId, view, `the ${action} modal`);
+  if (opened.ok) return 'ok';
+  const text = `The ${action} form could not be opened (Slack answered \`${opened.code}\`), so nothing was changed. Press the button again, or type \`/mergequeue ${action} ${formatQueueRef(c.value.ref)} <reason>\`.`;
+  await sendReply(
+    deps,
+    c.respond,
+    { text, blocks: [section(`:warning: ${text}`)] },
+    { replace_original: false },
+  );
+  return 'failed';
 }

@@ -7,8 +7,7 @@ import { formatQueueRef } from '../../../core/target.ts';
 import type { QueueAt, QueueChangeRequest } from '../../../services/queue.ts';
 import type { Queue } from '../../../trunk/types.ts';
 import { type LastAction, renderStatus } from '../../blocks/status.ts';
-import { updateMessage } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
+import { updateMessage } from '../../reply.ts';
 import type { Outcome } from '../outcome.ts';
 import { applyQueueChange, type ChangeOrigin } from '../queue-change.ts';
 import type { Click } from './click.ts';
@@ -20,7 +19,7 @@ export function clickKeyOf(c: Pick<Click, 'messageTs' | 'actionId' | 'value'>): 
 
 /** Redraws the status message the click came from, with the queue as it is now. */
 export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): Promise<void> {
-  const services = servicesOf(c.deps);
+  const services = c.services;
   const order = services.queue.dispatchOrder(c.actor, c.value.ref);
   const window = await services.freeze.statusWindow(c.actor, c.value.ref);
   const dispatch = await order;
@@ -36,7 +35,7 @@ export async function redraw(c: Click, queue: Queue, lastAction?: LastAction): P
     ref: c.value.ref,
     queue,
     renderedAt: c.deps.now(),
-    appUrl: c.deps.config.trunk.appUrl,
+    appUrl: c.deps.settings.trunkAppUrl,
     ...(c.trunk.orgSlug ? { orgSlug: c.trunk.orgSlug } : {}),
     ...(lastAction ? { lastAction } : {}),
   });
@@ -84,7 +83,7 @@ export function applyClickChange(c: Click, change: ClickChange): Promise<Outcome
     {
       refusedWhat: change.refusedWhat,
       ...why,
-      run: () => servicesOf(c.deps).queue.change(c.actor, clickedQueue(c), change.request),
+      run: () => c.services.queue.change(c.actor, clickedQueue(c), change.request),
     },
   );
 }

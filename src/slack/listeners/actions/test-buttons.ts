@@ -8,11 +8,11 @@ import type { App } from '@slack/bolt';
 import type { QuarantineMode } from '../../../flaky/types.ts';
 import { buildTicketModal, parseTestButton, TEST_ACTIONS } from '../../blocks/test-feeds.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { sendReply } from '../../interaction.ts';
 import { wrapMetadata } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
+import { openModal, sendReply } from '../../reply.ts';
 import { answerTestAction, type TestAnswerContext } from '../test-answer.ts';
-import { type ClickOf, readClickOf, registerButtonOf } from './click.ts';
+import { registerButtonOf } from './button.ts';
+import { type ClickOf, readClickOf } from './click.ts';
 
 type TestClick = ClickOf<{ testId: string }> & { channelId: string };
 
@@ -46,7 +46,7 @@ function answerContext(c: TestClick): TestAnswerContext {
 
 function overrideButton(mode: QuarantineMode) {
   return async (c: TestClick): Promise<string> => {
-    const a = await servicesOf(c.deps).testFeeds.quarantine(c.actor, {
+    const a = await c.services.testFeeds.quarantine(c.actor, {
       channelId: c.channelId,
       testId: c.value.testId,
       mode,
@@ -56,25 +56,29 @@ function overrideButton(mode: QuarantineMode) {
 }
 
 async function ticketButton(c: TestClick, triggerId: string): Promise<string> {
-  const a = await servicesOf(c.deps).testFeeds.mayAct(c.actor, {
+  const a = await c.services.testFeeds.mayAct(c.actor, {
     channelId: c.channelId,
     testId: c.value.testId,
   });
   if (a.answer !== 'may_act') return answerTestAction(answerContext(c), 'ticket', a);
-  await c.client.views.open({
-    trigger_id: triggerId,
-    view: buildTicketModal(
+  const opened = await openModal(
+    c.deps,
+    c.client,
+    triggerId,
+    buildTicketModal(
       wrapMetadata(c.channelId, JSON.stringify({ t: c.value.testId })),
       a.message.card.test.name ?? a.message.card.test.id,
     ),
-  });
+    'the ticket modal',
+  );
+  if (!opened.ok) throw new Error(`views.open failed: ${opened.code}`);
   return 'ok';
 }
 
 export function register(app: App, deps: SlackDeps): void {
-  registerButtonOf(app, deps, TEST_ACTIONS.quarantine, readTestClick, overrideButton('alwaysQuarantine'));
-  registerButtonOf(app, deps, TEST_ACTIONS.unquarantine, readTestClick, overrideButton('clear'));
-  registerButtonOf(app, deps, TEST_ACTIONS.ticket, readTestClick, ticketButton);
+  registerButtonOf(app, TEST_ACTIONS.quarantine, readTestClick, overrideButton('alwaysQuarantine'));
+  registerButtonOf(app, TEST_ACTIONS.unquarantine, readTestClick, overrideButton('clear'));
+  registerButtonOf(app, TEST_ACTIONS.ticket, readTestClick, ticketButton);
   // A link button still sends an action; acknowledged and counted, nothing else to do.
   app.action(TEST_ACTIONS.open, async ({ ack }) => {
     await ack();

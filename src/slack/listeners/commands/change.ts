@@ -5,9 +5,9 @@
 
 import { formatQueueRef, type TargetSpec } from '../../../core/target.ts';
 import type { QueueChangeRequest } from '../../../services/queue.ts';
-import { servicesOf } from '../../services.ts';
 import { applyQueueChange } from '../queue-change.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export interface CommandChange {
   /** What would be refused, in words, given the resolved queue. */
@@ -35,7 +35,7 @@ export async function applyCommandChange(
     {
       refusedWhat: change.refusedWhat(formatQueueRef(at.ref)),
       ...(change.reason ? { reason: change.reason } : {}),
-      run: () => servicesOf(req.deps).queue.change(req.actor, at, change.request),
+      run: () => req.services.queue.change(req.actor, at, change.request),
     },
   );
 }

@@ -13,9 +13,7 @@ import {
 } from '../../blocks/config.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
 import type { ConfigCommand } from '../../commands/grammar.ts';
-import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -23,10 +21,10 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
   const { deps, actor } = req;
   if (c.kind === 'people') return linkPerson(req, c.userId, c.login);
   if (c.kind === 'unfurl') return configureUnfurl(req, c.on);
-  const { workspace } = servicesOf(deps);
+  const { workspace } = deps.services;
   if (c.kind === 'show' || (c.kind === 'operators' && c.op === 'list')) {
     const view = await workspace.show(actor, req.channelId);
-    await sendReply(deps, req.respond, c.kind === 'show' ? renderConfig(view) : renderOperatorsList(view));
+    await req.reply.respond(c.kind === 'show' ? renderConfig(view) : renderOperatorsList(view));
     return 'ok';
   }
   const answer =
@@ -36,18 +34,18 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
         ? await workspace.setWorkspaceDefault(actor, c.target)
         : await workspace.changeOperators(actor, c.op, c.principals);
   const { reply, outcome } = configReply(answer);
-  await sendReply(deps, req.respond, reply);
+  await req.reply.respond(reply);
   return outcome;
 }
 
 /** `config unfurl github on|off`: operators only (the unfurl service checks and audits). */
 async function configureUnfurl(req: CommandRequest, on: boolean): Promise<Outcome> {
-  const answer = await servicesOf(req.deps).unfurls.setGithub(req.actor, on);
+  const answer = await req.services.unfurls.setGithub(req.actor, on);
   if (answer.answer === 'refused') {
-    await sendReply(req.deps, req.respond, renderRefusal('change the configuration', answer.because));
+    await req.reply.respond(renderRefusal('change the configuration', answer.because));
     return 'refused';
   }
-  await sendReply(req.deps, req.respond, renderUnfurlGithubSet(answer.on, answer.changed));
+  await req.reply.respond(renderUnfurlGithubSet(answer.on, answer.changed));
   return answer.changed ? 'ok' : 'noop';
 }
 

@@ -8,9 +8,8 @@ import type { DashboardAnswer } from '../../../services/dashboard.ts';
 import { renderDashboardAnnouncement, renderDashboardAnswer } from '../../blocks/dashboard.ts';
 import { renderError, renderFeedRefusal, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import { dashboardCanvases } from '../../dashboard-canvases.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
+import { postToChannel } from '../../reply.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -21,7 +20,7 @@ export async function dashboard(
 ): Promise<Outcome> {
   let a: DashboardAnswer;
   try {
-    a = await servicesOf(req.deps).dashboard.handle(
+    a = await req.services.dashboard.handle(
       req.actor,
       { kind: off ? 'off' : 'create', channelId: req.channelId, ...(target ? { target } : {}) },
       {
@@ -32,11 +31,11 @@ export async function dashboard(
     );
   } catch (err) {
     req.deps.logger.error({ err }, 'could not start or stop a dashboard');
-    await sendReply(req.deps, req.respond, renderError(err));
+    await req.reply.respond(renderError(err));
     return 'failed';
   }
   const [reply, outcome] = render(a);
-  await sendReply(req.deps, req.respond, reply);
+  await req.reply.respond(reply);
   if (a.answer === 'created' || a.answer === 'stopped')
     await postToChannel(
       req.deps,

@@ -4,9 +4,8 @@ import { renderError } from '../../blocks/errors.ts';
 import { renderEta } from '../../blocks/eta.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { withV2KeyHint } from '../../blocks/story.ts';
-import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function eta(
   req: CommandRequest,
@@ -15,29 +14,27 @@ export async function eta(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).story.eta(req.actor, at, prNumber);
+  const found = await req.services.story.eta(req.actor, at, prNumber);
   const renderedAt = req.deps.now();
   switch (found.answer) {
     case 'read_failed':
-      await sendReply(req.deps, req.respond, renderError(found.error));
+      await req.reply.respond(renderError(found.error));
       return 'failed';
     case 'v1':
-      await sendReply(
-        req.deps,
-        req.respond,
+      await req.reply.respond(
         withV2KeyHint(
           renderPr({
             ref: at.ref,
             pr: found.pr,
             renderedAt,
-            appUrl: req.deps.config.trunk.appUrl,
+            appUrl: req.deps.settings.trunkAppUrl,
             ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
           }),
         ),
       );
       return 'ok';
     case 'eta':
-      await sendReply(req.deps, req.respond, renderEta(at.ref, prNumber, found.value, renderedAt, found.app));
+      await req.reply.respond(renderEta(at.ref, prNumber, found.value, renderedAt, found.app));
       return 'ok';
   }
 }

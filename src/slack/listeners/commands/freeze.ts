@@ -15,9 +15,8 @@ import {
 } from '../../blocks/freeze.ts';
 import { FREEZE_USAGE, parseFreezeCommand } from '../../commands/freeze.ts';
 import { slackTextToPlain } from '../../commands/grammar.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
+import { postToChannel } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function freeze(req: CommandRequest, text: string): Promise<Outcome> {
@@ -28,12 +27,12 @@ export async function freeze(req: CommandRequest, text: string): Promise<Outcome
   // Mentions and links in a reason are kept as the words typed, so nothing in it pings when shown again.
   const parsed = parseFreezeCommand(slackTextToPlain(text), { ...(tz ? { tz } : {}), now: deps.now() });
   if (!parsed.ok) {
-    await sendReply(deps, req.respond, renderUsageError(parsed.error, FREEZE_USAGE));
+    await req.reply.respond(renderUsageError(parsed.error, FREEZE_USAGE));
     return 'invalid';
   }
   const c = parsed.value;
   if (c.kind === 'help') {
-    await sendReply(deps, req.respond, renderFreezeHelp());
+    await req.reply.respond(renderFreezeHelp());
     return 'ok';
   }
   const request: FreezeRequest =
@@ -42,10 +41,10 @@ export async function freeze(req: CommandRequest, text: string): Promise<Outcome
       : c.kind === 'list'
         ? { kind: 'list' }
         : { kind: c.kind, id: c.id };
-  const a = await servicesOf(deps).freeze.handle(actor, request);
+  const a = await deps.services.freeze.handle(actor, request);
   const [reply, outcome, toChannel] = render(a, req.userId);
   if (toChannel) await tellChannel(req, reply);
-  else await sendReply(deps, req.respond, reply);
+  else await req.reply.respond(reply);
   return outcome;
 }
 

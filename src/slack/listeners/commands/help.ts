@@ -1,9 +1,8 @@
 /** `/mergequeue help [topic]`: usage with examples; needs neither Trunk nor a target. */
 import { renderHelp } from '../../blocks/help.ts';
-import { sendReply } from '../../interaction.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function help(req: CommandRequest, topic: string | undefined): Promise<Outcome> {
-  await sendReply(req.deps, req.respond, renderHelp(topic));
+  await req.reply.respond(renderHelp(topic));
   return 'ok';
 }

@@ -14,13 +14,11 @@ import {
   renderPerson,
 } from '../../blocks/watch.ts';
 import type { MeCommand } from '../../commands/watch.ts';
-import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function me(req: CommandRequest, c: MeCommand): Promise<Outcome> {
-  const { people } = servicesOf(req.deps);
+  const { people } = req.services;
   const answer =
     c.kind === 'show'
       ? await people.show(req.actor)
@@ -30,7 +28,7 @@ export async function me(req: CommandRequest, c: MeCommand): Promise<Outcome> {
           ? await people.notify(req.actor, c.on)
           : await people.linkSelf(req.actor, c.login);
   const { reply, outcome } = meReply(answer);
-  await sendReply(req.deps, req.respond, reply);
+  await req.reply.respond(reply);
   return outcome;
 }
 

@@ -3,15 +3,13 @@
  * verified, and it settles a dispute: the login moves from whoever claimed it, and they are told.
  */
 import { mention } from '../../blocks/format.ts';
-import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { meReply } from './me.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function linkPerson(req: CommandRequest, userId: string, login: string): Promise<Outcome> {
-  const answer = await servicesOf(req.deps).people.linkByOperator(req.actor, userId, login);
+  const answer = await req.services.people.linkByOperator(req.actor, userId, login);
   const { reply, outcome } = meReply(answer);
-  await sendReply(req.deps, req.respond, reply);
+  await req.reply.respond(reply);
   if (answer.answer === 'linked' && answer.replaced && answer.replaced !== userId)
     await tellEarlierHolder(req, answer.replaced, answer.link.githubLogin, userId);
   return outcome;

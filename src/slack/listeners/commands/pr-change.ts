@@ -8,9 +8,9 @@ import type { PrChangeRequest } from '../../../queue/pull-requests.ts';
 import { renderNoop } from '../../blocks/announcement.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrAnnouncement, renderPrRefusal, renderReadBack } from '../../blocks/pr-actions.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { postToChannel } from '../../reply.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function applyPrCommand(
   req: CommandRequest,
@@ -20,7 +20,7 @@ export async function applyPrCommand(
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
   const { ref } = at;
-  const result = await servicesOf(req.deps).prs.change(req.actor, at, change);
+  const result = await req.services.prs.change(req.actor, at, change);
   switch (result.outcome) {
     case 'ok': {
       const announcement = renderPrAnnouncement({
@@ -33,17 +33,17 @@ export async function applyPrCommand(
       });
       await postToChannel(req.deps, req.client, req.channelId, announcement, req.respond);
       if (result.confirmedBy === 'read_back')
-        await sendReply(req.deps, req.respond, renderReadBack(result, change.prNumber));
+        await req.reply.respond(renderReadBack(result, change.prNumber));
       return 'ok';
     }
     case 'noop':
-      await sendReply(req.deps, req.respond, renderNoop(result.reason));
+      await req.reply.respond(renderNoop(result.reason));
       return 'noop';
     case 'refused':
-      await sendReply(req.deps, req.respond, renderPrRefusal(change.action, change.prNumber, result.because));
+      await req.reply.respond(renderPrRefusal(change.action, change.prNumber, result.because));
       return 'refused';
     case 'failed':
-      await sendReply(req.deps, req.respond, renderError(result.error));
+      await req.reply.respond(renderError(result.error));
       return 'failed';
   }
 }

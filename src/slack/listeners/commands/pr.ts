@@ -3,9 +3,8 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
-import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function pr(
   req: CommandRequest,
@@ -14,18 +13,16 @@ export async function pr(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).queue.pullRequest(req.actor, at, prNumber);
+  const found = await req.services.queue.pullRequest(req.actor, at, prNumber);
   if (found.answer === 'read_failed') {
-    await sendReply(req.deps, req.respond, renderError(found.error));
+    await req.reply.respond(renderError(found.error));
     return 'failed';
   }
-  await sendReply(
-    req.deps,
-    req.respond,
+  await req.reply.respond(
     renderPr({
       ref: at.ref,
       pr: found.value,
-      appUrl: req.deps.config.trunk.appUrl,
+      appUrl: req.deps.settings.trunkAppUrl,
       renderedAt: req.deps.now(),
       ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
     }),

@@ -2,9 +2,8 @@
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrs } from '../../blocks/prs.ts';
 import type { PrCommand } from '../../commands/grammar.ts';
-import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 /** Rows shown; the rest are counted. About 200 characters each, they fit a handful of sections. */
 const SHOWN = 40;
@@ -12,22 +11,20 @@ const SHOWN = 40;
 export async function prs(req: CommandRequest, c: Extract<PrCommand, { name: 'prs' }>): Promise<Outcome> {
   const at = await queueAndTrunk(req, c.target, { cached: true });
   if ('outcome' in at) return at.outcome;
-  const listing = await servicesOf(req.deps).prs.list(req.actor, at, {
+  const listing = await req.services.prs.list(req.actor, at, {
     show: SHOWN,
     ...(c.state ? { state: c.state } : {}),
   });
   if (listing.answer === 'read_failed') {
-    await sendReply(req.deps, req.respond, renderError(listing.error));
+    await req.reply.respond(renderError(listing.error));
     return 'failed';
   }
-  await sendReply(
-    req.deps,
-    req.respond,
+  await req.reply.respond(
     renderPrs({
       ref: at.ref,
       listing: listing.value,
       ...(c.state ? { state: c.state } : {}),
-      appUrl: req.deps.config.trunk.appUrl,
+      appUrl: req.deps.settings.trunkAppUrl,
       ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
     }),
   );

@@ -3,9 +3,8 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderRun } from '../../blocks/run.ts';
-import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function run(
   req: CommandRequest,
@@ -14,11 +13,11 @@ export async function run(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).queue.testRun(req.actor, at, testRunId);
+  const found = await req.services.queue.testRun(req.actor, at, testRunId);
   if (found.answer === 'read_failed') {
-    await sendReply(req.deps, req.respond, renderError(found.error));
+    await req.reply.respond(renderError(found.error));
     return 'failed';
   }
-  await sendReply(req.deps, req.respond, renderRun({ ref: at.ref, testRunId, run: found.value }));
+  await req.reply.respond(renderRun({ ref: at.ref, testRunId, run: found.value }));
   return 'ok';
 }

@@ -1,10 +1,10 @@
 /** `/mergequeue settings [target]`: a modal for every updateQueue field but the state (operators only). */
 
 import { formatQueueRef, type TargetSpec } from '../../../core/target.ts';
-import { sendReply } from '../../interaction.ts';
 import { openSettingsModal } from '../../modals.ts';
 import { mayChangeQueue } from '../queue-change.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function settings(req: CommandRequest, target: TargetSpec | undefined): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
@@ -20,7 +20,7 @@ export async function settings(req: CommandRequest, target: TargetSpec | undefin
     at.trunk,
   );
   if (opened === 'failed')
-    await sendReply(req.deps, req.respond, {
+    await req.reply.respond({
       text: 'The settings form could not be opened. Try the command again.',
       response_type: 'ephemeral',
     });

@@ -8,10 +8,9 @@ import type { RespondFn } from '@slack/bolt';
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderReading, renderStats, withoutCharts } from '../../blocks/stats.ts';
-import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function stats(
   req: CommandRequest,
@@ -21,21 +20,21 @@ export async function stats(
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
   let reading = false;
-  const found = await servicesOf(req.deps).stats.stats(req.actor, at, days, {
+  const found = await req.services.stats.stats(req.actor, at, days, {
     reading: async () => {
-      reading = await sendReply(req.deps, req.respond, renderReading(at.ref));
+      reading = await req.reply.respond(renderReading(at.ref));
     },
   });
   const replace = reading ? { replace_original: true } : {};
   if (found.answer === 'read_failed') {
-    await sendReply(req.deps, req.respond, renderError(found.error), replace);
+    await req.reply.respond(renderError(found.error), replace);
     return 'failed';
   }
   const reply = renderStats(found);
   const sent = await sendWithCharts(req.respond, reply, replace);
   if (sent === 'refused') {
     req.deps.logger.info({ queue: at.ref }, 'Slack refused the stats charts; answered without them');
-    return (await sendReply(req.deps, req.respond, withoutCharts(reply), replace)) ? 'ok' : 'failed';
+    return (await req.reply.respond(withoutCharts(reply), replace)) ? 'ok' : 'failed';
   }
   if (sent === 'failed')
     req.deps.logger.warn({ queue: at.ref }, 'could not answer stats through response_url');

@@ -8,20 +8,20 @@
 import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderStatus } from '../../blocks/status.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { postToChannel, updateMessage } from '../../reply.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function status(req: CommandRequest, target: TargetSpec | undefined): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
   const { ref, trunk } = at;
-  const services = servicesOf(req.deps);
+  const services = req.services;
   const freeze = services.freeze.statusWindow(req.actor, ref);
   const dispatch = services.queue.dispatchOrder(req.actor, ref);
   const read = await services.queue.queue(req.actor, at);
   if (read.answer === 'read_failed') {
-    await sendReply(req.deps, req.respond, renderError(read.error));
+    await req.reply.respond(renderError(read.error));
     return 'failed';
   }
   const queue = read.value;
@@ -34,7 +34,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
     ref,
     queue,
     renderedAt: req.deps.now(),
-    appUrl: req.deps.config.trunk.appUrl,
+    appUrl: req.deps.settings.trunkAppUrl,
     ...(trunk.orgSlug ? { orgSlug: trunk.orgSlug } : {}),
   };
   // Only a message the bot posted has a ts that chat.update can keep current: the response_url copy
@@ -55,16 +55,7 @@ export async function status(req: CommandRequest, target: TargetSpec | undefined
       .register({ workspaceId: req.workspaceId, channelId: req.channelId, ts, target: ref, queue })
       .catch(async (err: unknown) => {
         req.deps.logger.warn({ err }, 'could not register a live status message');
-        await req.client.chat
-          .update({
-            channel: req.channelId,
-            ts,
-            text: still.text,
-            ...(still.blocks ? { blocks: still.blocks } : {}),
-          })
-          .catch((e: unknown) =>
-            req.deps.logger.warn({ err: e }, 'could not unmark a status message as live'),
-          );
+        await updateMessage(req.deps, req.client, req.channelId, ts, still, undefined);
       });
   }
   return 'ok';

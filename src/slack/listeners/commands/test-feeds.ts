@@ -13,9 +13,8 @@ import {
   renderTooManyTestWatches,
 } from '../../blocks/test-feeds.ts';
 import type { TestsCommand } from '../../commands/tests.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
+import { postToChannel } from '../../reply.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -33,14 +32,14 @@ export async function testFeeds(req: CommandRequest, c: TestsCommand): Promise<O
         : { kind: 'unwatch', channelId: req.channelId, ...(c.repo ? { repo: c.repo } : {}) };
   let a: TestWatchAnswer;
   try {
-    a = await servicesOf(req.deps).testFeeds.watches(req.actor, request, sharedChannels(req.client));
+    a = await req.services.testFeeds.watches(req.actor, request, sharedChannels(req.client));
   } catch (err) {
     req.deps.logger.error({ err }, 'could not read or change the test feeds');
-    await sendReply(req.deps, req.respond, renderError(err));
+    await req.reply.respond(renderError(err));
     return 'failed';
   }
   const [reply, outcome] = render(a, req.workspaceId);
-  await sendReply(req.deps, req.respond, reply);
+  await req.reply.respond(reply);
   const announcement =
     a.answer === 'watching' && a.created
       ? renderTestWatchAnnouncement({ kind: 'started', watches: [a.watch] }, req.userId)

@@ -3,9 +3,7 @@ import type { RepoRef } from '../../../core/target.ts';
 import type { TestsAnswer } from '../../../services/tests.ts';
 import { renderError, renderNoOrgSlug, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import { renderFlaky, renderQuarantined } from '../../blocks/flaky.ts';
-import { sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
 export async function tests(
@@ -15,7 +13,7 @@ export async function tests(
 ): Promise<Outcome> {
   let a: TestsAnswer;
   try {
-    a = await servicesOf(req.deps).tests.summary(req.actor, {
+    a = await req.services.tests.summary(req.actor, {
       kind,
       channelId: req.channelId,
       ...(repo ? { repo } : {}),
@@ -24,8 +22,8 @@ export async function tests(
     req.deps.logger.error({ err }, 'could not read workspace configuration');
     a = { answer: 'read_failed', error: err };
   }
-  const [reply, outcome] = render(a, req.deps.config.trunk.appUrl);
-  await sendReply(req.deps, req.respond, reply);
+  const [reply, outcome] = render(a, req.deps.settings.trunkAppUrl);
+  await req.reply.respond(reply);
   return outcome;
 }
 

@@ -14,9 +14,8 @@ import {
   renderWatchList,
 } from '../../blocks/watch.ts';
 import type { WatchCommand } from '../../commands/watch.ts';
-import { postToChannel, sendReply } from '../../interaction.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
+import { postToChannel } from '../../reply.ts';
 import { sharedChannels } from '../../shared-channels.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -33,14 +32,14 @@ export function unwatch(req: CommandRequest, typed: TargetSpec | undefined): Pro
 async function answer(req: CommandRequest, request: WatchRequest): Promise<Outcome> {
   let a: WatchAnswer;
   try {
-    a = await servicesOf(req.deps).watch.handle(req.actor, request, sharedChannels(req.client));
+    a = await req.services.watch.handle(req.actor, request, sharedChannels(req.client));
   } catch (err) {
     req.deps.logger.error({ err }, 'could not read or change the feeds');
-    await sendReply(req.deps, req.respond, renderError(err));
+    await req.reply.respond(renderError(err));
     return 'failed';
   }
   const [reply, outcome] = render(a);
-  await sendReply(req.deps, req.respond, reply);
+  await req.reply.respond(reply);
   const change = feedChange(a);
   if (change) await announceFeedChange(req, renderFeedAnnouncement(change, req.userId));
   return outcome;

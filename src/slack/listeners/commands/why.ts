@@ -3,9 +3,8 @@ import type { TargetSpec } from '../../../core/target.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { renderWhy, renderWhyUnknown, withV2KeyHint } from '../../blocks/story.ts';
-import { sendReply } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
-import { type CommandRequest, type Outcome, queueAndTrunk } from './types.ts';
+import { queueAndTrunk } from './queue-at.ts';
+import type { CommandRequest, Outcome } from './types.ts';
 
 export async function why(
   req: CommandRequest,
@@ -14,32 +13,26 @@ export async function why(
 ): Promise<Outcome> {
   const at = await queueAndTrunk(req, target);
   if ('outcome' in at) return at.outcome;
-  const found = await servicesOf(req.deps).story.why(req.actor, at, prNumber);
+  const found = await req.services.story.why(req.actor, at, prNumber);
   const links = {
-    appUrl: req.deps.config.trunk.appUrl,
+    appUrl: req.deps.settings.trunkAppUrl,
     ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
   };
   const renderedAt = req.deps.now();
   switch (found.answer) {
     case 'read_failed':
-      await sendReply(req.deps, req.respond, renderError(found.error));
+      await req.reply.respond(renderError(found.error));
       return 'failed';
     case 'unknown':
-      await sendReply(req.deps, req.respond, renderWhyUnknown(at.ref, prNumber, found.what));
+      await req.reply.respond(renderWhyUnknown(at.ref, prNumber, found.what));
       return 'ok';
     case 'v1':
-      await sendReply(
-        req.deps,
-        req.respond,
-        withV2KeyHint(renderPr({ ref: at.ref, pr: found.pr, renderedAt, ...links })),
-      );
+      await req.reply.respond(withV2KeyHint(renderPr({ ref: at.ref, pr: found.pr, renderedAt, ...links })));
       return 'ok';
     case 'story': {
       const { pr, story } = found.value;
       const state = pr.queueEntry?.state ?? story.ending?.kind ?? 'unknown';
-      await sendReply(
-        req.deps,
-        req.respond,
+      await req.reply.respond(
         renderWhy({
           ref: at.ref,
           pr: { number: pr.number, title: pr.title, author: pr.author, url: pr.url, state },

@@ -4,9 +4,10 @@
  * see services/home.ts) never hold up Slack's 3 s. The Messages tab sends the same event and is left alone.
  */
 import type { App } from '@slack/bolt';
+import { workspaceIdOf } from '../../actor.ts';
+import { afterAck } from '../../after-ack.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
-import { afterAck, workspaceIdOf } from '../../interaction.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.event('app_home_opened', async ({ event, body, context, client }) => {

@@ -5,30 +5,25 @@
  * Bolt has acknowledged the event before this runs, so the Trunk reads never hold up Slack's 3 s.
  */
 import type { App } from '@slack/bolt';
-import { buildActor } from '../../actor.ts';
+import { afterAck } from '../../after-ack.ts';
 import { renderUnfurls } from '../../blocks/unfurl.ts';
+import { actorOf, type RequestContext } from '../../context.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { afterAck, unfurlLinks } from '../../interaction.ts';
-import { servicesOf } from '../../services.ts';
 import { channelFacts } from '../../shared-channels.ts';
 
 /** Slack's channel for a link still in the message composer. */
 const COMPOSER = 'COMPOSER';
 
 export function register(app: App, deps: SlackDeps): void {
-  app.event('link_shared', async ({ event, body, context, client }) => {
+  app.event<'link_shared', RequestContext>('link_shared', async ({ event, context, client }) => {
     const composer = event.source === 'composer' || event.channel === COMPOSER;
     if (composer && !event.unfurl_id) return;
     await afterAck();
-    const actor = buildActor(deps, client, {
-      context,
-      teamId: body.team_id,
-      enterpriseId: body.enterprise_id,
-      userId: event.user,
-    });
+    // link_shared names who pasted the links: the context's actor is theirs.
+    const actor = actorOf(context);
     let outcome = 'none';
     try {
-      const answer = await servicesOf(deps).unfurls.unfurl(
+      const answer = await context.services.unfurls.unfurl(
         actor,
         {
           channelId: composer ? undefined : event.channel,
@@ -39,14 +34,14 @@ export function register(app: App, deps: SlackDeps): void {
       );
       if (answer.answer === 'unfurls') {
         const unfurls = renderUnfurls(answer.unfurls, {
-          appUrl: deps.config.trunk.appUrl,
+          appUrl: deps.settings.trunkAppUrl,
           orgSlug: answer.orgSlug,
         });
         const where =
           composer && event.unfurl_id
             ? { unfurlId: event.unfurl_id, source: event.source ?? 'composer' }
             : { channel: event.channel, ts: event.message_ts };
-        outcome = (await unfurlLinks(deps, client, where, unfurls)) ? 'ok' : 'failed';
+        outcome = (await context.reply.unfurl(where, unfurls)) ? 'ok' : 'failed';
       } else deps.logger.debug({ why: answer.why }, 'link_shared: nothing to unfurl');
     } catch (err) {
       // The store or Slack did not answer: the link stays without an unfurl.

@@ -3,10 +3,9 @@
  * audit log stays). tokens_revoked deletes only what was revoked (see ../../revocation.ts).
  */
 import type { App, Context } from '@slack/bolt';
+import { workspaceIdOf } from '../../actor.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { workspaceIdOf } from '../../interaction.ts';
 import { applyRevocation } from '../../revocation.ts';
-import { servicesOf } from '../../services.ts';
 
 type Envelope = { team_id?: string; enterprise_id?: string };
 
@@ -21,7 +20,7 @@ export function register(app: App, deps: SlackDeps): void {
   app.event('app_uninstalled', async ({ body, context }) => {
     const workspaceId = workspaceOf(context, body);
     if (!workspaceId) return;
-    await servicesOf(deps).workspace.uninstalled(workspaceId);
+    await deps.services.workspace.uninstalled(workspaceId);
   });
 
   app.event('tokens_revoked', async ({ event, body, context }) => {

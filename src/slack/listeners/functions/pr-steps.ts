@@ -12,7 +12,6 @@ import { renderPrAnnouncement, renderPrRefusal } from '../../blocks/pr-actions.t
 import { stepErrorText } from '../../blocks/steps.ts';
 import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { servicesOf } from '../../services.ts';
 import { registerStep, type StepEnd, type StepRun } from './run.ts';
 
 type SubmitStep = Extract<StepInput, { step: 'submit_pr' }>;
@@ -55,12 +54,7 @@ async function changePr(
   r: StepRun,
   change: { action: PrAction; prNumber: number; priority?: PrChangeRequest['priority']; reason?: string },
 ): Promise<StepEnd> {
-  return ending(
-    r,
-    change.prNumber,
-    await servicesOf(r.deps).prs.change(r.actor, r.at, change),
-    change.reason,
-  );
+  return ending(r, change.prNumber, await r.deps.services.prs.change(r.actor, r.at, change), change.reason);
 }
 
 export function register(app: App, deps: SlackDeps): void {

@@ -13,7 +13,6 @@ import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { stepErrorText } from '../../blocks/steps.ts';
 import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { servicesOf } from '../../services.ts';
 import { registerStep, type StepEnd, type StepRun } from './run.ts';
 
 type StateStep = Extract<StepInput, { step: 'pause_queue' | 'drain_queue' | 'resume_queue' }>;
@@ -32,7 +31,7 @@ async function changeQueue(
   refusedWhat: string,
   reason?: string,
 ): Promise<StepEnd> {
-  const result = await servicesOf(r.deps).queue.change(r.actor, r.at, request);
+  const result = await r.deps.services.queue.change(r.actor, r.at, request);
   switch (result.outcome) {
     case 'refused':
       return { end: 'fail', error: stepErrorText(renderRefusal(refusedWhat, result.because)) };

@@ -15,7 +15,6 @@ import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/er
 import { stepBadInput, stepChannelUnseen, stepErrorText, stepNeedsPerson } from '../../blocks/steps.ts';
 import { parseStepInputs, type StepId, type StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { servicesOf } from '../../services.ts';
 
 export type StepArgs = SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs;
 
@@ -101,7 +100,7 @@ async function decide<S extends StepInput>(
   // Issue 26: a step announces only where its person can see, like a command typed in that channel would.
   if (input.channel && input.interactor && !(await actor.canSee(input.channel)))
     return { end: 'fail', error: stepChannelUnseen(input.channel) };
-  const located = await servicesOf(deps).queue.locate(actor, input.channel, input.target);
+  const located = await deps.services.queue.locate(actor, input.channel, input.target);
   if (located.answer === 'no_target') return { end: 'fail', error: stepErrorText(renderNoTarget()) };
   if (located.answer === 'not_connected') return { end: 'fail', error: stepErrorText(renderNotConnected()) };
   return def.run({

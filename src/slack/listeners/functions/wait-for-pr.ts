@@ -9,7 +9,6 @@
 import type { App } from '@slack/bolt';
 import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { servicesOf } from '../../services.ts';
 import { registerStep } from './run.ts';
 
 type WaitStep = Extract<StepInput, { step: 'wait_for_pr' }>;
@@ -18,7 +17,7 @@ export function register(app: App, deps: SlackDeps): void {
   registerStep<WaitStep>(app, deps, {
     id: 'wait_for_pr',
     run: async (r) => {
-      const answer = await servicesOf(deps).steps.waitForPr(r.actor, r.at, {
+      const answer = await deps.services.steps.waitForPr(r.actor, r.at, {
         executionId: r.executionId,
         callbackId: 'wait_for_pr',
         prNumber: r.input.pr,

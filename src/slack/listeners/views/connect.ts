@@ -17,8 +17,7 @@ import type { SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
 import { unwrapMetadata } from '../../modals.ts';
-import { servicesOf } from '../../services.ts';
-import { tellPrivately } from '../tell-privately.ts';
+import { tellPrivately } from '../../reply.ts';
 
 /** Kept back from the answer budget for storing the token and answering. */
 const SAVE_RESERVE_MS = 400;
@@ -44,7 +43,7 @@ export function register(app: App, deps: SlackDeps): void {
     const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
     const token = CONNECT_BLOCKS.token;
     try {
-      const a = await servicesOf(deps).workspace.connect(actor, parsed.input, budget, SAVE_RESERVE_MS);
+      const a = await deps.services.workspace.connect(actor, parsed.input, budget, SAVE_RESERVE_MS);
       switch (a.answer) {
         case 'refused':
           return fail({ [token]: `You can't connect Trunk: ${a.because}.` }, 'refused');

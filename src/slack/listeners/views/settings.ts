@@ -11,11 +11,9 @@ import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { CALLBACKS } from '../../blocks/ids.ts';
 import { parseSettingsSubmission, type SubmissionValues } from '../../blocks/settings.ts';
 import type { SlackDeps } from '../../deps.ts';
-import { postToChannel } from '../../interaction.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import type { SlackReply } from '../../reply.ts';
-import { servicesOf } from '../../services.ts';
-import { tellPrivately } from '../tell-privately.ts';
+import { postToChannel, tellPrivately } from '../../reply.ts';
 
 export function register(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.settings, async ({ ack, body, view, client, context }) => {
@@ -35,7 +33,7 @@ export function register(app: App, deps: SlackDeps): void {
     // The form's operator check does not read the payload's own team (as before this layer).
     const actor = interactionActor(deps, client, context, body, { checkPayloadTeam: false });
     const userId = actor.userId;
-    const { queue } = servicesOf(deps);
+    const { queue } = deps.services;
     const tell = (reply: SlackReply) =>
       tellPrivately(deps, client, { workspaceId: actor.workspace.id, channel: meta.c, userId }, reply);
     let outcome = 'failed';

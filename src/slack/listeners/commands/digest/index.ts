@@ -10,7 +10,6 @@ import { digestReply, renderDigestAnswer } from '../../../blocks/digest-replies.
 import { renderError } from '../../../blocks/errors.ts';
 import { parseDigestCommand } from '../../../commands/digest.ts';
 import { DIGEST_HELP } from '../../../commands/usage.ts';
-import { sendReply } from '../../../interaction.ts';
 import type { SlackReply } from '../../../reply.ts';
 import type { CommandRequest, Outcome } from '../types.ts';
 
@@ -39,7 +38,7 @@ export async function answerDigest(
 export async function digest(req: CommandRequest, args: string[]): Promise<Outcome> {
   const commands = req.deps.digest;
   if (!commands) {
-    await sendReply(req.deps, req.respond, {
+    await req.reply.respond({
       text: 'Digests are turned off in this deployment.',
       response_type: 'ephemeral',
     });
@@ -53,11 +52,11 @@ export async function digest(req: CommandRequest, args: string[]): Promise<Outco
       req.channelId,
       req.deps.logger.child({ component: 'digest' }),
     );
-    await sendReply(req.deps, req.respond, reply);
+    await req.reply.respond(reply);
     return 'ok';
   } catch (err) {
     req.deps.logger.error({ err }, 'digest command failed');
-    await sendReply(req.deps, req.respond, renderError(err));
+    await req.reply.respond(renderError(err));
     return 'failed';
   }
 }
