@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config.ts';
 import { DEFAULT_BRANCH } from '../core/target.ts';
-import { createDigestService, type DigestService, type HealthReports } from '../digest/index.ts';
+import type { HealthReports } from '../digest/index.ts';
 import { mergedStays } from '../history/repository.ts';
 import { computeQueueStats, previousWindow } from '../history/stats.ts';
 import type { Lifecycle } from '../lifecycle.ts';
