@@ -47,7 +47,7 @@ const REPOSITORY_MODULES = [
   '^src/flaky/(test-watches|messages)\\.ts$',
   '^src/freeze/repository\\.ts$',
   '^src/history/repository\\.ts$',
-  '^src/watch/(feeds|outbox|people|queue-state|slow-state|transitions|waits)\\.ts$',
+  '^src/watch/(feeds|deliveries|people|queue-state|slow-state|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
 
@@ -66,7 +66,7 @@ const SLACK_MAY_RUN_FROM_STORE = ['^$'];
 const LISTENERS_MAY_IMPORT = [
   '^src/slack/listeners/',
   '^src/services/',
-  '^src/slack/(commands|blocks)/',
+  '^src/slack/(grammars|blocks)/',
   '^src/(core|observability)/',
   // what a listener is handed (SlackDeps and its ports), the request's context (actor, services, reply), the Actor
   '^src/slack/(deps|ports|context|actor)\\.ts$',
@@ -182,6 +182,18 @@ module.exports = {
       to: { path: '^src/', pathNot: [DOMAIN, BELOW_THE_DOMAINS] },
     },
     {
+      name: 'domains-write-no-audit',
+      severity: 'error',
+      comment:
+        'A domain decides and returns plain outcomes (ok, noop, failed with before/after and the error); the ' +
+        'audit row of a change, no-op, refusal or failure is written by the application layer (services/, ' +
+        "through the Actor's `audit`, or the composition root for a freeze window), which also claims a clicked " +
+        'button once. store/audit-retrying.ts is the module that writes audit rows: no domain imports it, so a ' +
+        'domain never audits itself and every row is written where the actor is known.',
+      from: { path: DOMAIN },
+      to: { path: '^src/store/audit-retrying\\.ts$' },
+    },
+    {
       name: 'domain-knows-no-slack-package',
       severity: 'error',
       comment:
@@ -242,7 +254,7 @@ module.exports = {
       name: 'listeners-import-only-services-grammars-renderers',
       severity: 'error',
       comment:
-        'A listener parses (slack/commands/), calls a service (services/), renders (slack/blocks/) and ' +
+        'A listener parses (slack/grammars/), calls a service (services/), renders (slack/blocks/) and ' +
         "replies; it imports only those, core/, observability/, Bolt's and Slack's types and the few " +
         'Slack-side helpers named in LISTENERS_MAY_IMPORT. A rule, a repository or a store query in a ' +
         'listener is a rule the next surface re-implements: move it into the service.',

@@ -10,7 +10,7 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { buildSlackSide } from './app-services.ts';
 import type { Config } from './config.ts';
 import { answerWithin } from './core/deadline.ts';
-import type { DigestService } from './digest/index.ts';
+import type { DigestEngine } from './digest/index.ts';
 import { createHttpRoutes } from './http/routes.ts';
 import { createTrunkWebhookRoutes } from './http/trunk-webhooks.ts';
 import {
@@ -172,7 +172,7 @@ export interface RunningApp {
   /** Slow-queue alerts (src/workers/slow-queues.ts). */
   readonly slow: SlowQueuesWorker;
   /** The digest scheduler (tests tick it on their clock); undefined when turned off. */
-  readonly digests: DigestService | undefined;
+  readonly digests: DigestEngine | undefined;
   /** Dashboard canvases kept current (src/workers/dashboards.ts). */
   readonly dashboards: DashboardsWorker;
   start(): Promise<void>;

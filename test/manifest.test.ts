@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BOT_SCOPES, EVENTS_PATH, REDIRECT_PATH } from '../src/app.ts';
-import { STEP_IDS } from '../src/slack/commands/steps.ts';
+import { STEP_IDS } from '../src/slack/grammars/steps.ts';
 import { COMMAND } from '../src/slack/listeners/commands/mergequeue.ts';
 import { ROOT } from './helpers/processes.ts';
 

@@ -14,8 +14,9 @@
  * - Stop: no new pass starts; the pass in progress and the work it launched (`inFlight`, e.g. a freeze run
  *   or a digest being posted) get until the deadline, then are left to their leases.
  */
-import { afterAnswers } from './answers-first.ts';
+
 import { settleBy } from './deadline.ts';
+import { afterAnswers } from './scheduling-gate.ts';
 
 /** Calls `fire` on its own schedule until the returned cancel is called (node-cron, for the digests). */
 export type PassTrigger = (fire: () => void) => () => Promise<void> | void;

@@ -9,7 +9,7 @@ import type { DigestSurface } from './surface.ts';
 import type { DigestMessage, Subscription, WorkspaceTrunk } from './types.ts';
 
 export interface DigestDeps {
-  store: Pick<Store, 'db' | 'leases' | 'getChannelDefault' | 'getWorkspace' | 'appendAudit'>;
+  store: Pick<Store, 'db' | 'leases' | 'getChannelDefault' | 'getWorkspace'>;
   /** undefined when the workspace has no Trunk credentials yet. */
   trunkFor(workspaceId: string): Promise<WorkspaceTrunk | undefined> | WorkspaceTrunk | undefined;
   /** Where messages go: the Slack outbox (paced per channel with everything else the app posts). */

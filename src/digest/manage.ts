@@ -1,7 +1,8 @@
 /**
  * What people may do with digests: checks who may do what, validates the repository with Trunk, changes
- * the stored subscriptions, audits each change or refusal, and answers with plain data (a
- * `DigestAnswer`). The `/mergequeue digest` grammar and the words of each reply live in slack/.
+ * the stored subscriptions, and answers with plain data (a `DigestAnswer`), from which the application
+ * layer (services/digest.ts) writes the audit row of each change or refusal. The `/mergequeue digest`
+ * grammar and the words of each reply live in slack/.
  */
 
 import { canonicalTimeZone, formatLocalTime } from '../core/local-time.ts';
@@ -9,7 +10,6 @@ import { DEFAULT_BRANCH, type RepoRef } from '../core/target.ts';
 import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
 import type { ManualRunCooldown } from './cooldown.ts';
 import type { DigestDeps } from './deps.ts';
-import { describeSchedule, repoLabel } from './describe.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { type DaysRule, nextOccurrence } from './schedule.ts';
 import type { DigestRequest, RunOutcome, Subscription } from './types.ts';
@@ -32,8 +32,11 @@ export type DigestRefusal =
   | { answer: 'not_channel_manager'; action: ManagerAction; channelId: string }
   /** Only operators change who digests mention. */
   | { answer: 'not_operator'; action: 'owners' }
-  /** No such digest, or one in a channel the person cannot see (told the same, so nothing leaks). */
-  | { answer: 'no_such_digest'; id: string };
+  /**
+   * No such digest, or one in a channel the person cannot see (told the same, so nothing leaks; `hidden`
+   * says which for the audit, never for the reply).
+   */
+  | { answer: 'no_such_digest'; id: string; hidden?: true };
 
 /** What each operation did, as plain data. */
 export type DigestAnswer =
@@ -102,27 +105,6 @@ export interface ManageEnv {
 
 export function createDigestManager(env: ManageEnv): DigestManager {
   const { deps, subs, now, logger } = env;
-  async function audit(
-    c: DigestCommandContext,
-    action: string,
-    target: string,
-    outcome: 'ok' | 'refused',
-    detail: Record<string, unknown>,
-  ) {
-    try {
-      await deps.store.appendAudit({
-        workspaceId: c.workspaceId,
-        userId: c.userId,
-        action,
-        target,
-        outcome,
-        detail,
-      });
-    } catch (err) {
-      logger.warn({ err }, 'audit write failed');
-    }
-  }
-
   /**
    * Operators manage every digest; anyone else only the digests of a channel they are a member of (and
    * never a guest or a person of another organization), so `digest run` cannot post into a channel the
@@ -134,33 +116,19 @@ export function createDigestManager(env: ManageEnv): DigestManager {
     action: ManagerAction,
   ): Promise<DigestRefusal | undefined> {
     if ((await c.isOperator()) || (await c.isChannelMember(channelId))) return undefined;
-    await audit(c, `digest.${action}`, '', 'refused', {
-      reason: 'neither an operator nor a member of the channel',
-      channel: channelId,
-    });
     return { answer: 'not_channel_manager', action, channelId };
   }
 
   async function refuseUnlessOperator(c: DigestCommandContext): Promise<DigestRefusal | undefined> {
     if (await c.isOperator()) return undefined;
-    await audit(c, 'digest.owners', '', 'refused', { reason: 'not an operator' });
     return { answer: 'not_operator', action: 'owners' };
   }
 
   /** The digest, unless it is in a channel the person cannot see (then it is as if it did not exist). */
-  async function findSub(
-    c: DigestCommandContext,
-    id: string,
-    action: string,
-  ): Promise<Subscription | DigestRefusal> {
+  async function findSub(c: DigestCommandContext, id: string): Promise<Subscription | DigestRefusal> {
     const sub = await subs.get(c.workspaceId, id);
     if (sub && ((await c.canSeeChannel(sub.channelId)) || (await c.isOperator()))) return sub;
-    if (sub)
-      await audit(c, `digest.${action}`, '', 'refused', {
-        id,
-        reason: 'the digest is in a channel this person cannot see',
-      });
-    return { answer: 'no_such_digest', id };
+    return sub ? { answer: 'no_such_digest', id, hidden: true } : { answer: 'no_such_digest', id };
   }
 
   /** Checks with Trunk that the repository exists for this workspace's organization. */
@@ -238,13 +206,6 @@ export function createDigestManager(env: ManageEnv): DigestManager {
       nextDueAt: nextOccurrence(spec, t),
       ...(cmd.owner ? { owner: cmd.owner } : {}),
     });
-    await audit(c, 'digest.add', repoLabel(sub), 'ok', {
-      id: sub.id,
-      kind: sub.kind,
-      schedule: describeSchedule(sub),
-      channel: c.channelId,
-      ...(sub.owner ? { owner: sub.owner } : {}),
-    });
     return { answer: 'added', sub };
   }
 
@@ -268,7 +229,7 @@ export function createDigestManager(env: ManageEnv): DigestManager {
   }
 
   async function set(c: DigestCommandContext, cmd: Op<'set'>): Promise<DigestAnswer> {
-    const found = await findSub(c, cmd.id, 'set');
+    const found = await findSub(c, cmd.id);
     if ('answer' in found) return found;
     const refused = await refuseUnlessChannelManager(c, found.channelId, 'set');
     if (refused) return refused;
@@ -289,7 +250,6 @@ export function createDigestManager(env: ManageEnv): DigestManager {
         : cmd.option === 'time'
           ? formatLocalTime(cmd.value as number)
           : String(cmd.value);
-    await audit(c, 'digest.set', repoLabel(found), 'ok', { id: found.id, option: cmd.option, value: shown });
     return { answer: 'changed', sub: next, option: cmd.option, value: shown };
   }
 
@@ -299,24 +259,18 @@ export function createDigestManager(env: ManageEnv): DigestManager {
     if (refused) return refused;
     const mentions = cmd.mentions ?? [];
     const changed = await subs.setMentions(c.workspaceId, cmd.owner, mentions, c.userId, now());
-    await audit(c, 'digest.owners', '', 'ok', { owner: cmd.owner, mentions });
     return { answer: 'owner_mapped', owner: cmd.owner, mentions, changed };
   }
 
   /** `digest run <id>`: by a manager of its channel, once per cooldown window, in a free scheduler slot. */
   async function run(c: DigestCommandContext, id: string): Promise<DigestAnswer> {
-    const found = await findSub(c, id, 'run');
+    const found = await findSub(c, id);
     if ('answer' in found) return found;
     const refused = await refuseUnlessChannelManager(c, found.channelId, 'run');
     if (refused) return refused;
     const key = { subscriptionId: found.id, workspaceId: c.workspaceId };
     const claim = await env.cooldown.claim(key, c.userId, now(), env.cooldownMs);
     if (!claim.ok) {
-      await audit(c, 'digest.run', repoLabel(found), 'refused', {
-        id: found.id,
-        reason: 'cooldown',
-        lastRunAt: claim.lastStartedAt,
-      });
       return {
         answer: 'run_cooling_down',
         sub: found,
@@ -329,22 +283,19 @@ export function createDigestManager(env: ManageEnv): DigestManager {
     const started = env.runManual(found);
     if (!started) {
       await env.cooldown.release(found.id, claim.startedAt);
-      await audit(c, 'digest.run', repoLabel(found), 'refused', { id: found.id, reason: 'scheduler busy' });
       return { answer: 'run_busy', sub: found };
     }
     started.catch((err: unknown) => logger.error({ err }, 'manual digest failed'));
-    await audit(c, 'digest.run', repoLabel(found), 'ok', { id: found.id });
     return { answer: 'run_started', sub: found };
   }
 
   async function remove(c: DigestCommandContext, id: string): Promise<DigestAnswer> {
-    const found = await findSub(c, id, 'remove');
+    const found = await findSub(c, id);
     if ('answer' in found) return found;
     const refused = await refuseUnlessChannelManager(c, found.channelId, 'remove');
     if (refused) return refused;
     await subs.remove(c.workspaceId, id);
     await env.cooldown.forget(id);
-    await audit(c, 'digest.remove', repoLabel(found), 'ok', { id: found.id });
     return { answer: 'removed', sub: found };
   }
 

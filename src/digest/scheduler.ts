@@ -18,7 +18,7 @@ import { MAX_DIGEST_ATTEMPTS } from './slack-outage.ts';
 import type { RunOutcome, Subscription } from './types.ts';
 
 /** Claimed later than this after its time, a digest says it is late. */
-export const LATE_AFTER_MS = 5 * 60_000;
+export const DIGEST_LATE_AFTER_MS = 5 * 60_000;
 /** Finished claims are kept this long (for `digest` troubleshooting), then pruned about hourly. */
 export const KEEP_RUNS_MS = 30 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -137,7 +137,7 @@ export class Scheduler {
           { from: new Date(sub.nextDueAt).toISOString() },
           'earlier missed occurrences are superseded by the latest',
         );
-      const late = now - latest > LATE_AFTER_MS;
+      const late = now - latest > DIGEST_LATE_AFTER_MS;
       const key = {
         subscriptionId: sub.id,
         scheduledAt: latest,

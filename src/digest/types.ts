@@ -1,6 +1,5 @@
 /** Plain data of the digest domain, shared by its modules. */
 import type { RepoRef } from '../core/target.ts';
-import type { TrunkApi } from '../trunk/api.ts';
 import type { Repo } from '../trunk/types.ts';
 import type { DaysRule } from './schedule.ts';
 
@@ -51,11 +50,9 @@ export interface DigestMessage {
   blocks: MessageBlock[];
 }
 
-/** A workspace's Trunk access: the client for its token and its organization slug. */
-export interface WorkspaceTrunk {
-  api: TrunkApi;
-  orgSlug: string;
-}
+import type { WorkspaceTrunk } from '../trunk/api.ts';
+
+export type { WorkspaceTrunk };
 
 export interface RunOutcome {
   /** retrying: Slack failed in passing; the claim is left to be taken over after a backoff. */
@@ -65,7 +62,7 @@ export interface RunOutcome {
 }
 
 /**
- * What a person asks of the digests. The `/mergequeue digest` grammar (src/slack/commands/digest.ts)
+ * What a person asks of the digests. The `/mergequeue digest` grammar (src/slack/grammars/digest.ts)
  * produces these; the digest's operations (manage.ts) take them.
  */
 export type DigestRequest =

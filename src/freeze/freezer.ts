@@ -67,7 +67,7 @@ export interface FreezerDeps {
 /** Attempts at resuming before giving up and reporting it (a start is retried until its window closes). */
 export const END_MAX_ATTEMPTS = 10;
 /** Applied later than this after its time, a start or end says it is late (recovery after downtime). */
-export const LATE_AFTER_MS = 60_000;
+export const FREEZE_LATE_AFTER_MS = 60_000;
 /** Finished claims are kept this long, then pruned about hourly. */
 export const KEEP_CLAIMS_MS = 30 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -242,7 +242,7 @@ export class Freezer {
     const me = this.#deps.replicaId;
     const desired = STATE_FOR_ACTION[w.action];
     const now = this.#now();
-    const late = now - rec.occurrenceStart > LATE_AFTER_MS;
+    const late = now - rec.occurrenceStart > FREEZE_LATE_AFTER_MS;
     // At each start the window acts as its creator would: only while they are an operator. (A takeover
     // whose previous owner already changed the queue was checked by it.)
     if (rec.beforeState === undefined && this.#deps.creatorStanding) {
@@ -368,7 +368,7 @@ export class Freezer {
     const reading = await this.#read(rec);
     if ('error' in reading) return this.#endFailed(rec, reading.error);
     const cur = lower(reading.state);
-    const late = now - rec.occurrenceEnd > LATE_AFTER_MS;
+    const late = now - rec.occurrenceEnd > FREEZE_LATE_AFTER_MS;
     const resumed = async () => {
       if (await this.#claims.finish(rec, me, 'done', 'resumed', this.#now()))
         await this.#announce({ ...this.#base(rec), kind: 'ended', resumed: true, late });

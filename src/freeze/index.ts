@@ -5,7 +5,7 @@ export {
   activeOccurrence,
   activeOrNext,
   type FreezeRule,
-  nextOccurrence,
+  nextWindowOccurrence,
   type Occurrence,
 } from './schedule.ts';
 export type * from './types.ts';

@@ -1,14 +1,16 @@
 /**
- * The freezer's changeQueue and readQueue over the queue domain (queue/service.ts): changes go through
- * changeState, so each is audited under the window's creator with the window's reason, like a typed
- * command; reads say who last changed the queue's state and when, from that audit, when it matches.
+ * The freezer's changeQueue and readQueue over the queue: changes go through the application's audited
+ * change flow (`changeState` below, services/queue.ts's changeQueueAs handed in by workers/freezer.ts), so
+ * each is audited under the window's creator with the window's reason, like a typed command, by the
+ * application layer and not by freeze/; reads say who last changed the queue's state and when, from that
+ * audit, when it matches.
  */
 
 import { formatQueueRef, type QueueRef } from '../core/target.ts';
-import { changeState, readQueue as readQueueState } from '../queue/service.ts';
+import { type ChangeResult, readQueue as readQueueState } from '../queue/operations.ts';
 import type { Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
-import { stateAfterChange } from '../trunk/types.ts';
+import { type SettableQueueState, stateAfterChange } from '../trunk/types.ts';
 import {
   type ChangeQueue,
   FREEZE_REASON_PREFIX,
@@ -17,11 +19,28 @@ import {
   type ReadQueue,
 } from './types.ts';
 
+/** Who changes the queue for a window: its creator, in its workspace, with the workspace's Trunk client. */
+export interface WindowActor {
+  workspaceId: string;
+  userId: string;
+  trunk: TrunkApi;
+}
+
 export interface QueueCallbackDeps {
-  store: Store;
+  /** The audit, read only: who last changed a queue's state. */
+  audit: Pick<Store, 'listAudit'>;
+  /**
+   * The queue's audited change flow: changes the queue as `as` and writes its audit row (services/queue.ts
+   * `changeQueueAs`, handed in by the composition root).
+   */
+  changeState: (
+    as: WindowActor,
+    target: QueueRef,
+    desired: SettableQueueState,
+    reason: string,
+  ) => Promise<ChangeResult>;
   /** The workspace's Trunk client; undefined when Trunk is not connected. */
   trunkFor(workspaceId: string): Promise<TrunkApi | undefined> | TrunkApi | undefined;
-  now: () => number;
   /**
    * A failed change or read in one sentence for the channel. The words (what to type in Slack) are the
    * Slack side's: `describeTrunkFailure` in src/slack/blocks/errors.ts.
@@ -39,8 +58,7 @@ export function queueCallbacks(deps: QueueCallbackDeps): {
   const changeQueue: ChangeQueue = async (workspaceId, target, state, reason, window) => {
     const trunk = await deps.trunkFor(workspaceId);
     if (!trunk) return { outcome: 'failed', error: NOT_CONNECTED };
-    const ctx = { trunk, store: deps.store, workspaceId, userId: window.createdBy, now: deps.now };
-    const r = await changeState(ctx, target, state, { reason });
+    const r = await deps.changeState({ workspaceId, userId: window.createdBy, trunk }, target, state, reason);
     if (r.outcome === 'ok') return { outcome: 'ok', state: String(r.after.state) };
     if (r.outcome === 'noop')
       return r.before
@@ -59,7 +77,7 @@ export function queueCallbacks(deps: QueueCallbackDeps): {
       throw new Error(deps.describeFailure(err));
     }
     const reading: QueueReading = { state: String(queue.state) };
-    const audit = await deps.store.listAudit(workspaceId, { target: formatQueueRef(target), limit: 20 });
+    const audit = await deps.audit.listAudit(workspaceId, { target: formatQueueRef(target), limit: 20 });
     const last = audit.find((e) => e.outcome === 'ok' && stateAfterChange(e.action) !== undefined);
     if (last && stateAfterChange(last.action) === reading.state.toLowerCase()) {
       reading.changedAt = last.at;
@@ -70,7 +88,7 @@ export function queueCallbacks(deps: QueueCallbackDeps): {
 
   // From the audit: ok pauses, drains and resumes whose reason is not a freeze window's own.
   const personChanges: PersonChanges = async (workspaceId, target, since) => {
-    const audit = await deps.store.listAudit(workspaceId, { target: formatQueueRef(target), limit: 50 });
+    const audit = await deps.audit.listAudit(workspaceId, { target: formatQueueRef(target), limit: 50 });
     return audit
       .filter(
         (e) =>

@@ -101,7 +101,7 @@ export function activeOccurrence(spec: WindowSpec, at: number): Occurrence | und
 }
 
 /** The first occurrence starting strictly after `after`, if any (a `once` window that has passed has none). */
-export function nextOccurrence(spec: WindowSpec, after: number): Occurrence | undefined {
+export function nextWindowOccurrence(spec: WindowSpec, after: number): Occurrence | undefined {
   return occurrencesAround(spec, after).find((o) => o.start > after);
 }
 
@@ -112,6 +112,6 @@ export function activeOrNext(
 ): { occurrence: Occurrence; active: boolean } | undefined {
   const active = activeOccurrence(spec, at);
   if (active) return { occurrence: active, active: true };
-  const next = nextOccurrence(spec, at);
+  const next = nextWindowOccurrence(spec, at);
   return next ? { occurrence: next, active: false } : undefined;
 }

@@ -5,7 +5,7 @@
 import type { QueueRef } from '../core/target.ts';
 import type { Db } from '../store/types.ts';
 import { WindowRepository } from './repository.ts';
-import { activeOrNext, nextOccurrence, type Occurrence, type WindowSpec } from './schedule.ts';
+import { activeOrNext, nextWindowOccurrence, type Occurrence, type WindowSpec } from './schedule.ts';
 import type { FreezeAdd, FreezeWindow } from './types.ts';
 
 export function windowSpec(w: FreezeWindow): WindowSpec {
@@ -90,14 +90,14 @@ export async function skipNext(db: Db, workspaceId: string, id: string, now: num
   if (!w) return { outcome: 'not_found' };
   const spec = windowSpec(w);
   if (w.skipStartAt !== undefined && w.skipStartAt > now) {
-    const skipped = nextOccurrence({ ...spec, skipStartAt: undefined }, w.skipStartAt - 1);
+    const skipped = nextWindowOccurrence({ ...spec, skipStartAt: undefined }, w.skipStartAt - 1);
     if (skipped?.start === w.skipStartAt) return { outcome: 'already_skipped', window: w, skipped };
   }
-  const next = nextOccurrence({ ...spec, skipStartAt: undefined }, now);
+  const next = nextWindowOccurrence({ ...spec, skipStartAt: undefined }, now);
   if (!next) return { outcome: 'no_next', window: w };
   await repo.setSkip(workspaceId, id, next.start);
   const updated: FreezeWindow = { ...w, skipStartAt: next.start };
-  const after = nextOccurrence(windowSpec(updated), now);
+  const after = nextWindowOccurrence(windowSpec(updated), now);
   return after
     ? { outcome: 'skipped', window: updated, skipped: next, next: after }
     : { outcome: 'skipped', window: updated, skipped: next };

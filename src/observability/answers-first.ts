@@ -18,16 +18,16 @@
  * started (auth.test asked at start, a read another request began), and that answer must not wait for
  * the very request that needs it (test/slack/e2e/first-ack.test.ts).
  *
- * The count and the wait itself are core/answers-first.ts's, where the periodic passes (core) wait too.
+ * The count and the wait itself are core/scheduling-gate.ts's, where the periodic passes (core) wait too.
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { type DeferBudget, deferBudget, requestReceived, whenAnswered } from '../core/answers-first.ts';
 import { requestPath } from '../core/request-path.ts';
-import { currentRequestContext, type RequestContext } from './request-context.ts';
+import { type DeferBudget, deferBudget, requestReceived, whenAnswered } from '../core/scheduling-gate.ts';
+import { currentRequestContext, type RequestLogContext } from './request-context.ts';
 
 /** Each request's work after its ack shares one wait budget (MAX_DEFER_MS in all, not per wait). */
-const budgets = new WeakMap<RequestContext, DeferBudget>();
+const budgets = new WeakMap<RequestLogContext, DeferBudget>();
 
 /**
  * Resolves on a later turn of the event loop once no request is waiting for its answer (or after

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
-export interface RequestContext {
+export interface RequestLogContext {
   reqId: string;
   /** Date.now() when the app took the request; answers due within Slack's 3 s count from here. */
   receivedAt?: number;
@@ -13,17 +13,17 @@ export interface RequestContext {
   answered?: boolean;
 }
 
-const storage = new AsyncLocalStorage<RequestContext>();
+const storage = new AsyncLocalStorage<RequestLogContext>();
 
 /** A short, unique-enough id for correlating one request's log lines. */
 export function newRequestId(): string {
   return randomUUID().replaceAll('-', '').slice(0, 16);
 }
 
-export function runWithRequestContext<T>(ctx: RequestContext, fn: () => T): T {
+export function runWithRequestContext<T>(ctx: RequestLogContext, fn: () => T): T {
   return storage.run(ctx, fn);
 }
 
-export function currentRequestContext(): RequestContext | undefined {
+export function currentRequestContext(): RequestLogContext | undefined {
   return storage.getStore();
 }

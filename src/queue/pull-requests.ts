@@ -2,13 +2,13 @@
  * Acting on one PR (submit, cancel, restart its tests) and listing a queue's PRs, independent of Slack.
  * Who may act is decided from the PR as Trunk reports it now: an operator, or its author, meaning the
  * person linked to the PR's GitHub login by an operator. A link people make for themselves is a claim
- * anyone could make about any login, so it never grants rights. Every change, no-op, failure and refusal
- * is audited like a queue change; results are plain data for the caller to render.
+ * anyone could make about any login, so it never grants rights. Results are plain data (ok, noop,
+ * refused, failed) for the caller to audit and render: the audit rows and the click claims are the
+ * application layer's (services/prs.ts), never written here.
  */
 
 import { formatQueueRef, type QueueRef } from '../core/target.ts';
-import { auditBy } from '../store/audit-retrying.ts';
-import { isTrunkError, TrunkNotFoundError, TrunkUnavailableError } from '../trunk/errors.ts';
+import { TrunkNotFoundError, TrunkUnavailableError } from '../trunk/errors.ts';
 import { type Cutoff, untilDeadline } from '../trunk/pagination.ts';
 import { isInQueue } from '../trunk/pr-writes.ts';
 import {
@@ -19,8 +19,8 @@ import {
   type PullRequestState,
   type SubmittedPullRequest,
 } from '../trunk/types.ts';
+import { address, type QueueContext } from './operations.ts';
 import type { OperatorDecision } from './permissions.ts';
-import { address, claimClick, type QueueContext, releaseClick } from './service.ts';
 
 export type PrAction = 'submit' | 'cancel' | 'restart';
 
@@ -34,6 +34,8 @@ export interface AuthorLink {
 export type AuthorLookup = (githubLogin: string) => Promise<AuthorLink | undefined>;
 
 export interface PrActor {
+  /** The Slack user acting. */
+  userId: string;
   /** Whether the person is an operator (read lazily: it may ask Slack). */
   operator: () => Promise<OperatorDecision>;
   authorOf: AuthorLookup;
@@ -50,7 +52,10 @@ export interface PrChangeRequest {
   reason?: string;
   /** The PR state the clicked message showed; given for buttons, absent for typed commands. */
   expected?: string;
-  /** Identifies one rendered button: repeated clicks of it count once. */
+  /**
+   * Identifies one rendered button: repeated clicks of it count once. Claimed by the application service
+   * (services/prs.ts) around the change; the domain does not read it.
+   */
   clickKey?: string;
 }
 
@@ -67,6 +72,8 @@ export type PrChangeResult =
       confirmedBy: PullRequestChange['confirmedBy'];
       /** Why this person was allowed: `workspace admin`, `author of #12 (…)`. */
       because: string;
+      /** How many times the write was sent to Trunk (its client settles a lost answer by reading). */
+      sent?: PullRequestChange['sent'];
     }
   | { outcome: 'noop'; action: PrAction; target: string; current?: SubmittedPullRequest; reason: string }
   | { outcome: 'refused'; action: PrAction; target: string; because: string }
@@ -160,6 +167,11 @@ export function decidePrRights(f: RightsFacts): RightsDecision {
   return { allowed: true, because: `author of #${f.prNumber} (GitHub ${login}, linked by an operator)` };
 }
 
+/** What an attempt on the PR is recorded under: `owner/repo:branch#12`. */
+export function prTarget(req: Pick<PrChangeRequest, 'ref' | 'prNumber'>): string {
+  return `${formatQueueRef(req.ref)}#${req.prNumber}`;
+}
+
 /**
  * Reads the PR, decides who may act on it, checks that the action still fits its current state, and sends
  * the write once (the client settles a lost answer by reading the PR, never by sending blindly again).
@@ -169,40 +181,23 @@ export async function changePullRequest(
   req: PrChangeRequest,
   actor: PrActor,
 ): Promise<PrChangeResult> {
-  const step = new Step(ctx, req);
-  if (req.clickKey && !(await claimClick(ctx, req.clickKey))) {
-    await auditBy(ctx, req.action, step.target, 'noop', { ...step.detail, why: 'repeated click' });
-    return {
-      outcome: 'noop',
-      action: req.action,
-      target: step.target,
-      reason: 'That click was already handled.',
-    };
-  }
-  const ready = await step.prepare(actor);
+  const ready = await prepare(ctx, req, actor);
   if ('outcome' in ready) return ready;
   let change: PullRequestChange;
   try {
     change = await send(ctx, req);
   } catch (err) {
-    return step.fail(err);
+    return failed(req, err);
   }
-  // Trunk applied it: from here on the result is 'ok' whatever the read or the audit write does.
+  // Trunk applied it: from here on the result is 'ok' whatever the read (or the caller's audit) does.
   const after = change.pullRequest ?? (await readPr(ctx, req.ref, req.prNumber).catch(() => undefined));
-  await auditBy(ctx, req.action, step.target, 'ok', {
-    ...step.detail,
-    because: ready.because,
-    confirmedBy: change.confirmedBy,
-    sent: change.sent,
-    before: ready.before?.state ?? null,
-    after: after?.state ?? null,
-  });
   const r: PrChangeResult = {
     outcome: 'ok',
     action: req.action,
-    target: step.target,
+    target: prTarget(req),
     confirmedBy: change.confirmedBy,
     because: ready.because,
+    sent: change.sent,
   };
   if (ready.before) r.before = ready.before;
   if (after) r.after = after;
@@ -215,93 +210,59 @@ export type PrPreview =
 
 /**
  * The checks of changePullRequest without the write, for a step that asks first (Cancel's confirmation):
- * a refusal or a PR that moved on is answered before the person fills anything in. Claims no click.
+ * a refusal or a PR that moved on is answered before the person fills anything in.
  */
 export async function previewPullRequestChange(
   ctx: QueueContext,
   req: Omit<PrChangeRequest, 'clickKey'>,
   actor: PrActor,
 ): Promise<PrPreview> {
-  const ready = await new Step(ctx, req).prepare(actor);
+  const ready = await prepare(ctx, req, actor);
   return 'outcome' in ready ? ready : { outcome: 'ready', current: ready.before };
 }
 
-/** One attempt: its audit target and detail, and the read-decide-check part both entry points share. */
-class Step {
-  readonly target: string;
-  readonly detail: Record<string, unknown>;
-  private readonly ctx: QueueContext;
-  private readonly req: PrChangeRequest;
-  constructor(ctx: QueueContext, req: PrChangeRequest) {
-    this.ctx = ctx;
-    this.req = req;
-    this.target = `${formatQueueRef(req.ref)}#${req.prNumber}`;
-    const d: Record<string, unknown> = {
-      via: req.expected === undefined ? 'command' : 'button',
-      pr: req.prNumber,
-    };
-    if (req.priority !== undefined) d.priority = req.priority;
-    if (req.noBatch) d.noBatch = true;
-    if (req.reason) d.reason = req.reason;
-    if (req.expected !== undefined) d.expected = req.expected;
-    this.detail = d;
-  }
-
-  async prepare(
-    actor: PrActor,
-  ): Promise<
-    { before: SubmittedPullRequest | undefined; because: string } | Exclude<PrChangeResult, { outcome: 'ok' }>
-  > {
-    const { ctx, req, target } = this;
-    const { action } = req;
-    let before: SubmittedPullRequest | undefined;
-    let rights: RightsDecision;
-    try {
-      before = await readPr(ctx, req.ref, req.prNumber);
-      const operator = await actor.operator();
-      const prAuthor = before?.prAuthor?.trim() || undefined;
-      const link = operator.allowed || !prAuthor ? undefined : await actor.authorOf(prAuthor);
-      rights = decidePrRights({
-        action,
-        userId: ctx.userId,
-        prNumber: req.prNumber,
-        operator,
-        prAuthor,
-        link,
-        urgent: action === 'submit' && isAheadOfHigh(req.priority),
-      });
-    } catch (err) {
-      return this.fail(err);
-    }
-    if (!rights.allowed) {
-      await releaseClick(ctx, req.clickKey);
-      await auditBy(ctx, action, target, 'refused', { ...this.detail, because: rights.because });
-      return { outcome: 'refused', action, target, because: rights.because };
-    }
-    const why = whyNot(req, before);
-    if (why) {
-      await auditBy(ctx, action, target, 'noop', { ...this.detail, why, current: before?.state });
-      const r: Exclude<PrChangeResult, { outcome: 'ok' }> = { outcome: 'noop', action, target, reason: why };
-      if (before) r.current = before;
-      return r;
-    }
-    return { before, because: rights.because };
-  }
-
-  /** Audits a failure and gives the click back, so the person can try again at once. */
-  async fail(thrown: unknown): Promise<Extract<PrChangeResult, { outcome: 'failed' }>> {
-    const { ctx, req, target } = this;
-    await releaseClick(ctx, req.clickKey);
-    const trunk = isTrunkError(thrown) ? thrown : undefined;
-    await auditBy(ctx, req.action, target, 'failed', {
-      ...this.detail,
-      error: trunk?.kind ?? 'internal',
-      message: trunk?.userMessage ?? 'unexpected error',
-      ...(trunk?.status !== undefined ? { status: trunk.status } : {}),
+/** The read-decide-check part both entry points share. */
+async function prepare(
+  ctx: QueueContext,
+  req: PrChangeRequest,
+  actor: PrActor,
+): Promise<
+  { before: SubmittedPullRequest | undefined; because: string } | Exclude<PrChangeResult, { outcome: 'ok' }>
+> {
+  const { action } = req;
+  const target = prTarget(req);
+  let before: SubmittedPullRequest | undefined;
+  let rights: RightsDecision;
+  try {
+    before = await readPr(ctx, req.ref, req.prNumber);
+    const operator = await actor.operator();
+    const prAuthor = before?.prAuthor?.trim() || undefined;
+    const link = operator.allowed || !prAuthor ? undefined : await actor.authorOf(prAuthor);
+    rights = decidePrRights({
+      action,
+      userId: actor.userId,
+      prNumber: req.prNumber,
+      operator,
+      prAuthor,
+      link,
+      urgent: action === 'submit' && isAheadOfHigh(req.priority),
     });
-    const error = trunk ?? (thrown instanceof Error ? thrown : new Error(String(thrown)));
-    return { outcome: 'failed', action: req.action, target, error };
+  } catch (err) {
+    return failed(req, err);
   }
+  if (!rights.allowed) return { outcome: 'refused', action, target, because: rights.because };
+  const why = whyNot(req, before);
+  if (why) {
+    const r: Exclude<PrChangeResult, { outcome: 'ok' }> = { outcome: 'noop', action, target, reason: why };
+    if (before) r.current = before;
+    return r;
+  }
+  return { before, because: rights.because };
+}
+
+function failed(req: PrChangeRequest, thrown: unknown): Extract<PrChangeResult, { outcome: 'failed' }> {
+  const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+  return { outcome: 'failed', action: req.action, target: prTarget(req), error };
 }
 
 /** The PR as Trunk reports it, or undefined when Trunk has no record of it. */

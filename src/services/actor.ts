@@ -94,8 +94,6 @@ export interface Actor {
     outcome: AuditEntry['outcome'],
     detail: Record<string, unknown>,
   ): Promise<void>;
-  /** What store/audit-retrying.ts's auditBy needs, for domain functions that audit themselves. */
-  readonly auditActor: AuditActor;
 }
 
 export interface ActorOptions {
@@ -145,7 +143,6 @@ export function createActor(opts: ActorOptions): Actor {
     userId,
     payloadTeamId,
     now,
-    auditActor,
     operator() {
       operator ??= checkOperator({
         directory,

@@ -10,7 +10,7 @@
  */
 import { formatQueueRef, type TargetSpec } from '../core/target.ts';
 import { type Dashboard, DashboardRepository, MAX_PER_CHANNEL } from '../dashboard/index.ts';
-import { readQueue } from '../queue/service.ts';
+import { readQueue } from '../queue/operations.ts';
 import { queueKeyOf } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';

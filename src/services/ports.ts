@@ -7,15 +7,11 @@ import type { TargetSpec } from '../core/target.ts';
 import type { Logger } from '../observability/log.ts';
 import type { V2Workspace } from '../queue/trunk-v2-access.ts';
 import type { Store } from '../store/types.ts';
-import type { TrunkApi } from '../trunk/api.ts';
+import type { TrunkApi, WorkspaceTrunk } from '../trunk/api.ts';
 import type { TrunkCaller } from '../trunk/budget.ts';
 import type { TrunkV2Api } from '../trunk/v2/client.ts';
 
-/** A workspace's Trunk client and organization slug. */
-export interface WorkspaceTrunk {
-  api: TrunkApi;
-  orgSlug: string;
-}
+export type { WorkspaceTrunk };
 
 /** Per-workspace Trunk access (slack/workspace.ts). */
 export interface TrunkAccess {

@@ -1,22 +1,26 @@
 /**
  * The queue feature: which queue a request means, reading it (status, one PR, one test run), and changing
  * it (pause, drain, resume, concurrency, settings). Anyone may read; only operators change, checked here
- * every time, and every refusal, change, no-op and failure audited. The domain rules (act on the queue's
- * current state, a double click counts once) are queue/service.ts's; this service adds who is asking.
+ * every time. The domain rules (act on the queue's current state) are queue/operations.ts's, which returns
+ * plain outcomes; this service adds who is asking, claims a clicked button once, and writes the audit row
+ * of every refusal, change, no-op and failure (`changeQueueAs`, which the freezer's windows use too).
  */
 import { formatQueueRef, type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
 import {
   type ChangeResult,
   changeState,
+  concurrencyError,
   type QueueAction,
-  type QueueContext,
   readPullRequest,
   readQueue,
   readTestRun,
   type SettingsChanges,
   setConcurrency,
   updateSettings,
-} from '../queue/service.ts';
+} from '../queue/operations.ts';
+import type { AuditEntry, Store } from '../store/types.ts';
+import type { TrunkApi } from '../trunk/api.ts';
+import { isTrunkError } from '../trunk/errors.ts';
 import {
   CHANGE_FOR_STATE,
   type Queue,
@@ -61,7 +65,7 @@ export type QueueChangeRequest =
   | { kind: 'concurrency'; value: number; expectedCurrent?: number; clickKey?: string }
   | { kind: 'settings'; changes: SettingsChanges };
 
-/** What a change did: queue/service.ts's result, or a refusal (audited) when the person is no operator. */
+/** What a change did: queue/operations.ts's result, or a refusal (audited) when the person is no operator. */
 export type QueueChangeAnswer =
   | ChangeResult
   | { outcome: 'refused'; action: QueueAction; target: string; because: string };
@@ -150,31 +154,11 @@ export class QueueService {
 
   /** Changes the queue, if the person is an operator: against its current state, audited either way. */
   async change(actor: Actor, at: QueueAt, req: QueueChangeRequest): Promise<QueueChangeAnswer> {
-    const action: QueueAction =
-      req.kind === 'state'
-        ? CHANGE_FOR_STATE[req.desired]
-        : req.kind === 'concurrency'
-          ? 'concurrency'
-          : 'settings';
+    const action = actionOf(req);
     const target = formatQueueRef(at.ref);
     const allowed = await this.authorize(actor, action, target);
     if (allowed.answer === 'refused') return { outcome: 'refused', action, target, because: allowed.because };
-    const ctx = this.context(actor, at.trunk);
-    switch (req.kind) {
-      case 'state':
-        return changeState(ctx, at.ref, req.desired, {
-          ...(req.reason ? { reason: req.reason } : {}),
-          ...(req.expected !== undefined ? { expected: req.expected } : {}),
-          ...(req.clickKey ? { clickKey: req.clickKey } : {}),
-        });
-      case 'concurrency':
-        return setConcurrency(ctx, at.ref, req.value, {
-          ...(req.expectedCurrent !== undefined ? { expectedCurrent: req.expectedCurrent } : {}),
-          ...(req.clickKey ? { clickKey: req.clickKey } : {}),
-        });
-      case 'settings':
-        return updateSettings(ctx, at.ref, req.changes);
-    }
+    return changeQueueAs(this.changer(actor, at.trunk), at.ref, req);
   }
 
   /** The queue as Trunk has it now (anyone may read). */
@@ -192,18 +176,161 @@ export class QueueService {
     return read(() => readTestRun({ trunk: at.trunk.api }, at.ref, testRunId));
   }
 
-  /** What the queue domain's functions need to act and audit as this person. */
-  context(actor: Actor, trunk: WorkspaceTrunk): QueueContext {
-    const ctx: QueueContext = {
+  /** Who changes the queue and where the audit row and click claim go: this person, for the domain's changes. */
+  changer(actor: Actor, trunk: WorkspaceTrunk): QueueChanger {
+    return {
       trunk: trunk.api,
-      store: this.#deps.store,
       workspaceId: actor.workspace.id,
-      userId: actor.userId,
-      now: actor.now,
+      audit: (action, target, outcome, detail) => actor.audit(action, target, outcome, detail),
+      claims: this.#deps.store,
     };
-    if (actor.auditActor.auditLost) ctx.auditLost = actor.auditActor.auditLost;
-    return ctx;
   }
+}
+
+// ---- the audited change flow ---------------------------------------------------------------------------
+
+/** Writes one audit row as whoever acts (Actor.audit, retried; a lost row is logged, never thrown). */
+export type AuditWrite = (
+  action: string,
+  target: string,
+  outcome: AuditEntry['outcome'],
+  detail: Record<string, unknown>,
+) => Promise<void>;
+
+/** Who changes a queue: their Trunk client, workspace, audit writer, and the store's click claims. */
+export interface QueueChanger {
+  trunk: TrunkApi;
+  workspaceId: string;
+  audit: AuditWrite;
+  /** Repeated clicks of one rendered button count once: a short claim per click. */
+  claims: Pick<Store, 'claimOnce' | 'releaseClaim'>;
+}
+
+const CLICK_TTL_MS = 30_000;
+
+/**
+ * One change as the application runs it, for a person (QueueService.change) and for a freeze window acting
+ * as its creator (workers/freezer.ts): a clicked button is claimed once, the queue domain decides and
+ * changes (queue/operations.ts), a failure gives the click back, and one audit row says what came of it.
+ * What Trunk applied is `ok` whatever the audit write does (the writer's lost-entry sink).
+ */
+export async function changeQueueAs(
+  as: QueueChanger,
+  ref: QueueRef,
+  req: QueueChangeRequest,
+): Promise<ChangeResult> {
+  const action = actionOf(req);
+  const target = formatQueueRef(ref);
+  const base = baseDetail(req);
+  // A concurrency no queue can have fails before any click is claimed.
+  const clickKey =
+    req.kind === 'settings' || (req.kind === 'concurrency' && concurrencyError(req.value))
+      ? undefined
+      : req.clickKey;
+  if (clickKey && !(await claimClick(as, clickKey))) {
+    const reason = 'That click was already handled.';
+    await as.audit(action, target, 'noop', { ...base, why: reason, current: undefined });
+    return { outcome: 'noop', action, target, reason };
+  }
+  const ctx = { trunk: as.trunk };
+  const r =
+    req.kind === 'state'
+      ? await changeState(ctx, ref, req.desired, {
+          ...(req.reason ? { reason: req.reason } : {}),
+          ...(req.expected !== undefined ? { expected: req.expected } : {}),
+        })
+      : req.kind === 'concurrency'
+        ? await setConcurrency(
+            ctx,
+            ref,
+            req.value,
+            req.expectedCurrent !== undefined ? { expectedCurrent: req.expectedCurrent } : {},
+          )
+        : await updateSettings(ctx, ref, req.changes);
+  if (r.outcome === 'failed') await releaseClick(as, clickKey);
+  await as.audit(action, target, r.outcome, changeDetail(req, base, r));
+  return r;
+}
+
+function actionOf(req: QueueChangeRequest): QueueAction {
+  return req.kind === 'state'
+    ? CHANGE_FOR_STATE[req.desired]
+    : req.kind === 'concurrency'
+      ? 'concurrency'
+      : 'settings';
+}
+
+/** What every audit row of the request says: how it was asked (typed or clicked) and what was wanted. */
+function baseDetail(req: QueueChangeRequest): Record<string, unknown> {
+  if (req.kind === 'settings') return {};
+  if (req.kind === 'concurrency')
+    return { via: req.expectedCurrent === undefined ? 'command' : 'button', desired: req.value };
+  const base: Record<string, unknown> = {
+    via: req.expected === undefined ? 'command' : 'button',
+    desired: req.desired,
+  };
+  if (req.reason) base.reason = req.reason;
+  if (req.expected !== undefined) base.expected = req.expected;
+  return base;
+}
+
+/** The audit row's detail for what came of the change. */
+function changeDetail(
+  req: QueueChangeRequest,
+  base: Record<string, unknown>,
+  r: ChangeResult,
+): Record<string, unknown> {
+  if (r.outcome === 'noop') return { ...base, why: r.reason, current: r.before?.state };
+  if (r.outcome === 'failed') {
+    const asked = req.kind !== 'settings' ? base : r.sent ? { changes: r.sent } : { requested: req.changes };
+    return { ...asked, ...failureDetail(r.error) };
+  }
+  if (req.kind === 'state') return { ...base, before: r.before.state, after: r.after.state };
+  if (req.kind === 'concurrency')
+    return { ...base, before: r.before.concurrency, after: r.after.concurrency };
+  const sent = r.sent ?? {};
+  const was: Record<string, unknown> = {};
+  const now: Record<string, unknown> = {};
+  for (const key of Object.keys(sent)) {
+    const k = key === 'deleteRequiredStatuses' ? 'requiredStatuses' : key;
+    was[k] = (r.before as unknown as Record<string, unknown>)[k];
+    now[k] = (r.after as unknown as Record<string, unknown>)[k];
+  }
+  return { changes: sent, before: was, after: now };
+}
+
+/** How an audit row records a failure: Trunk's kind, its words for a person, and its status, if any. */
+export function failureDetail(error: unknown): Record<string, unknown> {
+  const trunk = isTrunkError(error) ? error : undefined;
+  return {
+    error: trunk?.kind ?? 'internal',
+    message: trunk?.userMessage ?? 'unexpected error',
+    ...(trunk?.status !== undefined ? { status: trunk.status } : {}),
+  };
+}
+
+function clickClaimKey(as: Pick<QueueChanger, 'workspaceId'>, clickKey: string): string {
+  return `click:${as.workspaceId}:${clickKey}`;
+}
+
+/** Claims one click; false when it was already claimed (a double click, a retried payload). */
+export function claimClick(
+  as: Pick<QueueChanger, 'workspaceId' | 'claims'>,
+  clickKey: string,
+): Promise<boolean> {
+  return as.claims.claimOnce(clickClaimKey(as, clickKey), CLICK_TTL_MS);
+}
+
+/**
+ * A claim covers only a change that was applied: when Trunk (or the store) failed before that, the claim
+ * is given back so the person can click again at once. If even that fails the claim expires by itself.
+ */
+export async function releaseClick(
+  as: Pick<QueueChanger, 'workspaceId' | 'claims'>,
+  clickKey: string | undefined,
+): Promise<void> {
+  if (!clickKey) return;
+  await as.claims.releaseClaim(clickClaimKey(as, clickKey)).catch(() => undefined);
 }
 
 async function read<T>(load: () => Promise<T>): Promise<ReadAnswer<T>> {

@@ -5,7 +5,7 @@
  * instead of a feed that never posts. Changes are audited here; the Slack side renders the answer.
  */
 import { formatQueueRef, type QueueRef, type TargetSpec } from '../core/target.ts';
-import { readQueue } from '../queue/service.ts';
+import { readQueue } from '../queue/operations.ts';
 import { type Topic, type Watch, WatchRepository } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';

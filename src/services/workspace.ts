@@ -1,7 +1,7 @@
 /**
  * The workspace feature: its configuration (channel and workspace default queues, operators) and its
  * connection to Trunk. Anyone may read the configuration; only operators change it or connect, checked here,
- * every refusal and change audited. The stored shapes and their audit entries are workspace/config.ts's.
+ * every refusal and change audited here. The stored shapes are workspace/config.ts's, which writes no audit.
  */
 import { DEFAULT_HOST, type QueueRef, resolveTarget, type TargetSpec } from '../core/target.ts';
 import type { TrunkApi } from '../trunk/api.ts';
@@ -124,6 +124,7 @@ export class WorkspaceService {
     const refused = await this.refuseUnlessOperator(actor, 'config.channel');
     if (refused) return refused;
     await setChannelDefault(this.context(actor), channelId, target);
+    await actor.audit('config.channel', '', 'ok', { channelId, target: target ?? null });
     return { answer: 'default_changed', scope: 'channel', target };
   }
 
@@ -131,6 +132,7 @@ export class WorkspaceService {
     const refused = await this.refuseUnlessOperator(actor, 'config.workspace');
     if (refused) return refused;
     await setWorkspaceDefault(this.context(actor), target);
+    await actor.audit('config.workspace', '', 'ok', { target: target ?? null });
     return { answer: 'default_changed', scope: 'workspace', target };
   }
 
@@ -138,6 +140,11 @@ export class WorkspaceService {
     const refused = await this.refuseUnlessOperator(actor, 'config.operators');
     if (refused) return refused;
     const change = await changeOperators(this.context(actor), op, principals);
+    await actor.audit(`config.operators.${op}`, '', change.changed.length > 0 ? 'ok' : 'noop', {
+      changed: change.changed,
+      unchanged: change.unchanged,
+      unresolved: change.unresolved,
+    });
     return { answer: 'operators_changed', op, change };
   }
 
@@ -209,6 +216,14 @@ export class WorkspaceService {
       }
     }
     const result = await connectTrunk(this.context(actor), input);
+    await actor.audit(
+      'connect',
+      '',
+      result.ok ? 'ok' : 'failed',
+      result.ok
+        ? { orgSlug: input.orgSlug, defaultTarget: input.defaultTarget ?? null }
+        : { orgSlug: input.orgSlug, error: 'auth' },
+    );
     let v2Key: 'stored' | 'removed' | 'kept' = 'kept';
     if (result.ok && input.v2Key !== undefined) {
       await store.setTrunkV2Key(workspaceId, input.v2Key ?? undefined, actor.userId);
@@ -243,14 +258,7 @@ export class WorkspaceService {
   }
 
   private context(actor: Actor): ConfigContext {
-    const ctx: ConfigContext = {
-      store: this.#deps.store,
-      workspaceId: actor.workspace.id,
-      userId: actor.userId,
-      now: actor.now,
-    };
-    if (actor.auditActor.auditLost) ctx.auditLost = actor.auditActor.auditLost;
-    return ctx;
+    return { store: this.#deps.store, workspaceId: actor.workspace.id, userId: actor.userId };
   }
 }
 

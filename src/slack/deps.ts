@@ -4,7 +4,7 @@
  * `Config`: the ports of slack/ports.ts stand for them.
  */
 import type { Notifier } from '../core/notifier.ts';
-import type { DigestService } from '../digest/index.ts';
+import type { DigestEngine } from '../digest/index.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Services } from '../services/index.ts';
@@ -15,7 +15,7 @@ import type { StepCompleter } from './steps/completion.ts';
 import type { Workspaces } from './workspace.ts';
 
 /** The part of the digest service the `/mergequeue digest …` command uses. */
-export type DigestCommands = Pick<DigestService, 'manage'>;
+export type DigestCommands = Pick<DigestEngine, 'manage'>;
 
 export interface SlackDeps {
   /** The application services, built once in the composition root. */

@@ -6,7 +6,7 @@
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { formatQueueRef, type QueueRef } from '../core/target.ts';
-import { readQueue } from '../queue/service.ts';
+import { readQueue } from '../queue/operations.ts';
 import { isTrunkError } from '../trunk/errors.ts';
 import { buildConnectModal } from './blocks/connect.ts';
 import { trunkHint } from './blocks/errors.ts';

@@ -18,7 +18,7 @@ import {
   type V2Workspace,
 } from '../queue/trunk-v2-access.ts';
 import { sharedTrunkAgent } from '../trunk/agent.ts';
-import type { TrunkApi } from '../trunk/api.ts';
+import type { TrunkApi, WorkspaceTrunk } from '../trunk/api.ts';
 import { apiTokenAuth } from '../trunk/auth.ts';
 import {
   createTrunkBudget,
@@ -32,11 +32,7 @@ import { apiKeyAuth } from '../trunk/v2/auth.ts';
 import { createTrunkV2Client, type TrunkV2Api } from '../trunk/v2/client.ts';
 import type { TrunkKeys } from './ports.ts';
 
-/** What callers get for a workspace: its Trunk client and organization slug. */
-export interface WorkspaceTrunk {
-  api: TrunkApi;
-  orgSlug: string;
-}
+export type { WorkspaceTrunk };
 
 type Credentials = { token: string; orgSlug: string };
 

@@ -4,7 +4,7 @@
  * passes, in one statement, and that is all. It names no holder and has no fence, heartbeat, takeover,
  * record or result: nothing is worked on under it, it only says "this request (a signature, an Events API
  * event_id, a click) was seen". Users: slack/replay-guard.ts (replayed signatures, Events API retries) and
- * queue/service.ts (a button delivered twice counts once; released when the click's work was not done).
+ * queue/operations.ts (a button delivered twice counts once; released when the click's work was not done).
  *
  * Work that runs, can die half-way and must be taken over is a lease (store/leases.ts), never one of these.
  * They stay apart because the request path answers within Slack's 3 s from a budget of milliseconds: one

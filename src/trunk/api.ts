@@ -95,3 +95,9 @@ export const PULL_REQUEST_WRITES: ReadonlySet<TrunkOperation> = new Set<TrunkOpe
   'cancelPullRequest',
   'restartTestsOnPullRequest',
 ]);
+
+/** A workspace's Trunk access: the client for its token and its organization slug. */
+export interface WorkspaceTrunk {
+  api: TrunkApi;
+  orgSlug: string;
+}

@@ -10,7 +10,7 @@ export {
 } from './followed.ts';
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
-export { createWatchService, type WatchService, type WatchServiceDeps } from './service.ts';
+export { createWatchPoll, type WatchPoll, type WatchPollDeps } from './poll.ts';
 export { judgeSlow, type MergedStay, type MergedStays, nearestRank, type SlowFigures } from './slow.ts';
 export { evaluateSlow, type SlowQueue, SlowStateRepository } from './slow-state.ts';
 export * from './types.ts';

@@ -16,6 +16,7 @@ import type { AuditEntry, Db, Leases } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { TrunkNotFoundError } from '../trunk/errors.ts';
 import type { Queue } from '../trunk/types.ts';
+import { OutboxRepository } from './deliveries.ts';
 import {
   type DiffFacts,
   departedAs,
@@ -28,7 +29,6 @@ import {
 import { LiveMessageRepository, WatchRepository } from './feeds.ts';
 import type { FollowedQueue } from './followed.ts';
 import { evaluateHealth, type HealthRecord } from './health.ts';
-import { OutboxRepository } from './outbox.ts';
 import { PeopleRepository } from './people.ts';
 import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
 import { KEEP_TRANSITIONS_MS, pruneTransitions } from './transitions.ts';

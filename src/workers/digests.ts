@@ -7,7 +7,7 @@
 import cron from 'node-cron';
 import type { PassTrigger } from '../core/periodic-passes.ts';
 import type { DigestDeps } from '../digest/deps.ts';
-import { createDigestService, type DigestService } from '../digest/index.ts';
+import { createDigestEngine, type DigestEngine } from '../digest/index.ts';
 import { type PeriodicWorker, periodicWorker } from './periodic-worker.ts';
 
 export interface DigestWorkerOptions extends DigestDeps {
@@ -15,7 +15,7 @@ export interface DigestWorkerOptions extends DigestDeps {
   tickCron?: string;
 }
 
-export interface DigestWorker extends PeriodicWorker, DigestService {}
+export interface DigestWorker extends PeriodicWorker, DigestEngine {}
 
 export function createDigestWorker(o: DigestWorkerOptions): DigestWorker {
   const { tickCron = '* * * * *', ...deps } = o;
@@ -27,7 +27,7 @@ export function createDigestWorker(o: DigestWorkerOptions): DigestWorker {
     onError: (err) => o.logger.error({ err }, 'digest tick failed'),
     inFlight: () => digests.inFlight,
   });
-  const digests = createDigestService(deps, { loop: worker.passes, abandoned: () => abandoned });
+  const digests = createDigestEngine(deps, { loop: worker.passes, abandoned: () => abandoned });
   return {
     ...digests,
     ...worker,

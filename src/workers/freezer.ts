@@ -16,11 +16,13 @@ import {
 } from '../freeze/index.ts';
 import type { Logger } from '../observability/log.ts';
 import { checkOperator } from '../queue/permissions.ts';
+import { changeQueueAs } from '../services/queue.ts';
 import { describeTrunkFailure } from '../slack/blocks/errors.ts';
 import { renderFreezeEvent } from '../slack/blocks/freeze.ts';
 import type { DirectoryCache } from '../slack/directory.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
+import { auditBy } from '../store/audit-retrying.ts';
 import type { Store } from '../store/types.ts';
 import type { BotStanding } from './bot-standing.ts';
 import { type PeriodicWorker, periodicWorker } from './periodic-worker.ts';
@@ -58,9 +60,18 @@ export interface FreezerWorker extends PeriodicWorker {
 
 export function createFreezerWorker(o: FreezerWorkerOptions): FreezerWorker {
   const callbacks = queueCallbacks({
-    store: o.store,
+    audit: o.store,
+    // The window acts as its creator through the application's audited change flow (audit rows, claims).
+    changeState: ({ workspaceId, userId, trunk }, target, desired, reason) => {
+      const auditor = { store: o.store, workspaceId, userId, now: o.clock };
+      const audit = auditBy.bind(undefined, auditor);
+      return changeQueueAs({ trunk, workspaceId, audit, claims: o.store }, target, {
+        kind: 'state',
+        desired,
+        reason,
+      });
+    },
     trunkFor: async (workspaceId) => (await o.workspaces.backgroundTrunkFor(workspaceId, 'freeze'))?.api,
-    now: o.clock,
     describeFailure: describeTrunkFailure,
   });
   // The window acts as its creator: at each start, only while they are still an operator.

@@ -1,6 +1,6 @@
 /**
  * Queue events as the app runs them: the watch domain's watcher (one poller per followed queue, with the
- * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/service.ts), and the expiry
+ * Trunk budget's `watch` caller) delivering through the Slack side (slack/queue-events/delivery.ts), and the expiry
  * of live status messages once a watch interval. One worker, two loops (./periodic-worker.ts); stopping it
  * releases this replica's queue leases so another replica polls those queues at once.
  */
@@ -9,22 +9,22 @@ import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
-import type { LiveStatus } from '../slack/queue-events/live.ts';
 import {
   createQueueEventDelivery,
   type QueueEventDelivery,
   type QueueEventDeliveryOptions,
-} from '../slack/queue-events/service.ts';
+} from '../slack/queue-events/delivery.ts';
+import type { LiveStatus } from '../slack/queue-events/live.ts';
 import type { StepCompleter } from '../slack/steps/completion.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
 import {
-  createWatchService,
+  createWatchPoll,
   LiveMessageRepository,
   type QueueTarget,
+  type WatchPoll,
+  type WatchPollDeps,
   WatchRepository,
-  type WatchService,
-  type WatchServiceDeps,
 } from '../watch/index.ts';
 import type { BotStanding } from './bot-standing.ts';
 import { periodicWorker } from './periodic-worker.ts';
@@ -49,13 +49,13 @@ export interface QueueWatcherOptions {
   onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
-export interface WatchWorkerOptions extends WatchServiceDeps {
+export interface WatchWorkerOptions extends WatchPollDeps {
   /** How often the loop runs; default a quarter of the interval (at least 1 s). Polls still happen once an interval. */
   tickMs?: number;
 }
 
-/** The watch service (watch/service.ts) ticking on its own loop. */
-export interface WatchWorker extends WatchService {
+/** The watch poll (watch/poll.ts) ticking on its own loop. */
+export interface WatchWorker extends WatchPoll {
   start(): void;
   /**
    * Stops ticking and waits for the tick in progress until `deadline` (epoch ms; default 10 s from now, or
@@ -67,7 +67,7 @@ export interface WatchWorker extends WatchService {
 
 export function createWatchWorker(o: WatchWorkerOptions): WatchWorker {
   const { tickMs, ...deps } = o;
-  const watch = createWatchService(deps);
+  const watch = createWatchPoll(deps);
   const loop = periodicWorker({
     name: 'watch',
     every: tickMs ?? Math.max(1000, (o.intervalSeconds * 1000) / 4),
@@ -95,7 +95,7 @@ export interface QueueEvents extends Worker {
 }
 
 /**
- * The Slack side of queue events (slack/queue-events/service.ts) on this store: its rows (live messages,
+ * The Slack side of queue events (slack/queue-events/delivery.ts) on this store: its rows (live messages,
  * watches) are built here, in the composition, and handed in as ports.
  */
 export function queueEventDelivery(

@@ -1,10 +1,10 @@
 /**
  * A workspace's configuration, independent of Slack: its default queues (workspace-wide and per channel),
- * its operators, and its connection to Trunk. Every change leaves an audit entry.
+ * its operators, and its connection to Trunk. Plain results; the audit entry of every change is written
+ * by the application layer (services/workspace.ts), not here.
  */
 
 import type { TargetSpec } from '../core/target.ts';
-import { type AuditLost, auditBy } from '../store/audit-retrying.ts';
 import type { Operator, Store } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
@@ -21,13 +21,22 @@ export interface NameLookup {
 }
 
 export interface ConfigContext {
-  store: Store;
+  /** The workspace's configuration rows (never the audit: its entries are the caller's to write). */
+  store: Pick<
+    Store,
+    | 'getWorkspace'
+    | 'getChannelDefault'
+    | 'listOperators'
+    | 'getUnfurlGithub'
+    | 'setChannelDefault'
+    | 'setWorkspaceDefaultTarget'
+    | 'addOperator'
+    | 'removeOperator'
+    | 'setTrunkCredentials'
+  >;
   workspaceId: string;
   /** The Slack user acting. */
   userId: string;
-  now: () => number;
-  /** Where an audit entry goes when the store refused it on every retry; without it the error is thrown. */
-  auditLost?: AuditLost;
 }
 
 export interface ConfigView {
@@ -66,12 +75,10 @@ export async function setChannelDefault(
   target: TargetSpec | null,
 ): Promise<void> {
   await ctx.store.setChannelDefault(ctx.workspaceId, channelId, target ?? undefined, ctx.userId);
-  await auditBy(ctx, 'config.channel', '', 'ok', { channelId, target: target ?? null });
 }
 
 export async function setWorkspaceDefault(ctx: ConfigContext, target: TargetSpec | null): Promise<void> {
   await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, target ?? undefined, ctx.userId);
-  await auditBy(ctx, 'config.workspace', '', 'ok', { target: target ?? null });
 }
 
 export interface OperatorsChange {
@@ -107,11 +114,6 @@ export async function changeOperators(
         : await ctx.store.removeOperator(ctx.workspaceId, who.kind, who.id);
     (did ? result.changed : result.unchanged).push(who);
   }
-  await auditBy(ctx, `config.operators.${op}`, '', result.changed.length > 0 ? 'ok' : 'noop', {
-    changed: result.changed,
-    unchanged: result.unchanged,
-    unresolved: result.unresolved,
-  });
   return result;
 }
 
@@ -142,10 +144,7 @@ export async function connectTrunk(
       await verifyWith(input.token).getQueue({ repo, targetBranch: input.defaultTarget?.branch ?? 'main' });
     } catch (error) {
       // A queue that does not exist yet still proves the token works; only auth failures block saving.
-      if (isTrunkError(error) && error.kind === 'auth') {
-        await auditBy(ctx, 'connect', '', 'failed', { orgSlug: input.orgSlug, error: 'auth' });
-        return { ok: false, error, field: 'token' };
-      }
+      if (isTrunkError(error) && error.kind === 'auth') return { ok: false, error, field: 'token' };
     }
   }
   await ctx.store.setTrunkCredentials(
@@ -155,9 +154,5 @@ export async function connectTrunk(
   );
   if (input.defaultTarget)
     await ctx.store.setWorkspaceDefaultTarget(ctx.workspaceId, input.defaultTarget, ctx.userId);
-  await auditBy(ctx, 'connect', '', 'ok', {
-    orgSlug: input.orgSlug,
-    defaultTarget: input.defaultTarget ?? null,
-  });
   return { ok: true };
 }

@@ -16,6 +16,7 @@ import type { Actor } from '../../src/services/actor.ts';
 import { createDigestService as digestCommands } from '../../src/services/digest.ts';
 import { digestSurface } from '../../src/slack/digest-surface.ts';
 import { answerDigest } from '../../src/slack/listeners/commands/digest/index.ts';
+import { auditBy } from '../../src/store/audit-retrying.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
@@ -112,6 +113,7 @@ export async function startRig(opts: { database?: { kind: 'postgres'; url: strin
         ...overrides,
       });
       services.push(s);
+      auditsOf.set(s, { store, now: () => clock.now });
       return s;
     },
     async close() {
@@ -154,14 +156,24 @@ export function textOfBlocks(blocks: unknown[] | undefined): string {
   return JSON.stringify(blocks ?? []);
 }
 
+/** Where each rig's digest service keeps its audit: the rig's store (the actor writes the rows). */
+const auditsOf = new WeakMap<DigestWorker, { store: Store; now: () => number }>();
+
 /** `/mergequeue digest <args>` as the command listener answers it, without the Slack round trip. */
 export function digestCommand(service: DigestWorker, args: string[], c: DigestCommandContext) {
-  return answerDigest(digestCommands(service.manage), args, actorOf(c), c.channelId, silentLogger());
+  const audits = auditsOf.get(service);
+  if (!audits) throw new Error('digestCommand takes a digest service built by startRig');
+  return answerDigest(digestCommands(service.manage), args, actorOf(c, audits), c.channelId, silentLogger());
 }
 
-/** The actor a listener would build, answering the context's questions (only what the digest service asks). */
-function actorOf(c: DigestCommandContext): Actor {
+/**
+ * The actor a listener would build, answering the context's questions (only what the digest service asks)
+ * and writing its audit rows to `store` as the real Actor does (services/actor.ts).
+ */
+function actorOf(c: DigestCommandContext, audits: { store: Store; now: () => number }): Actor {
   const partial: Partial<Actor> = {
+    audit: (action, target, outcome, detail) =>
+      auditBy({ ...audits, workspaceId: c.workspaceId, userId: c.userId }, action, target, outcome, detail),
     workspace: { id: c.workspaceId, install: 'single' },
     userId: c.userId,
     payloadTeamId: undefined,

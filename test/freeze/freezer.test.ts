@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nextOrActiveWindow, removeWindow, skipNext } from '../../src/freeze/windows.ts';
-import { changeState } from '../../src/queue/service.ts';
+import { changeQueueAs } from '../../src/services/queue.ts';
+import { auditBy } from '../../src/store/audit-retrying.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
 import { CHANNEL, CREATOR, type Rig, startRig, WS } from './helpers.ts';
 
@@ -72,18 +73,12 @@ describe('freeze windows', () => {
     const f = rig.freezer('r1');
     await rig.at('2026-06-01T10:00:01Z', f);
     rig.clock.now = Date.parse('2026-06-01T11:05:00Z');
-    const ctx = {
-      trunk: rig.client(),
-      store: rig.stores[0]!,
-      workspaceId: WS,
-      userId: 'UBOB',
-      now: () => rig.clock.now,
-    };
-    const paused = await changeState(
-      ctx,
+    const store = rig.stores[0]!;
+    const bob = { store, workspaceId: WS, userId: 'UBOB', now: () => rig.clock.now };
+    const paused = await changeQueueAs(
+      { trunk: rig.client(), workspaceId: WS, audit: auditBy.bind(undefined, bob), claims: store },
       { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' },
-      'paused',
-      { reason: 'incident' },
+      { kind: 'state', desired: 'paused', reason: 'incident' },
     );
     expect(paused.outcome).toBe('ok');
     await rig.at('2026-06-01T12:00:02Z', f);

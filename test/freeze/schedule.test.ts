@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   activeOccurrence,
   activeOrNext,
-  nextOccurrence,
+  nextWindowOccurrence,
   type WindowSpec,
 } from '../../src/freeze/schedule.ts';
 
@@ -25,7 +25,7 @@ describe('freeze window occurrences', () => {
       end: '2026-06-03T12:00:00.000Z',
     });
     expect(activeOccurrence(w, at('2026-06-03T12:00:00Z'))).toBeUndefined();
-    expect(iso(nextOccurrence(w, at('2026-06-03T10:00:00Z')))?.start).toBe('2026-06-04T10:00:00.000Z');
+    expect(iso(nextWindowOccurrence(w, at('2026-06-03T10:00:00Z')))?.start).toBe('2026-06-04T10:00:00.000Z');
   });
 
   it('a window crossing midnight belongs to the date it starts on, and the days rule is read on that date', () => {
@@ -41,7 +41,7 @@ describe('freeze window occurrences', () => {
       end: '2026-06-06T04:00:00.000Z',
     });
     expect(activeOccurrence(w, at('2026-06-06T21:00:00Z'))).toBeUndefined();
-    expect(iso(nextOccurrence(w, at('2026-06-06T12:00:00Z')))?.start).toBe('2026-06-08T20:00:00.000Z');
+    expect(iso(nextWindowOccurrence(w, at('2026-06-06T12:00:00Z')))?.start).toBe('2026-06-08T20:00:00.000Z');
   });
 
   it('weekends: Saturday and Sunday only', () => {
@@ -49,7 +49,7 @@ describe('freeze window occurrences', () => {
     const starts: string[] = [];
     let t = at('2026-06-04T00:00:00Z'); // a Thursday
     for (let i = 0; i < 4; i++) {
-      const o = nextOccurrence(w, t)!;
+      const o = nextWindowOccurrence(w, t)!;
       starts.push(new Date(o.start).toISOString());
       t = o.start;
     }
@@ -79,7 +79,7 @@ describe('freeze window occurrences', () => {
   it('a skipped occurrence neither opens nor counts as next; the one after it does', () => {
     const w = spec({ startMinute: hm(10), endMinute: hm(12), skipStartAt: at('2026-06-04T10:00:00Z') });
     expect(activeOccurrence(w, at('2026-06-04T11:00:00Z'))).toBeUndefined();
-    expect(iso(nextOccurrence(w, at('2026-06-03T12:00:00Z')))?.start).toBe('2026-06-05T10:00:00.000Z');
+    expect(iso(nextWindowOccurrence(w, at('2026-06-03T12:00:00Z')))?.start).toBe('2026-06-05T10:00:00.000Z');
     expect(activeOccurrence(w, at('2026-06-05T11:00:00Z'))).toBeDefined();
   });
 
@@ -91,8 +91,8 @@ describe('freeze window occurrences', () => {
       end: '2026-03-29T01:30:00.000Z',
     });
     // The day before and after: one hour long, at +1 then +2.
-    expect(iso(nextOccurrence(w, at('2026-03-28T00:00:00Z')))?.start).toBe('2026-03-28T00:30:00.000Z');
-    expect(iso(nextOccurrence(w, at('2026-03-29T12:00:00Z')))).toEqual({
+    expect(iso(nextWindowOccurrence(w, at('2026-03-28T00:00:00Z')))?.start).toBe('2026-03-28T00:30:00.000Z');
+    expect(iso(nextWindowOccurrence(w, at('2026-03-29T12:00:00Z')))).toEqual({
       start: '2026-03-29T23:30:00.000Z',
       end: '2026-03-30T00:30:00.000Z',
     });
@@ -100,7 +100,7 @@ describe('freeze window occurrences', () => {
 
   it('spring forward: a window lying wholly in the skipped hour does not happen that night', () => {
     const w = spec({ startMinute: hm(2), endMinute: hm(3), tz: 'Europe/Paris' });
-    expect(iso(nextOccurrence(w, at('2026-03-28T12:00:00Z')))?.start).toBe('2026-03-30T00:00:00.000Z');
+    expect(iso(nextWindowOccurrence(w, at('2026-03-28T12:00:00Z')))?.start).toBe('2026-03-30T00:00:00.000Z');
   });
 
   it('fall back (America/New_York, 2026-11-01 02:00→01:00): a repeated start means its first instance', () => {
@@ -111,7 +111,7 @@ describe('freeze window occurrences', () => {
       end: '2026-11-01T08:00:00.000Z',
     });
     // The second 01:30 (06:30Z) is inside that same occurrence, not a new one.
-    expect(iso(nextOccurrence(w, at('2026-11-01T05:30:00Z')))?.start).toBe('2026-11-02T06:30:00.000Z');
+    expect(iso(nextWindowOccurrence(w, at('2026-11-01T05:30:00Z')))?.start).toBe('2026-11-02T06:30:00.000Z');
   });
 
   it('across a whole year in a DST zone, each local date has exactly one occurrence of the local length', () => {
@@ -119,7 +119,7 @@ describe('freeze window occurrences', () => {
     let t = at('2026-01-01T00:00:00Z');
     const lengths = new Set<number>();
     for (let i = 0; i < 365; i++) {
-      const o = nextOccurrence(w, t)!;
+      const o = nextWindowOccurrence(w, t)!;
       expect(o.start - t).toBeLessThanOrEqual(25 * 3_600_000);
       lengths.add((o.end - o.start) / 3_600_000);
       t = o.start;

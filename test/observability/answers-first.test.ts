@@ -8,7 +8,7 @@ import {
   MAX_DEFER_MS,
   requestReceived,
   unansweredRequests,
-} from '../../src/core/answers-first.ts';
+} from '../../src/core/scheduling-gate.ts';
 import { answersFirst } from '../../src/observability/answers-first.ts';
 import { runWithRequestContext } from '../../src/observability/request-context.ts';
 

@@ -3,7 +3,9 @@
  * which file defines a `*Repository` class: this keeps that list complete, so that a new repository is out
  * of listeners' and renderers' reach without anyone remembering to add it. A repository class imported
  * through a domain's index.ts is not seen by the rules, so slack/ is also checked not to build one (or to
- * reach `store.db`): the composition root builds them and hands them in.
+ * reach `store.db`): the composition root builds them and hands them in. Likewise a domain could write audit
+ * rows through a `Pick<Store, 'appendAudit'>` handed to it, past the rule domains-write-no-audit: the audit
+ * and click claims are the services', so no domain names either.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -65,5 +67,18 @@ describe('the import rules', () => {
       .filter((file) => /\bnew \w+Repository\(|\.db\b/.test(readFileSync(file, 'utf8')))
       .map((file) => relative(ROOT, file).split('\\').join('/'));
     expect(building).toEqual([]);
+  });
+
+  it('leave the audit and the click claims to the services: no domain writes audit rows or claims', () => {
+    const rule = config.forbidden.find((r) => r.name === 'domains-write-no-audit');
+    expect(rule?.to.path).toBeDefined();
+    const notADomain = /^src\/(core|trunk|store|services|slack|workers|observability|http|cli)\//;
+    const writing = sourceFiles(join(ROOT, 'src'))
+      .map((file) => relative(ROOT, file).split('\\').join('/'))
+      .filter((path) => path.includes('/', 4) && !notADomain.test(path))
+      .filter((path) =>
+        /\b(appendAudit|auditBy|claimOnce|releaseClaim)\b/.test(readFileSync(join(ROOT, path), 'utf8')),
+      );
+    expect(writing).toEqual([]);
   });
 });

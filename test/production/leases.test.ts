@@ -49,7 +49,7 @@ describe('leases, finished', () => {
       'src/digest/claims.ts',
       'src/digest/shared-collection.ts',
       'src/freeze/claims.ts',
-      'src/watch/outbox.ts',
+      'src/watch/deliveries.ts',
     ]);
   });
 

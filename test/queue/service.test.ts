@@ -1,5 +1,7 @@
 /**
- * The queue domain against the real Trunk client talking HTTP to the Trunk fake, and the real SQLite store.
+ * The queue domain against the real Trunk client talking HTTP to the Trunk fake, and the real SQLite store:
+ * changes run through the application's audited change flow (services/queue.ts `changeQueueAs`: click
+ * claims and audit rows), the domain's decisions underneath (queue/operations.ts, plain outcomes).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,14 +10,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import type { QueueRef } from '../../src/core/target.ts';
 import {
-  changeState,
-  type QueueContext,
+  type ChangeStateOptions,
+  changeState as decideState,
   readPullRequest,
   readTestRun,
-  setConcurrency,
-  updateSettings,
-} from '../../src/queue/service.ts';
+  type SetConcurrencyOptions,
+  type SettingsChanges,
+} from '../../src/queue/operations.ts';
 import { summarizeFailingTests, summarizeQuarantinedTests } from '../../src/queue/summaries.ts';
+import { changeQueueAs, type QueueChanger } from '../../src/services/queue.ts';
+import { auditBy } from '../../src/store/audit-retrying.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
@@ -38,9 +42,23 @@ function client(token = 'test-token') {
   });
 }
 
-function ctx(userId = 'UALICE', workspaceId = 'T1'): QueueContext {
-  return { trunk: client(), store, workspaceId, userId, now: () => clock };
+/** `userId` changing queues in `workspaceId`: audit rows by them, click claims in the store. */
+function ctx(userId = 'UALICE', workspaceId = 'T1'): QueueChanger {
+  const audit = auditBy.bind(undefined, { store, workspaceId, userId, now: () => clock });
+  return { trunk: client(), workspaceId, audit, claims: store };
 }
+
+type Click = { clickKey?: string };
+const changeState = (
+  c: QueueChanger,
+  r: QueueRef,
+  desired: 'paused' | 'running' | 'draining',
+  o: ChangeStateOptions & Click = {},
+) => changeQueueAs(c, r, { kind: 'state', desired, ...o });
+const setConcurrency = (c: QueueChanger, r: QueueRef, value: number, o: SetConcurrencyOptions & Click = {}) =>
+  changeQueueAs(c, r, { kind: 'concurrency', value, ...o });
+const updateSettings = (c: QueueChanger, r: QueueRef, changes: SettingsChanges) =>
+  changeQueueAs(c, r, { kind: 'settings', changes });
 
 const writes = () => fake.requestsTo('updateQueue');
 const audit = async (ws = 'T1') =>
@@ -159,6 +177,18 @@ describe('changeState', () => {
     const r = await changeState(ctx(), { ...ref, branch: 'nope' }, 'paused');
     expect(r.outcome === 'failed' && isTrunkError(r.error) && r.error.kind).toBe('not_found');
     expect(writes()).toHaveLength(0);
+  });
+});
+
+describe('the domain alone', () => {
+  it('decides and changes through Trunk only: no audit row, no click claim', async () => {
+    const rows = (await audit()).length;
+    const r = await decideState({ trunk: client() }, ref, 'paused', { expected: 'running' });
+    expect(r).toMatchObject({ outcome: 'ok', before: { state: 'running' }, after: { state: 'paused' } });
+    expect(await audit()).toHaveLength(rows);
+    const again = await decideState({ trunk: client() }, ref, 'paused');
+    expect(again).toMatchObject({ outcome: 'noop', reason: expect.stringContaining('already paused') });
+    expect(await audit()).toHaveLength(rows);
   });
 });
 

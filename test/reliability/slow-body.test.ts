@@ -15,7 +15,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../dev/fakes/trunk/index.ts';
 import { REQUEST_DEADLINE_MS } from '../../src/app.ts';
-import { unansweredRequests } from '../../src/core/answers-first.ts';
+import { unansweredRequests } from '../../src/core/scheduling-gate.ts';
 import { type Harness, startHarness } from '../helpers/app-harness.ts';
 import { textOf } from '../helpers/block-kit-reading.ts';
 

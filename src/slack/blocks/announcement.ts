@@ -4,7 +4,7 @@
  */
 import type { KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
-import type { QueueAction } from '../../queue/service.ts';
+import type { QueueAction } from '../../queue/operations.ts';
 import type { Queue } from '../../trunk/types.ts';
 import type { SlackReply } from '../reply.ts';
 import { code, esc, escTrim, mention, queueLabel, slackDate } from './format.ts';

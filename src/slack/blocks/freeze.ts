@@ -7,7 +7,7 @@ import type { KnownBlock } from '@slack/types';
 import { formatLocalTime } from '../../core/local-time.ts';
 import { formatQueueRef } from '../../core/target.ts';
 import type { FreezeEvent, FreezeWindow, Occurrence, SkipResult, WindowView } from '../../freeze/index.ts';
-import { FREEZE_USAGE } from '../commands/freeze.ts';
+import { FREEZE_USAGE } from '../grammars/freeze.ts';
 import type { SlackReply } from '../reply.ts';
 import { code, esc, escTrim, mention, slackDate } from './format.ts';
 import { context, header, section } from './kit.ts';

@@ -1,6 +1,6 @@
 /** `/mergequeue help [topic]`: every command with an example, or one command in more detail. */
-import { COMMAND_NAMES, type CommandName } from '../commands/grammar.ts';
-import { USAGE } from '../commands/usage.ts';
+import { COMMAND_NAMES, type CommandName } from '../grammars/grammar.ts';
+import { USAGE } from '../grammars/usage.ts';
 import type { SlackReply } from '../reply.ts';
 import { escTrim } from './format.ts';
 import { context, header, section } from './kit.ts';

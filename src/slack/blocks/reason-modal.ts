@@ -5,7 +5,7 @@
  * the same double-click key. The metadata comes back from Slack untrusted and is checked like a button value.
  */
 import type { ModalView } from '@slack/types';
-import type { StateCommandName } from '../commands/grammar.ts';
+import type { StateCommandName } from '../grammars/grammar.ts';
 import { esc, queueLabel } from './format.ts';
 import { ACTIONS, type ButtonValue, CALLBACKS, encodeButtonValue, parseButtonValue } from './ids.ts';
 import { plain, section } from './kit.ts';

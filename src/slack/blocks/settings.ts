@@ -5,7 +5,7 @@
  */
 import type { Checkboxes, InputBlock, KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import { formatQueueRef, parseTarget, type QueueRef } from '../../core/target.ts';
-import type { SettingsChanges } from '../../queue/service.ts';
+import type { SettingsChanges } from '../../queue/operations.ts';
 import {
   DIRECT_MERGE_MODES,
   MERGE_METHODS,

@@ -8,7 +8,7 @@
  * Each wait is decided once and sent once across replicas (watch/waits.ts).
  */
 import type { Logger } from '../../observability/log.ts';
-import { readPullRequest } from '../../queue/service.ts';
+import { readPullRequest } from '../../queue/operations.ts';
 import { TrunkNotFoundError } from '../../trunk/errors.ts';
 import {
   type DeliveryResult,

@@ -9,7 +9,7 @@
  *   digest.collection  workspace_id|kind|scheduled_at|source    (digest/shared-collection.ts)
  *   freeze.phase       window_id|occurrence_start|phase         (freeze/claims.ts)
  *   watch.poll         workspace_id|queue_key                   (watch/queue-state.ts)
- *   watch.delivery     event_id|destination                     (watch/outbox.ts)
+ *   watch.delivery     event_id|destination                     (watch/deliveries.ts)
  *
  * Existing rows are converted in place, so no claim is lost across the upgrade:
  * - digest_runs, freeze_claims, watch_deliveries and digest_collections stay the users' own records (what

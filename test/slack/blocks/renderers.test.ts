@@ -24,7 +24,7 @@ import { slackDate } from '../../../src/slack/blocks/format.ts';
 import { renderHelp } from '../../../src/slack/blocks/help.ts';
 import { renderPr } from '../../../src/slack/blocks/pr.ts';
 import { renderRun } from '../../../src/slack/blocks/run.ts';
-import { COMMAND_NAMES } from '../../../src/slack/commands/grammar.ts';
+import { COMMAND_NAMES } from '../../../src/slack/grammars/grammar.ts';
 import {
   TrunkAuthError,
   TrunkInvalidRequestError,

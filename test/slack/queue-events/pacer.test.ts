@@ -3,7 +3,7 @@
  * and lets writes to other channels through at once (real timers, a short gap).
  */
 import { describe, expect, it } from 'vitest';
-import { ChannelPacer } from '../../../src/slack/queue-events/pacer.ts';
+import { ChannelPacer } from '../../../src/slack/outbox/pacer.ts';
 
 const GAP = 80;
 

@@ -11,7 +11,7 @@ const STEPS = [
   { id: ACTIONS.concurrencyInc, delta: 1 },
 ];
 
-export function register(app: App, _deps: SlackDeps): void {
+export function registerConcurrencyButtons(app: App, _deps: SlackDeps): void {
   for (const s of STEPS) {
     registerButton(app, s.id, (c) => {
       const n = c.value.concurrency + s.delta;

@@ -20,7 +20,7 @@ interface ConnectClick {
   actor: Actor;
 }
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerHomeConnectButton(app: App, deps: SlackDeps): void {
   registerButtonOf<ConnectClick>(
     app,
     ACTIONS.homeConnect,

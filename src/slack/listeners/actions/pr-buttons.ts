@@ -97,7 +97,7 @@ async function askToCancel(c: PrClick, triggerId: string): Promise<string> {
   return 'ok';
 }
 
-export function register(app: App, _deps: SlackDeps): void {
+export function registerPrButtons(app: App, _deps: SlackDeps): void {
   registerButtonOf(app, ACTIONS.prRestart, readPrClick, (c) => actNow(c, 'restart'));
   registerButtonOf(app, ACTIONS.prResubmit, readPrClick, (c) => actNow(c, 'submit'));
   registerButtonOf(app, ACTIONS.prCancel, readPrClick, askToCancel);

@@ -5,7 +5,7 @@ import type { SlackDeps } from '../../deps.ts';
 import { registerButton } from './button.ts';
 import { clickedQueue, redraw } from './status-click.ts';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerRefreshButton(app: App, deps: SlackDeps): void {
   registerButton(app, ACTIONS.refresh, async (c) => {
     const read = await deps.services.queue.queue(c.actor, clickedQueue(c));
     if (read.answer === 'read_failed') throw read.error;

@@ -8,7 +8,7 @@ import { mayChangeQueue } from '../queue-change.ts';
 import { registerButton } from './button.ts';
 import { clickOrigin } from './status-click.ts';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerSettingsButton(app: App, deps: SlackDeps): void {
   registerButton(app, ACTIONS.settings, async (c) => {
     const target = formatQueueRef(c.value.ref);
     if (!(await mayChangeQueue(clickOrigin(c), 'settings', target, `change the settings of ${target}`)))

@@ -18,7 +18,7 @@ import { registerButton } from './button.ts';
 import type { Click } from './click.ts';
 import { applyClickChange, clickKeyOf, clickOrigin } from './status-click.ts';
 
-export function register(app: App, _deps: SlackDeps): void {
+export function registerStateButtons(app: App, _deps: SlackDeps): void {
   registerButton(app, ACTIONS.pause, (c) => openReasonModal(c, 'pause'));
   registerButton(app, ACTIONS.drain, (c) => openReasonModal(c, 'drain'));
   registerButton(app, ACTIONS.resume, (c) =>

@@ -75,7 +75,7 @@ async function ticketButton(c: TestClick, triggerId: string): Promise<string> {
   return 'ok';
 }
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerTestButtons(app: App, deps: SlackDeps): void {
   registerButtonOf(app, TEST_ACTIONS.quarantine, readTestClick, overrideButton('alwaysQuarantine'));
   registerButtonOf(app, TEST_ACTIONS.unquarantine, readTestClick, overrideButton('clear'));
   registerButtonOf(app, TEST_ACTIONS.ticket, readTestClick, ticketButton);

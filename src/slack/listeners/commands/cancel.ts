@@ -1,5 +1,5 @@
 /** `/mergequeue cancel <pr> [target] [reason…]`: an operator or the PR's confirmed author; announced with the reason. */
-import type { PrCommand } from '../../commands/grammar.ts';
+import type { PrCommand } from '../../grammars/grammar.ts';
 import { applyPrCommand } from './pr-change.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -12,7 +12,7 @@ import {
   renderUnfurlGithubSet,
 } from '../../blocks/config.ts';
 import { renderRefusal } from '../../blocks/errors.ts';
-import type { ConfigCommand } from '../../commands/grammar.ts';
+import type { ConfigCommand } from '../../grammars/grammar.ts';
 import type { SlackReply } from '../../reply.ts';
 import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';

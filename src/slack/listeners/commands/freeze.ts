@@ -13,8 +13,8 @@ import {
   renderWindowNotFound,
   renderWindowRemoved,
 } from '../../blocks/freeze.ts';
-import { FREEZE_USAGE, parseFreezeCommand } from '../../commands/freeze.ts';
-import { slackTextToPlain } from '../../commands/grammar.ts';
+import { FREEZE_USAGE, parseFreezeCommand } from '../../grammars/freeze.ts';
+import { slackTextToPlain } from '../../grammars/grammar.ts';
 import type { SlackReply } from '../../reply.ts';
 import { postToChannel } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';

@@ -13,7 +13,7 @@ import {
   renderNotify,
   renderPerson,
 } from '../../blocks/watch.ts';
-import type { MeCommand } from '../../commands/watch.ts';
+import type { MeCommand } from '../../grammars/watch.ts';
 import type { SlackReply } from '../../reply.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -6,9 +6,9 @@
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { afterAck } from '../../after-ack.ts';
 import { renderError, renderUsageError } from '../../blocks/errors.ts';
-import { parseCommand } from '../../commands/grammar.ts';
 import { actorOf, type ListenerArgs, type RequestContext } from '../../context.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { parseCommand } from '../../grammars/grammar.ts';
 import { runSubcommand } from './subcommands.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -52,6 +52,6 @@ export async function mergequeueCommand(args: ListenerArgs<SlackCommandMiddlewar
   deps.metrics.commands.inc({ name, outcome });
 }
 
-export function register(app: App, _deps: SlackDeps): void {
+export function registerMergequeue(app: App, _deps: SlackDeps): void {
   app.command<RequestContext>(COMMAND, mergequeueCommand);
 }

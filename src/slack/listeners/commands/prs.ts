@@ -1,7 +1,7 @@
 /** `/mergequeue prs [target] [state]`: the queue's PRs through listPullRequests, within Slack's 50 blocks. */
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrs } from '../../blocks/prs.ts';
-import type { PrCommand } from '../../commands/grammar.ts';
+import type { PrCommand } from '../../grammars/grammar.ts';
 import { queueAndTrunk } from './queue-at.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -1,5 +1,5 @@
 /** `/mergequeue restart <pr> [target]`: restarts a failed PR's tests; an operator or the PR's confirmed author. */
-import type { PrCommand } from '../../commands/grammar.ts';
+import type { PrCommand } from '../../grammars/grammar.ts';
 import { applyPrCommand } from './pr-change.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

@@ -2,7 +2,7 @@
 
 import type { TargetSpec } from '../../../core/target.ts';
 import type { SettableQueueState } from '../../../trunk/types.ts';
-import type { StateCommandName } from '../../commands/grammar.ts';
+import type { StateCommandName } from '../../grammars/grammar.ts';
 import { applyCommandChange } from './change.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

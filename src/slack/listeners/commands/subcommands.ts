@@ -1,5 +1,5 @@
-/** Each `/mergequeue` subcommand's handler, by the grammar's name for it (slack/commands/grammar.ts). */
-import type { Command } from '../../commands/grammar.ts';
+/** Each `/mergequeue` subcommand's handler, by the grammar's name for it (slack/grammars/grammar.ts). */
+import type { Command } from '../../grammars/grammar.ts';
 import { cancel } from './cancel.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';

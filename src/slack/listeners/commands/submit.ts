@@ -1,5 +1,5 @@
 /** `/mergequeue submit <pr> [target] [priority] [nobatch]`: an operator or the PR's confirmed author; `urgent` and 0–9 operators only. */
-import type { PrCommand } from '../../commands/grammar.ts';
+import type { PrCommand } from '../../grammars/grammar.ts';
 import { applyPrCommand } from './pr-change.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 

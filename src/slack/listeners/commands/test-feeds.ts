@@ -12,7 +12,7 @@ import {
   renderTestWatchList,
   renderTooManyTestWatches,
 } from '../../blocks/test-feeds.ts';
-import type { TestsCommand } from '../../commands/tests.ts';
+import type { TestsCommand } from '../../grammars/tests.ts';
 import type { SlackReply } from '../../reply.ts';
 import { postToChannel } from '../../reply.ts';
 import { sharedChannels } from '../../shared-channels.ts';

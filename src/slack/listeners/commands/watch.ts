@@ -13,7 +13,7 @@ import {
   renderWatching,
   renderWatchList,
 } from '../../blocks/watch.ts';
-import type { WatchCommand } from '../../commands/watch.ts';
+import type { WatchCommand } from '../../grammars/watch.ts';
 import type { SlackReply } from '../../reply.ts';
 import { postToChannel } from '../../reply.ts';
 import { sharedChannels } from '../../shared-channels.ts';

@@ -9,7 +9,7 @@ import { afterAck } from '../../after-ack.ts';
 import type { SlackDeps } from '../../deps.ts';
 import { publishHome } from '../../home.ts';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerHomeTab(app: App, deps: SlackDeps): void {
   app.event('app_home_opened', async ({ event, body, context, client }) => {
     if (event.tab !== 'home') return;
     const workspaceId = workspaceIdOf({

@@ -14,7 +14,7 @@ import { channelFacts } from '../../shared-channels.ts';
 /** Slack's channel for a link still in the message composer. */
 const COMPOSER = 'COMPOSER';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerLinkUnfurls(app: App, deps: SlackDeps): void {
   app.event<'link_shared', RequestContext>('link_shared', async ({ event, context, client }) => {
     const composer = event.source === 'composer' || event.channel === COMPOSER;
     if (composer && !event.unfurl_id) return;

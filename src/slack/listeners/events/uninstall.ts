@@ -16,7 +16,7 @@ const workspaceOf = (context: Context, body: Envelope) =>
     isEnterpriseInstall: context.isEnterpriseInstall ?? false,
   });
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerUninstall(app: App, deps: SlackDeps): void {
   app.event('app_uninstalled', async ({ body, context }) => {
     const workspaceId = workspaceOf(context, body);
     if (!workspaceId) return;

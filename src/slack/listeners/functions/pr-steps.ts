@@ -10,8 +10,8 @@ import { NOT_IN_QUEUE } from '../../../services/steps.ts';
 import { renderError } from '../../blocks/errors.ts';
 import { renderPrAnnouncement, renderPrRefusal } from '../../blocks/pr-actions.ts';
 import { stepErrorText } from '../../blocks/steps.ts';
-import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import type { StepInput } from '../../grammars/steps.ts';
 import { registerStep, type StepEnd, type StepRun } from './run.ts';
 
 type SubmitStep = Extract<StepInput, { step: 'submit_pr' }>;
@@ -57,7 +57,7 @@ async function changePr(
   return ending(r, change.prNumber, await r.deps.services.prs.change(r.actor, r.at, change), change.reason);
 }
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerPrSteps(app: App, deps: SlackDeps): void {
   registerStep<SubmitStep>(app, deps, {
     id: 'submit_pr',
     needsPerson: 'submit a PR to the queue',

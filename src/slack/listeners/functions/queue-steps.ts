@@ -11,8 +11,8 @@ import type { QueueChangeRequest } from '../../../services/queue.ts';
 import { renderAnnouncement } from '../../blocks/announcement.ts';
 import { renderError, renderRefusal } from '../../blocks/errors.ts';
 import { stepErrorText } from '../../blocks/steps.ts';
-import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import type { StepInput } from '../../grammars/steps.ts';
 import { registerStep, type StepEnd, type StepRun } from './run.ts';
 
 type StateStep = Extract<StepInput, { step: 'pause_queue' | 'drain_queue' | 'resume_queue' }>;
@@ -64,7 +64,7 @@ async function changeQueue(
   }
 }
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerQueueSteps(app: App, deps: SlackDeps): void {
   for (const id of ['pause_queue', 'drain_queue', 'resume_queue'] as const) {
     const { desired, verb } = STATE_STEPS[id];
     registerStep<StateStep>(app, deps, {

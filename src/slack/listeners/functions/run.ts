@@ -13,8 +13,8 @@ import type { QueueAt } from '../../../services/queue.ts';
 import { actorIn, actorWorkspace } from '../../actor.ts';
 import { renderError, renderNoTarget, renderNotConnected } from '../../blocks/errors.ts';
 import { stepBadInput, stepChannelUnseen, stepErrorText, stepNeedsPerson } from '../../blocks/steps.ts';
-import { parseStepInputs, type StepId, type StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { parseStepInputs, type StepId, type StepInput } from '../../grammars/steps.ts';
 
 export type StepArgs = SlackEventMiddlewareArgs<'function_executed'> & AllMiddlewareArgs;
 

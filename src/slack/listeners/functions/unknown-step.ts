@@ -6,12 +6,12 @@
  */
 import type { App } from '@slack/bolt';
 import { stepUnknown } from '../../blocks/steps.ts';
-import { STEP_IDS } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { STEP_IDS } from '../../grammars/steps.ts';
 
 const KNOWN: ReadonlySet<string> = new Set(STEP_IDS);
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerUnknownStep(app: App, deps: SlackDeps): void {
   app.event('function_executed', async ({ event, ack, fail }) => {
     const callbackId = event.function?.callback_id;
     if (typeof callbackId !== 'string' || KNOWN.has(callbackId)) return;

@@ -7,13 +7,13 @@
  * nothing, so it needs no person behind the workflow.
  */
 import type { App } from '@slack/bolt';
-import type { StepInput } from '../../commands/steps.ts';
 import type { SlackDeps } from '../../deps.ts';
+import type { StepInput } from '../../grammars/steps.ts';
 import { registerStep } from './run.ts';
 
 type WaitStep = Extract<StepInput, { step: 'wait_for_pr' }>;
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerWaitForPr(app: App, deps: SlackDeps): void {
   registerStep<WaitStep>(app, deps, {
     id: 'wait_for_pr',
     run: async (r) => {

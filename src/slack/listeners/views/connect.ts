@@ -28,7 +28,7 @@ export const TOO_SLOW =
 export const NO_ENCRYPTION_KEY =
   'This app cannot store a Trunk token yet: whoever runs it must set ENCRYPTION_KEY (openssl rand -base64 32) and restart, or set TRUNK_API_TOKEN and TRUNK_ORG_SLUG in its environment.';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerConnectView(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.connect, async ({ ack, body, view, client, context }) => {
     const budget = answerBudget();
     const parsed = parseConnectSubmission(view.state.values as SubmissionValues);

@@ -13,7 +13,7 @@ import { tellPrivately } from '../../reply.ts';
 import { answerPrClick } from '../pr-change-answer.ts';
 import { type PrClick, prClickKey, prQueue } from '../pr-click.ts';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerPrCancelView(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction, RequestContext>(
     CALLBACKS.prCancel,
     async ({ ack, body, view, client, context }) => {

@@ -22,7 +22,7 @@ import { DESIRED } from '../commands/state.ts';
 
 const VERB = { pause: 'paused', drain: 'started draining' } as const;
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerReasonView(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction, RequestContext>(
     CALLBACKS.reason,
     async ({ ack, body, view, client, context }) => {

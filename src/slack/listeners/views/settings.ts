@@ -15,7 +15,7 @@ import { unwrapMetadata } from '../../modals.ts';
 import type { SlackReply } from '../../reply.ts';
 import { postToChannel, tellPrivately } from '../../reply.ts';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerSettingsView(app: App, deps: SlackDeps): void {
   app.view(CALLBACKS.settings, async ({ ack, body, view, client, context }) => {
     const meta = unwrapMetadata(view.private_metadata);
     const parsed = parseSettingsSubmission(view.state.values as SubmissionValues, meta?.m);

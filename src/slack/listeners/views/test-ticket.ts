@@ -6,14 +6,14 @@
  */
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import { parseTestButton, TEST_TICKET_CALLBACK, TEST_TICKET_INPUT } from '../../blocks/test-feeds.ts';
-import { readTicketInput } from '../../commands/tests.ts';
 import { actorOf, type RequestContext } from '../../context.ts';
 import type { SlackDeps } from '../../deps.ts';
+import { readTicketInput } from '../../grammars/tests.ts';
 import { unwrapMetadata } from '../../modals.ts';
 import { tellPrivately } from '../../reply.ts';
 import { answerTestAction } from '../test-answer.ts';
 
-export function register(app: App, deps: SlackDeps): void {
+export function registerTestTicketView(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction, RequestContext>(
     TEST_TICKET_CALLBACK,
     async ({ ack, body, view, client, context }) => {

@@ -8,8 +8,8 @@ import type { DigestService } from '../../../../services/digest.ts';
 import { createDigestService } from '../../../../services/digest.ts';
 import { digestReply, renderDigestAnswer } from '../../../blocks/digest-replies.ts';
 import { renderError } from '../../../blocks/errors.ts';
-import { parseDigestCommand } from '../../../commands/digest.ts';
-import { DIGEST_HELP } from '../../../commands/usage.ts';
+import { parseDigestCommand } from '../../../grammars/digest.ts';
+import { DIGEST_HELP } from '../../../grammars/usage.ts';
 import type { SlackReply } from '../../../reply.ts';
 import type { CommandRequest, Outcome } from '../types.ts';
 

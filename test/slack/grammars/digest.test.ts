@@ -1,7 +1,7 @@
 /** Parsing `/mergequeue digest …`: every form, and never a throw whatever is typed. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normaliseMention, parseDigestCommand } from '../../../src/slack/commands/digest.ts';
+import { normaliseMention, parseDigestCommand } from '../../../src/slack/grammars/digest.ts';
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FREEZE_ADD_USAGE, parseFreezeCommand } from '../../../src/slack/commands/freeze.ts';
+import { FREEZE_ADD_USAGE, parseFreezeCommand } from '../../../src/slack/grammars/freeze.ts';
 
 // Monday 2026-06-01 16:00 UTC = 18:00 in Paris.
 const now = Date.parse('2026-06-01T16:00:00Z');

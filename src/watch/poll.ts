@@ -1,5 +1,5 @@
 /**
- * The watch service: the watcher on this store, and its pass. The loop that ticks it (start, stop by a
+ * The watch poll: the watcher on this store, and its pass. The loop that ticks it (start, stop by a
  * deadline, then the leases released so another replica polls those queues at once) is a worker,
  * src/workers/queue-watcher.ts.
  */
@@ -10,7 +10,7 @@ import { listFollowedQueues } from './followed.ts';
 import type { DeliverBatch } from './types.ts';
 import { Watcher, type WatcherOptions } from './watcher.ts';
 
-export interface WatchServiceDeps
+export interface WatchPollDeps
   extends Omit<WatcherOptions, 'db' | 'leases' | 'followed' | 'listAudit' | 'deliver' | 'deliverBatch'>,
     Partial<Pick<WatcherOptions, 'followed'>> {
   store: Pick<Store, 'db' | 'leases' | 'listAudit'>;
@@ -20,13 +20,13 @@ export interface WatchServiceDeps
   defaultTarget?: TargetSpec;
 }
 
-export interface WatchService {
+export interface WatchPoll {
   readonly watcher: Watcher;
   /** One pass now, and the deliveries it started (tests drive the clock and call this). */
   tick(): Promise<void>;
 }
 
-export function createWatchService(deps: WatchServiceDeps): WatchService {
+export function createWatchPoll(deps: WatchPollDeps): WatchPoll {
   const now = deps.clock ?? Date.now;
   const watcher = new Watcher({
     ...deps,

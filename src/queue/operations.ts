@@ -1,14 +1,13 @@
 /**
- * What queue commands and buttons do, independent of Slack: read the queue, decide from its CURRENT state,
- * change it through Trunk, and leave an audit entry for every change, no-op, failure and refusal.
- * Results are plain data; errors from Trunk are returned (as `failed`) for the caller to render.
+ * What queue commands and buttons do, independent of Slack: read the queue, decide from its CURRENT state
+ * and change it through Trunk. Results are plain data (ok with before/after, noop with the reason, failed
+ * with the error, which Trunk's errors are returned as) for the caller to audit and render: the audit rows
+ * and the click claims are the application layer's (services/queue-changes.ts), never written here.
  */
 
 import { formatQueueRef, type QueueRef, type RepoRef } from '../core/target.ts';
-import { type AuditLost, auditBy } from '../store/audit-retrying.ts';
-import type { Store } from '../store/types.ts';
 import type { CallOptions, TrunkApi } from '../trunk/api.ts';
-import { isTrunkError, type TrunkError, TrunkInvalidRequestError } from '../trunk/errors.ts';
+import { type TrunkError, TrunkInvalidRequestError } from '../trunk/errors.ts';
 import {
   CHANGE_FOR_STATE,
   DIRECT_MERGE_MODES,
@@ -27,18 +26,9 @@ import {
   type UpdateQueueRequest,
 } from '../trunk/types.ts';
 
+/** What the queue domain acts through: the workspace's Trunk client, and nothing else. */
 export interface QueueContext {
   trunk: TrunkApi;
-  store: Store;
-  workspaceId: string;
-  /** The Slack user acting. */
-  userId: string;
-  now: () => number;
-  /**
-   * Where an audit entry goes when the store refused it on every retry (log and count). Without it the
-   * store's error is thrown, as before.
-   */
-  auditLost?: AuditLost;
 }
 
 export type QueueAction = 'pause' | 'drain' | 'resume' | 'concurrency' | 'settings';
@@ -52,9 +42,19 @@ export type ChangeResult =
       after: Queue;
       /** `after` with the PR list read just before the change (updateQueue answers without it): for redrawing. */
       view: Queue;
+      /** Settings only: the fields sent to Trunk (those that differed from `before`). */
+      sent?: SettingsChanges;
     }
   | { outcome: 'noop'; action: QueueAction; target: string; before?: Queue; reason: string }
-  | { outcome: 'failed'; action: QueueAction; target: string; before?: Queue; error: ChangeError };
+  | {
+      outcome: 'failed';
+      action: QueueAction;
+      target: string;
+      before?: Queue;
+      error: ChangeError;
+      /** Settings only: what was sent to Trunk when the write itself failed (absent: nothing was sent). */
+      sent?: SettingsChanges;
+    };
 
 /**
  * Why a change failed: Trunk's error (with its kind and facts), or anything else that went wrong on our side
@@ -69,8 +69,6 @@ export interface ChangeStateOptions {
   reason?: string;
   /** The state the clicked message showed; given for buttons, absent for typed commands. */
   expected?: QueueState;
-  /** Identifies one rendered button (message version + action): repeated clicks of it count once. */
-  clickKey?: string;
 }
 
 /** From which current states a button's intent still makes sense. */
@@ -79,8 +77,6 @@ const BUTTON_FITS: Record<SettableQueueState, readonly string[]> = {
   paused: ['running', 'draining'],
   draining: ['running'],
 };
-
-const CLICK_TTL_MS = 30_000;
 
 export function address(ref: QueueRef): { repo: RepoRef; targetBranch: string } {
   return {
@@ -124,34 +120,23 @@ export async function changeState(
 ): Promise<ChangeResult> {
   const action = CHANGE_FOR_STATE[desired];
   const target = formatQueueRef(ref);
-  const via = opts.expected === undefined ? 'command' : 'button';
-  const base: Record<string, unknown> = { via, desired };
-  if (opts.reason) base.reason = opts.reason;
-  if (opts.expected !== undefined) base.expected = opts.expected;
-
-  if (opts.clickKey && !(await claimClick(ctx, opts.clickKey))) {
-    return noop(ctx, action, target, undefined, 'That click was already handled.', base);
-  }
   let before: Queue;
   try {
     before = await readQueue(ctx, ref, FOR_CHANGE);
   } catch (error) {
-    await releaseClick(ctx, opts.clickKey);
-    return failed(ctx, action, target, undefined, error, base);
+    return failed(action, target, undefined, error);
   }
   const current = String(before.state).toLowerCase();
-  if (current === desired) return noop(ctx, action, target, before, `${target} is already ${desired}.`, base);
+  if (current === desired) return noop(action, target, before, `${target} is already ${desired}.`);
   if (opts.expected !== undefined) {
     const shown = String(opts.expected).toLowerCase();
     if (!BUTTON_FITS[desired].includes(current)) {
       const since = shown === current ? '' : ` (this message showed it ${shown})`;
       return noop(
-        ctx,
         action,
         target,
         before,
         `${target} is ${current.replaceAll('_', ' ')} now${since}, so ${verbing(desired)} it was not done. The message now shows the current state.`,
-        base,
       );
     }
   }
@@ -160,11 +145,8 @@ export async function changeState(
   try {
     after = await ctx.trunk.updateQueue(req);
   } catch (error) {
-    await releaseClick(ctx, opts.clickKey);
-    return failed(ctx, action, target, before, error, base);
+    return failed(action, target, before, error);
   }
-  // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
-  await auditBy(ctx, action, target, 'ok', { ...base, before: before.state, after: after.state });
   return { outcome: 'ok', action, target, before, after, view: withPrs(after, before) };
 }
 
@@ -175,7 +157,11 @@ function verbing(s: SettableQueueState): string {
 export interface SetConcurrencyOptions {
   /** The concurrency the clicked message showed; a + or − click acts only if it is still current. */
   expectedCurrent?: number;
-  clickKey?: string;
+}
+
+/** Why `n` cannot be a queue's concurrency, as a local (never sent) error; undefined when it can. */
+export function concurrencyError(n: number): TrunkInvalidRequestError | undefined {
+  return intError('concurrency', n);
 }
 
 export async function setConcurrency(
@@ -185,45 +171,29 @@ export async function setConcurrency(
   opts: SetConcurrencyOptions = {},
 ): Promise<ChangeResult> {
   const target = formatQueueRef(ref);
-  const base: Record<string, unknown> = {
-    via: opts.expectedCurrent === undefined ? 'command' : 'button',
-    desired: n,
-  };
-  const invalid = intError('concurrency', n);
-  if (invalid) return failed(ctx, 'concurrency', target, undefined, invalid, base);
-  if (opts.clickKey && !(await claimClick(ctx, opts.clickKey)))
-    return noop(ctx, 'concurrency', target, undefined, 'That click was already handled.', base);
+  const invalid = concurrencyError(n);
+  if (invalid) return failed('concurrency', target, undefined, invalid);
   let before: Queue;
   try {
     before = await readQueue(ctx, ref, FOR_CHANGE);
   } catch (error) {
-    await releaseClick(ctx, opts.clickKey);
-    return failed(ctx, 'concurrency', target, undefined, error, base);
+    return failed('concurrency', target, undefined, error);
   }
   if (opts.expectedCurrent !== undefined && before.concurrency !== opts.expectedCurrent)
     return noop(
-      ctx,
       'concurrency',
       target,
       before,
       `Concurrency of ${target} is ${before.concurrency} now (this message showed ${opts.expectedCurrent}), so it was left as it is.`,
-      base,
     );
   if (before.concurrency === n)
-    return noop(ctx, 'concurrency', target, before, `Concurrency of ${target} is already ${n}.`, base);
+    return noop('concurrency', target, before, `Concurrency of ${target} is already ${n}.`);
   let after: Queue;
   try {
     after = await ctx.trunk.updateQueue({ ...address(ref), concurrency: n });
   } catch (error) {
-    await releaseClick(ctx, opts.clickKey);
-    return failed(ctx, 'concurrency', target, before, error, base);
+    return failed('concurrency', target, before, error);
   }
-  // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
-  await auditBy(ctx, 'concurrency', target, 'ok', {
-    ...base,
-    before: before.concurrency,
-    after: after.concurrency,
-  });
   return { outcome: 'ok', action: 'concurrency', target, before, after, view: withPrs(after, before) };
 }
 
@@ -293,39 +263,23 @@ export async function updateSettings(
 ): Promise<ChangeResult> {
   const target = formatQueueRef(ref);
   const invalid = validateSettings(changes);
-  if (invalid) return failed(ctx, 'settings', target, undefined, invalid, { requested: changes });
+  if (invalid) return failed('settings', target, undefined, invalid);
   let before: Queue;
   try {
     before = await readQueue(ctx, ref, FOR_CHANGE);
   } catch (error) {
-    return failed(ctx, 'settings', target, undefined, error, { requested: changes });
+    return failed('settings', target, undefined, error);
   }
-  const send = diffSettings(before, changes);
-  if (Object.keys(send).length === 0)
-    return noop(
-      ctx,
-      'settings',
-      target,
-      before,
-      `Nothing to change: ${target} already has those settings.`,
-      {},
-    );
+  const sent = diffSettings(before, changes);
+  if (Object.keys(sent).length === 0)
+    return noop('settings', target, before, `Nothing to change: ${target} already has those settings.`);
   let after: Queue;
   try {
-    after = await ctx.trunk.updateQueue({ ...address(ref), ...send });
+    after = await ctx.trunk.updateQueue({ ...address(ref), ...sent });
   } catch (error) {
-    return failed(ctx, 'settings', target, before, error, { changes: send });
+    return { ...failed('settings', target, before, error), sent };
   }
-  const was: Record<string, unknown> = {};
-  const now: Record<string, unknown> = {};
-  for (const key of Object.keys(send)) {
-    const k = key === 'deleteRequiredStatuses' ? 'requiredStatuses' : key;
-    was[k] = (before as unknown as Record<string, unknown>)[k];
-    now[k] = (after as unknown as Record<string, unknown>)[k];
-  }
-  // Trunk applied it: from here on the result is 'ok' whatever the audit write does.
-  await auditBy(ctx, 'settings', target, 'ok', { changes: send, before: was, after: now });
-  return { outcome: 'ok', action: 'settings', target, before, after, view: withPrs(after, before) };
+  return { outcome: 'ok', action: 'settings', target, before, after, view: withPrs(after, before), sent };
 }
 
 // ---- helpers ------------------------------------------------------------------------------------------
@@ -350,54 +304,20 @@ function intError(field: string, v: unknown): TrunkInvalidRequestError | undefin
   return undefined;
 }
 
-export async function claimClick(ctx: QueueContext, clickKey: string): Promise<boolean> {
-  return ctx.store.claimOnce(clickClaimKey(ctx, clickKey), CLICK_TTL_MS);
-}
-
-function clickClaimKey(ctx: QueueContext, clickKey: string): string {
-  return `click:${ctx.workspaceId}:${clickKey}`;
-}
-
-/**
- * A claim covers only a change that was applied: when Trunk (or the store) failed before that, the claim
- * is given back so the person can click again at once. If even that fails the claim expires by itself.
- */
-export async function releaseClick(ctx: QueueContext, clickKey: string | undefined): Promise<void> {
-  if (!clickKey) return;
-  await ctx.store.releaseClaim(clickClaimKey(ctx, clickKey)).catch(() => undefined);
-}
-
-async function noop(
-  ctx: QueueContext,
-  action: QueueAction,
-  target: string,
-  before: Queue | undefined,
-  reason: string,
-  detail: Record<string, unknown>,
-): Promise<ChangeResult> {
-  await auditBy(ctx, action, target, 'noop', { ...detail, why: reason, current: before?.state });
+function noop(action: QueueAction, target: string, before: Queue | undefined, reason: string): ChangeResult {
   const r: ChangeResult = { outcome: 'noop', action, target, reason };
   if (before) r.before = before;
   return r;
 }
 
-async function failed(
-  ctx: QueueContext,
+function failed(
   action: QueueAction,
   target: string,
   before: Queue | undefined,
   thrown: unknown,
-  detail: Record<string, unknown>,
-): Promise<ChangeResult> {
-  const trunk = isTrunkError(thrown) ? thrown : undefined;
-  await auditBy(ctx, action, target, 'failed', {
-    ...detail,
-    error: trunk?.kind ?? 'internal',
-    message: trunk?.userMessage ?? 'unexpected error',
-    ...(trunk?.status !== undefined ? { status: trunk.status } : {}),
-  });
-  const error: ChangeError = trunk ?? (thrown instanceof Error ? thrown : new Error(String(thrown)));
-  const r: ChangeResult = { outcome: 'failed', action, target, error };
+): Extract<ChangeResult, { outcome: 'failed' }> {
+  const error: ChangeError = thrown instanceof Error ? thrown : new Error(String(thrown));
+  const r: Extract<ChangeResult, { outcome: 'failed' }> = { outcome: 'failed', action, target, error };
   if (before) r.before = before;
   return r;
 }

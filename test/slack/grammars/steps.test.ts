@@ -1,10 +1,10 @@
 /**
- * The Workflow Builder steps' inputs (slack/commands/steps.ts): typed values for every step, a sentence
+ * The Workflow Builder steps' inputs (slack/grammars/steps.ts): typed values for every step, a sentence
  * naming the input for anything else, and never a throw, whatever a workflow hands over.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMEOUT_MINUTES, parseStepInputs, STEP_IDS } from '../../../src/slack/commands/steps.ts';
+import { MAX_TIMEOUT_MINUTES, parseStepInputs, STEP_IDS } from '../../../src/slack/grammars/steps.ts';
 
 const person = { interactor: { id: 'U0PERSON01', secret: 's' }, interactivity_pointer: 'p' };
 

@@ -1,5 +1,5 @@
 /**
- * The digest service: what people may do with digests, the scheduler's pass, manual runs. Wires the modules
+ * The digest engine: what people may do with digests, the scheduler's pass, manual runs. Wires the modules
  * of digest/ together; the loop that ticks it is a worker (src/workers/digests.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -16,7 +16,7 @@ import type { RunOutcome } from './types.ts';
 
 export type { DigestCommandContext };
 
-export interface DigestService {
+export interface DigestEngine {
   /** The operations behind `/mergequeue digest …`, answering with plain data. */
   readonly manage: DigestManager;
   /** Posts a digest now (as `digest run` does) and resolves when it is done. */
@@ -39,7 +39,7 @@ export interface DigestRuntime {
   abandoned: () => boolean;
 }
 
-export function createDigestService(input: DigestDeps, runtime: DigestRuntime): DigestService {
+export function createDigestEngine(input: DigestDeps, runtime: DigestRuntime): DigestEngine {
   const deps: DigestDeps = {
     ...stripUndefined(input),
     // Claims are fenced by owner: a suffix keeps two replicas apart even when both report pid 1 (containers).

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_NAMES, parseCommand, parsePrincipal } from '../../../src/slack/commands/grammar.ts';
-import { USAGE } from '../../../src/slack/commands/usage.ts';
+import { COMMAND_NAMES, parseCommand, parsePrincipal } from '../../../src/slack/grammars/grammar.ts';
+import { USAGE } from '../../../src/slack/grammars/usage.ts';
 
 const repo = { host: 'github.com', owner: 'acme', name: 'web' };
 
