@@ -15,7 +15,7 @@ import type { Db, Row } from '../store/types.ts';
 /** DESIGN: a dashboard is edited at most once a minute. */
 export const MIN_EDIT_GAP_MS = 60_000;
 /** Dashboards one channel may hold. */
-export const MAX_PER_CHANNEL = 5;
+export const MAX_DASHBOARDS_PER_CHANNEL = 5;
 
 export interface Dashboard {
   id: string;

@@ -9,7 +9,7 @@
  * the channel's own canvas where it has none yet, else a standalone canvas shared with the channel.
  */
 import { formatQueueRef, type TargetSpec } from '../core/target.ts';
-import { type Dashboard, DashboardRepository, MAX_PER_CHANNEL } from '../dashboard/index.ts';
+import { type Dashboard, DashboardRepository, MAX_DASHBOARDS_PER_CHANNEL } from '../dashboard/index.ts';
 import { readQueue } from '../queue/operations.ts';
 import { queueKeyOf } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
@@ -84,8 +84,8 @@ export function createDashboardService(
     if (refused) return refused;
     const existing = await repo.get(workspaceId, r.channelId, queueKeyOf(ref));
     if (existing) return { answer: 'exists', dashboard: existing };
-    if ((await repo.listChannel(workspaceId, r.channelId)).length >= MAX_PER_CHANNEL)
-      return { answer: 'too_many', max: MAX_PER_CHANNEL };
+    if ((await repo.listChannel(workspaceId, r.channelId)).length >= MAX_DASHBOARDS_PER_CHANNEL)
+      return { answer: 'too_many', max: MAX_DASHBOARDS_PER_CHANNEL };
     if (!trunk) return { answer: 'not_connected' };
     try {
       await readQueue({ trunk: trunk.api }, ref);

@@ -18,7 +18,7 @@ export const LEAVE_FACTOR = 1.5;
 export const FLOOR_MS = 30 * 60_000;
 
 /** A merged PR whose whole stay is known (history's `mergedStays`). */
-export interface MergedStay {
+export interface StayInQueue {
   prNumber: number;
   enteredAt: number;
   mergedAt: number;
@@ -30,7 +30,7 @@ export type MergedStays = (
   queueKey: string,
   from: number,
   to: number,
-) => Promise<readonly MergedStay[]>;
+) => Promise<readonly StayInQueue[]>;
 
 /** The figures a slow alert states: the last 6 h beside the 14 days before them. */
 export interface SlowFigures {
@@ -43,18 +43,18 @@ export interface SlowFigures {
 }
 
 /** Nearest-rank percentile (p in 0..100) of values; undefined for none. */
-export function nearestRank(values: readonly number[], p: number): number | undefined {
+function nearestRank(values: readonly number[], p: number): number | undefined {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[rank - 1];
 }
 
-const stayMs = (s: MergedStay) => s.mergedAt - s.enteredAt;
+const stayMs = (s: StayInQueue) => s.mergedAt - s.enteredAt;
 
 export function slowFigures(
-  recent: readonly MergedStay[],
-  baseline: readonly MergedStay[],
+  recent: readonly StayInQueue[],
+  baseline: readonly StayInQueue[],
   at: number,
 ): SlowFigures {
   return {
