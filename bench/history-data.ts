@@ -69,7 +69,7 @@ async function insertRows(db: Db, s: HistoryDataShape, pgUrl?: string): Promise<
   const start = s.now - s.days * 1440 * MIN;
   const spacing = (s.days * 1440 * MIN) / (s.days * s.prsPerDay);
   // 0: every PR; 1: failing PRs only; 2: passing PRs only.
-  const steps = STEPS.map(([k, state, off, only]) => `(${k}, '${state}', ${only})`).join(', ');
+  const steps = STEPS.map(([k, state, , only]) => `(${k}, '${state}', ${only})`).join(', ');
   const offsetSql = `CASE st.k ${STEPS.map(([k, , off]) => `WHEN ${k} THEN ${off.replaceAll('w', '(2 + (p.i * 104729) % 40)').replaceAll('t', '(8 + (p.i * 1299709) % 30)')}`).join(' ')} END`;
   const cols =
     'workspace_id, queue_key, pr_number, state, occurred_at, head_sha, priority, no_batch, reason_code, failing_checks, source, recorded_at, title, author';

@@ -256,20 +256,22 @@ export async function mergedStays(
   from: number,
   to: number,
 ): Promise<MergedStay[]> {
+  // The previous conclusion is looked up once per merged row (derived table `m`), then the attempt's first
+  // entry and last test run after it, each through the primary key.
   const rows = await db.query(
     `SELECT pr_number, merged_at, entered_at, tested_at FROM (
-       SELECT m.pr_number, m.occurred_at AS merged_at,
+       SELECT m.pr_number, m.merged_at,
          (SELECT MIN(s.occurred_at) FROM queue_history s
-           WHERE s.workspace_id = m.workspace_id AND s.queue_key = m.queue_key AND s.pr_number = m.pr_number
-             AND s.state = 'submitted' AND s.occurred_at <= m.occurred_at
-             AND s.occurred_at > ${PREVIOUS_CONCLUSION}) AS entered_at,
+           WHERE s.workspace_id = $1 AND s.queue_key = $2 AND s.pr_number = m.pr_number
+             AND s.state = 'submitted' AND s.occurred_at <= m.merged_at AND s.occurred_at > m.prev) AS entered_at,
          (SELECT MAX(t.occurred_at) FROM queue_history t
-           WHERE t.workspace_id = m.workspace_id AND t.queue_key = m.queue_key AND t.pr_number = m.pr_number
-             AND t.state = 'testing' AND t.occurred_at <= m.occurred_at
-             AND t.occurred_at > ${PREVIOUS_CONCLUSION}) AS tested_at
-       FROM queue_history m
-       WHERE m.workspace_id = $1 AND m.queue_key = $2 AND m.state = 'merged'
-         AND m.occurred_at >= $3 AND m.occurred_at < $4) AS stays
+           WHERE t.workspace_id = $1 AND t.queue_key = $2 AND t.pr_number = m.pr_number
+             AND t.state = 'testing' AND t.occurred_at <= m.merged_at AND t.occurred_at > m.prev) AS tested_at
+       FROM (
+         SELECT m.pr_number, m.occurred_at AS merged_at, ${PREVIOUS_CONCLUSION} AS prev
+         FROM queue_history m
+         WHERE m.workspace_id = $1 AND m.queue_key = $2 AND m.state = 'merged'
+           AND m.occurred_at >= $3 AND m.occurred_at < $4) AS m) AS stays
      WHERE entered_at IS NOT NULL
      ORDER BY merged_at, pr_number`,
     [workspaceId, queueKey, from, to],

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { settleBy } from '../core/deadline.ts';
 import type { QueueRef } from '../core/target.ts';
 import { type ReadbackOutcome, readBack, readbackProgress } from '../history/readback.ts';
 import { computeQueueStats, previousWindow, type QueueStats, statsWindow } from '../history/stats.ts';
@@ -67,13 +68,8 @@ export class StatsService {
       let outcome: ReadbackOutcome | undefined;
       if (!progress?.finishedAt) {
         const reading = this.#readBack(workspaceId, queueKey, at);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const patience = new Promise<'slow'>((resolve) => {
-          timer = setTimeout(() => resolve('slow'), READBACK_PATIENCE_MS);
-        });
-        const first = await Promise.race([reading, patience]);
-        clearTimeout(timer);
-        if (first === 'slow') await hooks.reading?.();
+        const first = await settleBy(reading, Date.now() + READBACK_PATIENCE_MS);
+        if (first.kind === 'timeout') await hooks.reading?.();
         outcome = await reading;
         progress = await readbackProgress(db, workspaceId, queueKey);
       }

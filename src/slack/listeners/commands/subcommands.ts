@@ -53,6 +53,7 @@ const SUBCOMMANDS: Handlers = {
   cancel: (req, c) => cancel(req, c),
   restart: (req, c) => restart(req, c),
   prs: (req, c) => prs(req, c),
+  stats: (req, c) => stats(req, c.target, c.days),
   freeze: (req, c) => freeze(req, c.text),
   watch: (req, c) => watch(req, c.watch),
   unwatch: (req, c) => unwatch(req, c.target),
