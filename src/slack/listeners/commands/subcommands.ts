@@ -59,7 +59,6 @@ const SUBCOMMANDS: Handlers = {
   unwatch: (req, c) => unwatch(req, c.target),
   me: (req, c) => me(req, c.me),
   tests: (req, c) => testFeeds(req, c.tests),
-  stats: (req, c) => stats(req, c.target, c.days),
   dashboard: (req, c) => dashboard(req, c.off, c.target),
 };
 
