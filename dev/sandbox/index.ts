@@ -177,6 +177,11 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
         return rows[0]?.id;
       },
       unfurlDomains: [new URL(sandboxConfig.trunk.appUrl).host.toLowerCase(), 'github.com'],
+      canvases: () =>
+        slack.canvases.filter(
+          (c) =>
+            !c.deleted && (c.channelId === CHANNEL_ID || c.access.some((a) => a.channelId === CHANNEL_ID)),
+        ),
       setTimeZone: (tz) => {
         for (const u of Object.values(USERS)) slack.addUser(fakeUser(u, tz));
       },
@@ -184,6 +189,9 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
 
     const running = await createApp(sandboxConfig, {
       logger,
+      // Slow queues are looked at every 30 s rather than 10 min, and dashboards every 10 s, so both show soon.
+      slow: { everyMs: 30_000 },
+      dashboards: { everyMs: 10_000 },
       ...(opts.clock ? { clock: opts.clock } : {}),
       http: { host: opts.host ?? '127.0.0.1', customRoutes: routes },
       slack: { signingSecret, botToken, apiUrl: slack.url },

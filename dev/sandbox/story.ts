@@ -75,6 +75,15 @@ export async function seedApp(db: Db, opts: { now: number; tz: string }): Promis
     createdBy: operator.id,
     createdAt: now,
   });
+  // acme/api:main's last hours turned slow (seed.ts's history): the channel hears it in its health feed.
+  await new WatchRepository(db).upsert({
+    workspaceId: TEAM_ID,
+    channelId: CHANNEL_ID,
+    target: queueRef('acme/api:main'),
+    topics: ['health'],
+    createdBy: operator.id,
+    createdAt: now,
+  });
 
   // Issue 29: the autopilot on for the watched queue, and a check that is flaky there this week (two stays
   // that failed `ci/e2e` and then merged on the same commit), so the story's flaky kick is re-submitted.

@@ -21,6 +21,9 @@ import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
 import {
   listWorkspaceQueues,
   PeopleRepository,
+  queueKeyOf,
+  type SlowQueue,
+  SlowStateRepository,
   type Watch,
   WatchRepository,
   type WorkspaceQueue,
@@ -51,6 +54,14 @@ export interface HomeQueueData {
   channels: string[];
   /** Absent when the Home did not read it (past its budget of Trunk reads, or Trunk is not connected). */
   reading?: HomeQueueRead;
+  /** Set while the queue is slow (watch/slow.ts): since when, and the figures that said so. */
+  slow?: SlowMark;
+}
+
+export interface SlowMark {
+  since: number;
+  recentMedianMs?: number;
+  baselineMedianMs?: number;
 }
 
 export interface HomePrData {
@@ -140,6 +151,9 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         new TestWatchRepository(db).listWorkspace(workspaceId),
         new InboxRepository(db).lastReceived(workspaceId),
       ]);
+      const slowNow = new Map(
+        (await new SlowStateRepository(db).slowQueues(workspaceId)).map((s) => [s.queueKey, s]),
+      );
       // Only what belongs to channels the person can see, by the rule `digest list` uses (a guest: their own).
       const [digests, watches, freezes, queues, testWatches] = await Promise.all([
         visibleTo(actor, allDigests, (d) => d.channelId),
@@ -192,7 +206,8 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         ),
         queues: queues.map((q, i) => {
           const r = readings[i];
-          return r ? { ...q, reading: r.reading } : q;
+          const slow = slowMark(slowNow.get(queueKeyOf(q.ref)));
+          return { ...q, ...(r ? { reading: r.reading } : {}), ...(slow ? { slow } : {}) };
         }),
         digests,
         watches,
@@ -203,6 +218,14 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
       };
     },
   };
+}
+
+function slowMark(s: SlowQueue | undefined): SlowMark | undefined {
+  if (!s) return undefined;
+  const mark: SlowMark = { since: s.since };
+  if (s.figures?.recentMedianMs !== undefined) mark.recentMedianMs = s.figures.recentMedianMs;
+  if (s.figures?.baselineMedianMs !== undefined) mark.baselineMedianMs = s.figures.baselineMedianMs;
+  return mark;
 }
 
 /**

@@ -4,6 +4,9 @@
  */
 import type { QueueRef } from '../core/target.ts';
 import type { Queue, Readiness } from '../trunk/types.ts';
+import type { SlowFigures } from './slow.ts';
+
+export type { SlowFigures } from './slow.ts';
 
 export const TOPICS = ['state', 'submitted', 'testing', 'merged', 'failed', 'health'] as const;
 export type Topic = (typeof TOPICS)[number];
@@ -166,6 +169,14 @@ export type WatchEvent =
       state: string;
       /** On a recovery: the state of the previous poll, i.e. the one the queue left (paused, draining…). */
       wasState?: string;
+    })
+  | (EventBase & {
+      /** The queue entered or left the slow tier (slow.ts); said in the `health` topic. */
+      kind: 'slow';
+      phase: 'entered' | 'left';
+      figures: SlowFigures;
+      /** On leaving: since when it had been slow. */
+      since?: number;
     });
 
 export type WatchEventKind = WatchEvent['kind'];

@@ -91,6 +91,8 @@ export interface WatcherOptions {
   concurrency?: number;
   /** Destinations beside the watch domain's own (the autopilot's, issue 29), decided per event. */
   extraDestinations?(event: WatchEvent): Promise<Destination[]>;
+  /** Told after a poll that learned a PR merged was committed (slow-queue alerts are evaluated on every merge). */
+  onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
 const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled', 'autopilot']);
@@ -105,6 +107,7 @@ const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
   cancelled: 'failed',
   health: 'health',
   autopilot: 'failed',
+  slow: 'health',
   left: undefined,
 };
 const KEEP_EVENTS_MS = 7 * 24 * 3_600_000;
@@ -311,6 +314,7 @@ export class Watcher {
         events,
         health,
       });
+      if (events.some((e) => e.kind === 'merged')) this.#o.onMerged?.(q.workspaceId, q.target);
       return queue;
     } catch (err) {
       if (!(err instanceof LostLeaseError)) throw err;
@@ -380,7 +384,7 @@ export class Watcher {
           watchId: w.id,
         });
       }
-    if (event.kind !== 'health')
+    if (event.kind !== 'health' && event.kind !== 'slow')
       for (const m of await this.live.listQueue(event.workspaceId, event.queueKey, now))
         out.push({
           kind: 'live',

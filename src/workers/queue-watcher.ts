@@ -46,6 +46,8 @@ export interface QueueWatcherOptions {
   leaseMs?: number;
   /** Completes the Workflow Builder steps waiting for a PR that left the queue. */
   steps?: StepCompleter;
+  /** Told when a poll learned that a PR of the queue merged (slow-queue alerts). */
+  onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
 export interface WatchWorkerOptions extends WatchPollDeps {
@@ -140,6 +142,7 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     logger,
     metrics: o.metrics,
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    ...(o.onMerged ? { onMerged: o.onMerged } : {}),
     ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
   });
   deliverNow = (ws, target) => watch.watcher.deliverNow(ws, target);

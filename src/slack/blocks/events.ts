@@ -22,6 +22,7 @@ import {
   slackDate,
   trunkQueueUrl,
 } from './format.ts';
+import { slowSentence } from './health.ts';
 import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, section, sectionsOfLines } from './kit.ts';
 import { prActionButtons } from './pr-actions.ts';
@@ -34,6 +35,8 @@ export interface EventLinks {
 }
 
 type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
+/** Posted on their own, never grouped in a feed post: health alerts and slow-queue alerts. */
+type AlertEvent = Extract<WatchEvent, { kind: 'health' | 'slow' }>;
 type LeftEvent = Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>;
 type AutopilotEvent = Extract<WatchEvent, { kind: 'autopilot' }>;
 
@@ -60,9 +63,10 @@ const KIND_EMOJI: Record<WatchEvent['kind'], string> = {
   left: ':outbox_tray:',
   health: ':rotating_light:',
   autopilot: ':repeat:',
+  slow: ':snail:',
 };
 
-const KIND_WORDS: Record<Exclude<WatchEvent['kind'], 'state' | 'health'>, string> = {
+const KIND_WORDS: Record<Exclude<WatchEvent['kind'], 'state' | 'health' | 'slow'>, string> = {
   submitted: 'entered the queue',
   testing: 'started testing',
   merged: 'merged',
@@ -174,6 +178,8 @@ export function eventLine(e: WatchEvent, stories?: EventStories): string {
       return `${emoji} ${healthSentence(e)}`;
     case 'autopilot':
       return autopilotSentence(e);
+    case 'slow':
+      return `${emoji} ${slowSentence(e)}`;
     default: {
       const ending = leftStory(e, stories)?.ending;
       const why =
@@ -230,7 +236,7 @@ export function renderHealth(e: HealthEvent, l: EventLinks = {}): SlackReply {
 }
 
 /** One event in full: before → after for settings, why a PR failed. */
-function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?: EventStories): SlackReply {
+function renderOne(e: Exclude<WatchEvent, AlertEvent>, l: EventLinks, stories?: EventStories): SlackReply {
   const label = queueLabel(e.target);
   const blocks: KnownBlock[] = [];
   let text: string;
@@ -267,7 +273,7 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?:
  * queue does not flood the channel). Health events are rendered on their own (renderHealth).
  */
 export function renderFeed(
-  events: Array<Exclude<WatchEvent, HealthEvent>>,
+  events: Array<Exclude<WatchEvent, AlertEvent>>,
   l: EventLinks = {},
   stories?: EventStories,
 ): SlackReply {

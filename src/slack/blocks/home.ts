@@ -20,6 +20,7 @@ import { code, esc, escTrim, link, mention, plural, prUrl, queueLabel, slackDate
 import { describeCurrent, windowLine } from './freeze.ts';
 import { ACTIONS } from './ids.ts';
 import { actions, button, context, divider, header, section, sectionsOfLines } from './kit.ts';
+import { durationText } from './stats.ts';
 import { stateLabel, statusButtons } from './status.ts';
 import { testWatchLine } from './test-feeds.ts';
 import { watchLine } from './watch.ts';
@@ -41,6 +42,8 @@ export interface HomeQueue {
   channels: string[];
   /** Absent when the Home did not read it (past its budget of Trunk reads, or Trunk is not connected). */
   reading?: HomeQueueReading;
+  /** Set while the queue is slow: since when, and its median time in queue against the usual. */
+  slow?: { since: number; recentMedianMs?: number; baselineMedianMs?: number };
 }
 
 export interface HomePr {
@@ -200,7 +203,14 @@ function queueWhy(q: HomeQueue): string {
         .join(', ')}`
     : '';
   const more = q.channels.length > 5 ? ` and ${q.channels.length - 5} more` : '';
-  return `_${esc(q.sources.join(', '))}${channels}${more}_`;
+  return `_${esc(q.sources.join(', '))}${channels}${more}_${slowLine(q)}`;
+}
+
+/** A slow queue says so on the Home, with the figures (watch/slow.ts). */
+function slowLine(q: HomeQueue): string {
+  if (!q.slow) return '';
+  const { since, recentMedianMs, baselineMedianMs } = q.slow;
+  return `\n:snail: *Slow* since ${slackDate(since)}: median time in queue ${durationText(recentMedianMs)} over the last 6 h, usually ${durationText(baselineMedianMs)}`;
 }
 
 function queueText(q: HomeQueue, reading: HomeQueueReading): string {

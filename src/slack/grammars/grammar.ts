@@ -61,6 +61,8 @@ export type Command =
   | { name: 'me'; me: MeCommand }
   /** Flaky-test feeds: `tests watch|unwatch|list` (commands/tests.ts reads the rest). */
   | { name: 'tests'; tests: TestsCommand }
+  /** A canvas in this channel that keeps the queue current; `off` stops it. */
+  | { name: 'dashboard'; off: boolean; target?: TargetSpec }
   | PrCommand;
 
 /** The commands that act on one PR, or list the queue's PRs. */
@@ -162,6 +164,8 @@ function parse(raw: string): ParseCommandResult {
       return wrap('me', parseMe(rest), (me) => ({ name: 'me', me }));
     case 'tests':
       return wrap('tests', parseTests(rest), (tests) => ({ name: 'tests', tests }));
+    case 'dashboard':
+      return parseDashboard(rest);
     default:
       return {
         ok: false,
@@ -169,6 +173,21 @@ function parse(raw: string): ParseCommandResult {
         usage: USAGE.help,
       };
   }
+}
+
+/** `dashboard [target]` · `dashboard off [target]`. */
+function parseDashboard(rest: string[]): ParseCommandResult {
+  const off = rest[0]?.toLowerCase() === 'off';
+  const words = off ? rest.slice(1) : rest;
+  if (words.length > 1)
+    return usageError(
+      'dashboard',
+      `\`dashboard\` takes at most one queue, for example \`/mergequeue dashboard${off ? ' off' : ''} acme/web:main\`.`,
+    );
+  if (words.length === 0) return ok({ name: 'dashboard', off });
+  const t = parseTarget(words[0]!);
+  if (!t.ok) return usageError('dashboard', t.error);
+  return ok({ name: 'dashboard', off, target: t.value });
 }
 
 /** Splits on any whitespace, including the non-breaking spaces Slack clients sometimes send. */

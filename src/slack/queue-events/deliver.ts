@@ -40,6 +40,7 @@ import {
   renderHealth,
 } from '../blocks/events.ts';
 import { renderFeedPaused } from '../blocks/feed-paused.ts';
+import { renderSlow } from '../blocks/health.ts';
 import type { SlackReply } from '../reply.ts';
 import { type LiveDeps, type OrderReads, type QueueReads, readKey, redrawLive } from './live.ts';
 
@@ -50,7 +51,7 @@ import { type LiveDeps, type OrderReads, type QueueReads, readKey, redrawLive } 
 export const STORY_WAIT_MS = 3_000;
 
 type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
-type FeedEvent = Exclude<WatchEvent, HealthEvent>;
+type FeedEvent = Exclude<WatchEvent, HealthEvent | { kind: 'slow' }>;
 type AuthorEvent = Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' | 'autopilot' }>;
 type ChannelDest = Extract<Destination, { kind: 'channel' }>;
 type LiveDest = Extract<Destination, { kind: 'live' }>;
@@ -171,6 +172,14 @@ export function createSlackDeliver(d: DeliverDeps) {
             jobs.push({
               settles: [settle],
               send: () => post(dest.channelId, renderHealth(event, links), 'alert'),
+              refused: (r) => pauseFeed(d, dest, r),
+            });
+            continue;
+          }
+          if (event.kind === 'slow') {
+            jobs.push({
+              settles: [settle],
+              send: () => post(dest.channelId, renderSlow(event, links), 'alert'),
               refused: (r) => pauseFeed(d, dest, r),
             });
             continue;
