@@ -8,6 +8,7 @@
  * Reason codes are an open vocabulary: an unknown one is kept as sent and classed `failure`; no reason at all
  * (no v2 key and no webhook reason) is `unknown`.
  */
+import { KICK_CLASSES, type KickClass } from '../history/types.ts';
 
 /**
  * What classing needs of a PR's story (queue/story.ts's PrStory fits it): how the attempt ended, and whether
@@ -26,19 +27,8 @@ export interface StoryFacts {
   putBackBy: readonly unknown[];
 }
 
-export const KICK_CLASSES = [
-  'conflict',
-  'infra',
-  'flaky',
-  'upstream',
-  'superseded',
-  'cancelled',
-  'timeout',
-  'failure',
-  'unknown',
-] as const;
-/** The same union as history's `KickClass` (src/history/types.ts). */
-export type KickClass = (typeof KICK_CLASSES)[number];
+/** The classes are history's (each kick's class is kept on its history row). */
+export { KICK_CLASSES, type KickClass };
 
 export function isKickClass(s: string): s is KickClass {
   return (KICK_CLASSES as readonly string[]).includes(s);

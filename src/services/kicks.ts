@@ -24,7 +24,7 @@ import { insertEvents, SnapshotRepository } from '../watch/queue-state.ts';
 
 type LeftEvent = Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>;
 
-export interface KickPortsDeps {
+export interface KickHandlersDeps {
   store: Store;
   /** The workspace's Trunk client for a person's change (the autopilot's write is served first). */
   trunkFor(workspaceId: string): Promise<TrunkApi | undefined>;
@@ -35,7 +35,7 @@ export interface KickPortsDeps {
   logger: Logger;
 }
 
-export interface KickPorts {
+export interface KickHandlers {
   classify(
     workspaceId: string,
     target: QueueTarget,
@@ -50,7 +50,7 @@ export interface KickPorts {
   wants(event: WatchEvent): Promise<boolean>;
 }
 
-export function createKickPorts(d: KickPortsDeps): KickPorts {
+export function createKickHandlers(d: KickHandlersDeps): KickHandlers {
   const db = d.store.db;
   const settings = new AutopilotRepository(db);
   const snapshots = new SnapshotRepository(d.store);

@@ -5,6 +5,7 @@
  * submitted their own PR hears once), and `me notify off` stops them; a person with no GitHub link keeps that
  * choice in `notify_optouts`.
  */
+import { AUTOPILOT_SUBMITTER } from '../history/types.ts';
 import type { Db, DbExecutor } from '../store/types.ts';
 
 export type SubmitVia = 'command' | 'button' | 'step' | 'autopilot';
@@ -16,7 +17,7 @@ export interface PrSubmitter {
 }
 
 /** The `submitted_by` of the app's own re-submissions (history rows, the Home, stats). */
-export const AUTOPILOT_SUBMITTER = 'app:autopilot';
+export { AUTOPILOT_SUBMITTER };
 
 export class SubmitterRepository {
   readonly #db: Db;

@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { createKickPorts } from '../services/kicks.ts';
+import { createKickHandlers } from '../services/kicks.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import {
   createQueueEventDelivery,
@@ -114,7 +114,7 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
   const logger = o.logger.child({ component: 'watch' });
   // Kick classes and the autopilot (issue 29): the autopilot announces through the watcher, bound below.
   let deliverNow: (ws: string, target: QueueTarget) => Promise<void> = async () => undefined;
-  const kicks = createKickPorts({
+  const kicks = createKickHandlers({
     store: o.store,
     trunkFor: async (id) => (await o.workspaces.trunkFor(id))?.api,
     deliverNow: (ws, target) => deliverNow(ws, target),
