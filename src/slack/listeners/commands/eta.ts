@@ -1,40 +1,24 @@
 /** `/mergequeue eta <pr> [target]`: when the PR should merge and what it waits behind (Trunk v2), else v1's state. */
 import type { TargetSpec } from '../../../core/target.ts';
-import { renderError } from '../../blocks/errors.ts';
 import { renderEta } from '../../blocks/eta.ts';
 import { renderPr } from '../../blocks/pr.ts';
 import { withV2KeyHint } from '../../blocks/story.ts';
-import { queueAndTrunk } from './queue-at.ts';
+import { answerRead, trunkLinks } from './queue-at.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
-export async function eta(
-  req: CommandRequest,
-  prNumber: number,
-  target: TargetSpec | undefined,
-): Promise<Outcome> {
-  const at = await queueAndTrunk(req, target);
-  if ('outcome' in at) return at.outcome;
-  const found = await req.services.story.eta(req.actor, at, prNumber);
-  const renderedAt = req.deps.now();
-  switch (found.answer) {
-    case 'read_failed':
-      await req.reply.respond(renderError(found.error));
-      return 'failed';
-    case 'v1':
+export function eta(req: CommandRequest, prNumber: number, target: TargetSpec | undefined): Promise<Outcome> {
+  return answerRead(
+    req,
+    target,
+    (at) => req.services.story.eta(req.actor, at, prNumber),
+    async (at, found) => {
+      const renderedAt = req.deps.now();
       await req.reply.respond(
-        withV2KeyHint(
-          renderPr({
-            ref: at.ref,
-            pr: found.pr,
-            renderedAt,
-            appUrl: req.deps.settings.trunkAppUrl,
-            ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
-          }),
-        ),
+        found.answer === 'v1'
+          ? withV2KeyHint(renderPr({ ref: at.ref, pr: found.pr, renderedAt, ...trunkLinks(req, at) }))
+          : renderEta(at.ref, prNumber, found.value, renderedAt, found.app),
       );
       return 'ok';
-    case 'eta':
-      await req.reply.respond(renderEta(at.ref, prNumber, found.value, renderedAt, found.app));
-      return 'ok';
-  }
+    },
+  );
 }

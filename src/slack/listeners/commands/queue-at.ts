@@ -28,3 +28,32 @@ export async function queueAndTrunk(
     return { outcome: 'failed' };
   }
 }
+
+/** Where a renderer links into Trunk's web app: its base URL, and the workspace's organization when known. */
+export function trunkLinks(req: CommandRequest, at: QueueAt): { appUrl: string; orgSlug?: string } {
+  return {
+    appUrl: req.deps.settings.trunkAppUrl,
+    ...(at.trunk.orgSlug ? { orgSlug: at.trunk.orgSlug } : {}),
+  };
+}
+
+/**
+ * The one shape of the read commands (`pr`, `run`, `why`, `eta`, `prs`): locate the queue, read, answer a
+ * failed read with its error; `answer` renders what was read.
+ */
+export async function answerRead<T extends { answer: string }>(
+  req: CommandRequest,
+  target: TargetSpec | undefined,
+  read: (at: QueueAt) => Promise<T>,
+  answer: (at: QueueAt, found: Exclude<T, { answer: 'read_failed' }>) => Promise<Outcome>,
+  how: { cached?: boolean } = {},
+): Promise<Outcome> {
+  const at = await queueAndTrunk(req, target, how);
+  if ('outcome' in at) return at.outcome;
+  const found = await read(at);
+  if (found.answer === 'read_failed') {
+    await req.reply.respond(renderError((found as { error?: unknown }).error));
+    return 'failed';
+  }
+  return answer(at, found as Exclude<T, { answer: 'read_failed' }>);
+}
