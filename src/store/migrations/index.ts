@@ -30,6 +30,7 @@ import { unfurlGithubMigration } from './015_unfurl_github.ts';
 import { stepWaitsMigration } from './016_step_waits.ts';
 import { historyMigration } from './017_history.ts';
 import { leasesFinishedMigration } from './018_leases_finished.ts';
+import { queueStaysMigration } from './021_queue_stays.ts';
 
 export const migrations: Migration[] = [
   coreMigration,
@@ -48,4 +49,5 @@ export const migrations: Migration[] = [
   stepWaitsMigration,
   historyMigration,
   leasesFinishedMigration,
+  queueStaysMigration,
 ];
