@@ -11,7 +11,8 @@
  *   floor the budget sets: its requests at TRUNK_MAX_RPS starts per window (1 s plus the budget's guard),
  *   and v2 PR lookups at Trunk's 5 a second per key, whichever is longer; target ≤ 1.1×, and no second with
  *   more requests than the budget allows.
- * HISTORY_BENCH_PRS_PER_DAY scales the stats data down (default 200) for a quick run.
+ * HISTORY_BENCH_PRS_PER_DAY scales the stats data down (default 200) for a quick run; HISTORY_BENCH_PARTS
+ * (comma-separated: apply, readback, stats; default all) runs only some.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -336,6 +337,11 @@ export const benchmark: Benchmark = {
   description:
     'queue memory: stats p95 over ~4.5M transitions (SQLite, PostgreSQL), RSS growth, webhook apply with vs without history, 30-day read-back vs the budget floor',
   async run() {
-    return [...(await applyFigures()), ...(await readbackFigures()), ...(await statsFigures())];
+    const parts = (process.env['HISTORY_BENCH_PARTS'] ?? 'apply,readback,stats').split(',');
+    const out: BenchFigure[] = [];
+    if (parts.includes('apply')) out.push(...(await applyFigures()));
+    if (parts.includes('readback')) out.push(...(await readbackFigures()));
+    if (parts.includes('stats')) out.push(...(await statsFigures()));
+    return out;
   },
 };
