@@ -266,17 +266,21 @@ const STAY_COLUMNS = 'workspace_id, queue_key, pr_number, merged_at, entered_at,
 
 /**
  * Keeps `queue_stays` true after a row of the PR was written at `at`: a row changes only the attempts that
- * end at or after it, so those are removed and computed again from the PR's rows (a few, through the primary
- * key). A `submitted` or `testing` row after the PR's last merge (the usual order) changes nothing and costs
- * one probe.
+ * end at or after it, so those are computed again from the PR's rows (a few, through the primary key) and
+ * written over. Every merged row has its stay row (its entry unknown or not), so the attempts recomputed
+ * are exactly the stay rows at or after `at`: nothing is left stale. A row with no merge of the PR at or
+ * after it (a `submitted` or `testing` in the usual order) changes nothing and costs one probe.
  */
 async function refreshStays(db: DbExecutor, r: PrTransitionRecord): Promise<void> {
   const key = [r.workspaceId, r.queueKey, r.prNumber, r.occurredAt];
-  const removed = await db.execute(
-    'DELETE FROM queue_stays WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND merged_at >= $4',
-    key,
-  );
-  if (removed === 0 && (r.state === 'submitted' || r.state === 'testing')) return;
+  if (r.state !== 'merged') {
+    const later = await db.query(
+      `SELECT 1 AS later FROM queue_stays
+       WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND merged_at >= $4 LIMIT 1`,
+      key,
+    );
+    if (later.length === 0) return;
+  }
   await db.execute(
     `INSERT INTO queue_stays (${STAY_COLUMNS})
      ${staysOf('workspace_id = $1 AND queue_key = $2 AND pr_number = CAST($3 AS INTEGER)', 'CAST($4 AS BIGINT)')}
