@@ -42,11 +42,13 @@ const BELOW_THE_DOMAINS = '^src/(core|store|trunk|observability)/';
  * repository is missing here.
  */
 const REPOSITORY_MODULES = [
+  '^src/dashboard/repository\\.ts$',
   '^src/digest/(claims|shared-collection|repository)\\.ts$',
   '^src/flaky/(test-watches|messages)\\.ts$',
   '^src/freeze/repository\\.ts$',
+  '^src/kicks/repository\\.ts$',
   '^src/history/repository\\.ts$',
-  '^src/watch/(feeds|deliveries|people|queue-state|transitions|waits)\\.ts$',
+  '^src/watch/(feeds|deliveries|people|queue-state|slow-state|submitters|transitions|waits)\\.ts$',
   '^src/webhooks/inbox\\.ts$',
 ];
 
@@ -75,6 +77,8 @@ const LISTENERS_MAY_IMPORT = [
   // Slack-only steps of a listener: open a modal, publish the Home, answer a response_url, finish inside a
   // view submission's ack, apply tokens_revoked, ask Slack whether a channel is shared (Slack Connect)
   '^src/slack/(modals|home|pr-actor|answer-budget|revocation|shared-channels)\\.ts$',
+  // make a dashboard's canvas in the channel (conversations.canvases.create, canvases.create)
+  '^src/slack/dashboard-canvases\\.ts$',
   // Bolt's and Slack's own types
   'node_modules/@slack/(bolt|web-api|types)/',
 ];

@@ -10,6 +10,7 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { buildSlackSide } from './app-services.ts';
 import type { Config } from './config.ts';
 import { answerWithin } from './core/deadline.ts';
+import type { DigestEngine } from './digest/index.ts';
 import { createHttpRoutes } from './http/routes.ts';
 import { createTrunkWebhookRoutes } from './http/trunk-webhooks.ts';
 import {
@@ -42,7 +43,14 @@ import { openStore } from './store/open.ts';
 import { trunkBudgetClaims } from './store/trunk-budget.ts';
 import type { Store } from './store/types.ts';
 import { InboxRepository } from './webhooks/inbox.ts';
-import { createWorkers, type QueueEvents, type StepWaitsWorker, type TestCaseSink } from './workers/index.ts';
+import {
+  createWorkers,
+  type DashboardsWorker,
+  type QueueEvents,
+  type SlowQueuesWorker,
+  type StepWaitsWorker,
+  type TestCaseSink,
+} from './workers/index.ts';
 import type { WebhookInboxWorker } from './workers/webhook-inbox.ts';
 
 /**
@@ -60,6 +68,8 @@ export const BOT_SCOPES = [
   // Link unfurls (link_shared, chat.unfurl).
   'links:read',
   'links:write',
+  // Dashboards: conversations.canvases.create, canvases.create/edit/access.set/delete.
+  'canvases:write',
 ];
 
 export const EVENTS_PATH = '/slack/events';
@@ -135,6 +145,10 @@ export interface AppOverrides {
   };
   /** Waiting Workflow Builder steps: how often their time limits are checked; default 5 s. */
   steps?: { tickMs?: number };
+  /** Slow-queue alerts: how often every followed queue is checked; default 10 minutes. */
+  slow?: { everyMs?: number };
+  /** Dashboards: how often their canvases are looked at; default 20 s. */
+  dashboards?: { everyMs?: number };
 }
 
 export interface RunningApp {
@@ -155,6 +169,12 @@ export interface RunningApp {
   readonly steps: StepWaitsWorker;
   /** The flaky-test sink of Trunk's webhooks (src/workers/test-case-sink.ts), for the inbox worker. */
   readonly testCases: TestCaseSink;
+  /** Slow-queue alerts (src/workers/slow-queues.ts). */
+  readonly slow: SlowQueuesWorker;
+  /** The digest scheduler (tests tick it on their clock); undefined when turned off. */
+  readonly digests: DigestEngine | undefined;
+  /** Dashboard canvases kept current (src/workers/dashboards.ts). */
+  readonly dashboards: DashboardsWorker;
   start(): Promise<void>;
   /** Stops accepting requests, stops the digest service and closes the store (if this app opened it). */
   stop(): Promise<ShutdownResult>;
@@ -367,6 +387,8 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     webhooks,
     steps,
     testCases,
+    slow,
+    dashboards,
   } = createWorkers(lifecycle, {
     config,
     store,
@@ -410,6 +432,7 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     outbox,
     ...(events ? { liveStatus: events.live } : {}),
     steps: steps.completer,
+    dashboards,
   };
   registerListeners(bolt, deps);
 
@@ -445,6 +468,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     webhooks,
     steps,
     testCases,
+    slow,
+    dashboards,
+    digests: digestService,
     async start() {
       if (started) return;
       // Whose the bot token is, asked once (single-workspace mode); requests wait for it briefly.

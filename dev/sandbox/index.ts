@@ -31,7 +31,7 @@ import {
 } from './people.ts';
 import { createSandboxRoutes } from './routes.ts';
 import { SANDBOX_DEFAULT_REPO, SANDBOX_ORG, seedTrunk, seedTrunkHistory, seedTrunkV2 } from './seed.ts';
-import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, seedApp } from './story.ts';
+import { ACTIVITY_AUTHORS, ACTIVITY_SEED, createStory, kickTwo, seedApp } from './story.ts';
 import { createReleaseFreeze } from './workflow.ts';
 
 /** WATCH_INTERVAL_SECONDS' minimum (src/config.ts). */
@@ -177,6 +177,11 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
         return rows[0]?.id;
       },
       unfurlDomains: [new URL(sandboxConfig.trunk.appUrl).host.toLowerCase(), 'github.com'],
+      canvases: () =>
+        slack.canvases.filter(
+          (c) =>
+            !c.deleted && (c.channelId === CHANNEL_ID || c.access.some((a) => a.channelId === CHANNEL_ID)),
+        ),
       setTimeZone: (tz) => {
         for (const u of Object.values(USERS)) slack.addUser(fakeUser(u, tz));
       },
@@ -184,6 +189,9 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
 
     const running = await createApp(sandboxConfig, {
       logger,
+      // Slow queues are looked at every 30 s rather than 10 min, and dashboards every 10 s, so both show soon.
+      slow: { everyMs: 30_000 },
+      dashboards: { everyMs: 10_000 },
       ...(opts.clock ? { clock: opts.clock } : {}),
       http: { host: opts.host ?? '127.0.0.1', customRoutes: routes },
       slack: { signingSecret, botToken, apiUrl: slack.url },
@@ -198,6 +206,8 @@ export async function startSandbox(config: Config, opts: SandboxOptions = {}): P
     trunk.webhooks.subscribe(`http://127.0.0.1:${running.port}/trunk/webhooks/${TEAM_ID}`, webhookSecret, {
       types: ['pull_request.', 'pull_request_batch.', 'v2.test_case.'],
     });
+    // Issue 29: two kicks, one by a check that is flaky here (the autopilot re-submits it), one real.
+    kickTwo(trunk);
     const every = opts.activityIntervalMs ?? activityIntervalFromEnv();
     if (every > 0) {
       const timer = setInterval(() => story.step(), every);

@@ -2,6 +2,7 @@
  * The sandbox page server, served on the app's own port beside /slack/events:
  *   GET  /sandbox                the page;  GET /sandbox/static/<file>  its script and styles;
  *   GET  /sandbox/api/events     Server-Sent Events: a snapshot, then every message, update and modal;
+ *   GET  /sandbox/api/canvases   the channel's canvases (dashboards), as the fake Slack holds them;
  *   POST /sandbox/api/command | action | submit | close | digest | hello | home   what the person did
  *   (home: they opened the app's Home tab, which Slack tells the app with an app_home_opened event);
  *   POST /sandbox/api/step       the story moves one step (story.ts), as Trunk's side would;
@@ -63,6 +64,8 @@ export interface SandboxRouteDeps {
   unfurlDomains: readonly string[];
   /** The "Release freeze" workflow's next step (workflow.ts), run as `user`. */
   workflow?: (user: SandboxUser) => Promise<string[]>;
+  /** The channel's canvases (a `/mergequeue dashboard`), as the fake Slack holds them. */
+  canvases?: () => Array<{ id: string; title?: string; markdown: string; channelCanvas: boolean }>;
 }
 
 /** The app's DM with a person, as the page names it in payloads (the fake keys DMs by the user's id). */
@@ -374,6 +377,21 @@ export function createSandboxRoutes(deps: SandboxRouteDeps): CustomRoute[] {
       },
     },
     { path: '/sandbox/api/events', method: 'GET', handler: events },
+    {
+      path: '/sandbox/api/canvases',
+      method: 'GET',
+      handler: (_req, res) =>
+        json(
+          res,
+          200,
+          (deps.canvases?.() ?? []).map((c) => ({
+            id: c.id,
+            title: c.title ?? 'Canvas',
+            markdown: c.markdown,
+            channelCanvas: c.channelCanvas,
+          })),
+        ),
+    },
     {
       path: '/sandbox/api/command',
       method: 'POST',

@@ -385,12 +385,13 @@ export interface SeedableTrunkHistory {
  */
 export function seedTrunkHistory(trunk: SeedableTrunkHistory, now: number = Date.now()): void {
   trunk.seedHistory('acme/web', 'main', { days: 28, prsPerDay: 60, seed: 20261128, firstNumber: 20_000 });
+  // Busy enough that at least 3 of its slow PRs have merged in the last 6 hours: the channel hears it slow.
   trunk.seedHistory('acme/api', 'main', {
     days: 21,
-    prsPerDay: 20,
+    prsPerDay: 40,
     seed: 41,
     firstNumber: 30_000,
-    slowSince: now - 6 * 3_600_000,
+    slowSince: now - 8 * 3_600_000,
     slowFactor: 5,
   });
 }

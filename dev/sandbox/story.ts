@@ -9,8 +9,10 @@
 import { localParts } from '../../src/core/local-time.ts';
 import { parseTarget, type QueueRef } from '../../src/core/target.ts';
 import { addWindow } from '../../src/freeze/index.ts';
+import { recordTransition } from '../../src/history/repository.ts';
+import { AutopilotRepository } from '../../src/kicks/repository.ts';
 import type { Db } from '../../src/store/types.ts';
-import { PeopleRepository, type Topic, WatchRepository } from '../../src/watch/index.ts';
+import { PeopleRepository, queueKeyOf, type Topic, WatchRepository } from '../../src/watch/index.ts';
 import { type ActivityEvent, type TrunkFake, testStatusChanged } from '../fakes/trunk/index.ts';
 import { CHANNEL_ID, TEAM_ID, USERS } from './people.ts';
 import { SANDBOX_DEFAULT_REPO, SEEDED } from './seed.ts';
@@ -73,6 +75,39 @@ export async function seedApp(db: Db, opts: { now: number; tz: string }): Promis
     createdBy: operator.id,
     createdAt: now,
   });
+  // acme/api:main's last hours turned slow (seed.ts's history): the channel hears it in its health feed.
+  await new WatchRepository(db).upsert({
+    workspaceId: TEAM_ID,
+    channelId: CHANNEL_ID,
+    target: queueRef('acme/api:main'),
+    topics: ['health'],
+    createdBy: operator.id,
+    createdAt: now,
+  });
+
+  // Issue 29: the autopilot on for the watched queue, and a check that is flaky there this week (two stays
+  // that failed `ci/e2e` and then merged on the same commit), so the story's flaky kick is re-submitted.
+  const watched = queueRef(WATCHED_QUEUE);
+  await new AutopilotRepository(db).set(TEAM_ID, queueKeyOf(watched), { enabled: true }, operator.id, now);
+  for (const [i, pr] of [4770, 4776].entries()) {
+    const at = now - (i + 2) * 86_400_000;
+    const row = {
+      workspaceId: TEAM_ID,
+      queueKey: queueKeyOf(watched),
+      prNumber: pr,
+      headSha: `e2e${pr}`,
+      source: 'readback' as const,
+      recordedAt: now,
+    };
+    await recordTransition(db, {
+      ...row,
+      state: 'failed',
+      occurredAt: at,
+      reasonCode: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      failingChecks: [FLAKY_CHECK],
+    });
+    await recordTransition(db, { ...row, state: 'merged', occurredAt: at + 40 * 60_000 });
+  }
 
   // Daily from this minute, so it is on when the sandbox starts (the freezer drains the queue and says so
   // at once) and the status message shows it; a sandbox left running sees it end, and come round tomorrow.
@@ -120,10 +155,73 @@ export function failOperatorPr(trunk: TrunkFake, now: number = Date.now()): bool
   return true;
 }
 
+/** The check that is flaky in the watched queue (seedApp's history), and the story's two kicks. */
+export const FLAKY_CHECK = 'ci/e2e';
+export const KICKS = {
+  /** Sam's PR, kicked by the flaky check: the autopilot submits it again, and tells him. */
+  flaky: { n: 4830, title: 'Checkout: retry card tokenization once', author: USERS.member.github },
+  /** A real failure (a steady check failed): left alone. */
+  real: { n: 4831, title: 'Search: drop the legacy ranking flag', author: 'mara-k' },
+} as const;
+
+/**
+ * Two PRs of the watched queue leave it failed, told by Trunk's webhook with their v2 histories: one kicked by
+ * the check that is flaky here (re-submitted by the autopilot, with its note), one by a real failure. The
+ * sandbox does this as it starts, once its webhooks are subscribed.
+ */
+export function kickTwo(trunk: TrunkFake, now: number = Date.now()): string[] {
+  const [repo, branch] = WATCHED_QUEUE.split(':') as [string, string];
+  const [owner, name] = repo.split('/') as [string, string];
+  const iso = (ms: number) => new Date(now - ms).toISOString();
+  const told: string[] = [];
+  for (const [kind, pr] of Object.entries(KICKS)) {
+    const check = kind === 'flaky' ? FLAKY_CHECK : 'ci/unit';
+    trunk.addSubmittedPr(repo, branch, {
+      prNumber: pr.n,
+      prTitle: pr.title,
+      prAuthor: pr.author,
+      prSha: `${kind}${pr.n}`,
+      priorityValue: 100,
+      priorityName: 'medium',
+      state: 'failed',
+      stateChangedAt: iso(0),
+      isCurrentlySubmittedToQueue: false,
+    });
+    trunk.v2.setHistory(repo, pr.n, [
+      {
+        state: 'pending',
+        changedAt: iso(30 * 60_000),
+        reason: 'MERGE_ITEM_NOW_READY',
+        actor: { gitHubLogin: pr.author },
+      },
+      { state: 'testing', changedAt: iso(20 * 60_000), reason: null },
+      {
+        state: 'failed',
+        changedAt: iso(0),
+        reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+        failed: { failureCausingChecks: [{ name: check, conclusion: 'failure' }], blockReasons: [] },
+      },
+    ] as never);
+    trunk.webhooks.deliver('pull_request.failed', {
+      action: 'failed',
+      status: 'failed',
+      author: pr.author,
+      pr_number: pr.n,
+      repository: { host: 'github.com', owner, name },
+      target_branch: branch,
+      failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+    });
+    told.push(
+      `${WATCHED_QUEUE}: #${pr.n} (${pr.author}'s) failed: \`${check}\`${kind === 'flaky' ? ', flaky here' : ''}`,
+    );
+  }
+  return told;
+}
+
 export interface Story {
   /**
-   * The first step fails the operator's PR; every later one moves the queues one step, and every third of
-   * those has Trunk report a test's status change (FLAKY_TESTS). Says what happened.
+   * The first step fails the operator's PR; every later one moves the queues one step, and every third of those has Trunk report a test's status change
+   * (FLAKY_TESTS). Says what happened.
    */
   step(): string[];
 }

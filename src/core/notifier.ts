@@ -41,7 +41,16 @@ export type NotifyResult =
     };
 
 /** What a message is, for the outbox's metrics and logs. */
-export type MessageKind = 'feed' | 'alert' | 'live' | 'note' | 'digest' | 'freeze' | 'notice' | 'step';
+export type MessageKind =
+  | 'feed'
+  | 'alert'
+  | 'live'
+  | 'note'
+  | 'digest'
+  | 'freeze'
+  | 'notice'
+  | 'step'
+  | 'dashboard';
 
 export interface Notifier {
   /** Posts a message, in turn with every other message to that channel; resolves once Slack answered for good. */

@@ -6,7 +6,7 @@ import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { DigestSurface } from './surface.ts';
-import type { WorkspaceTrunk } from './types.ts';
+import type { DigestMessage, Subscription, WorkspaceTrunk } from './types.ts';
 
 export interface DigestDeps {
   store: Pick<Store, 'db' | 'leases' | 'getChannelDefault' | 'getWorkspace'>;
@@ -33,4 +33,15 @@ export interface DigestDeps {
   concurrency?: number;
   /** Least time between two manual runs (`digest run`) of one digest, default 5 minutes. */
   manualRunCooldownMs?: number;
+  /** Health digests' reports (the queue history's figures, rendered by the Slack side); absent: none can run. */
+  health?: HealthReports;
+}
+
+/** What a health digest posts for one occurrence: the queue's figures over its window, beside the one before. */
+export interface HealthReports {
+  report(
+    sub: Subscription,
+    window: { from: number; to: number },
+    ctx: { scheduledAt: number; late: boolean; manual: boolean },
+  ): Promise<{ messages: DigestMessage[]; empty: boolean }>;
 }

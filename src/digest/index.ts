@@ -1,6 +1,6 @@
 /** Scheduled digests of failing and quarantined tests: the public face of digest/. */
 
-export type { DigestDeps } from './deps.ts';
+export type { DigestDeps, HealthReports } from './deps.ts';
 export { describeSchedule, repoLabel } from './describe.ts';
 export type { DigestCommandContext, DigestEngine } from './engine.ts';
 export { createDigestEngine } from './engine.ts';

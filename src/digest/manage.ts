@@ -6,7 +6,7 @@
  */
 
 import { canonicalTimeZone, formatLocalTime } from '../core/local-time.ts';
-import type { RepoRef } from '../core/target.ts';
+import { DEFAULT_BRANCH, type RepoRef } from '../core/target.ts';
 import { isTrunkError, type TrunkError } from '../trunk/errors.ts';
 import type { ManualRunCooldown } from './cooldown.ts';
 import type { DigestDeps } from './deps.ts';
@@ -148,21 +148,48 @@ export function createDigestManager(env: ManageEnv): DigestManager {
     }
   }
 
+  /** Checks with Trunk that the queue (repository and branch) exists for this workspace's organization. */
+  async function checkQueue(
+    workspaceId: string,
+    repo: RepoRef,
+    branch: string,
+  ): Promise<DigestAnswer | undefined> {
+    const trunk = await deps.trunkFor(workspaceId);
+    if (!trunk) return { answer: 'no_trunk_token' };
+    try {
+      await trunk.api.getQueue({ repo, targetBranch: branch }, { deadlineMs: 10_000 });
+      return undefined;
+    } catch (err) {
+      if (!isTrunkError(err)) throw err;
+      if (err.kind === 'not_found') return { answer: 'repo_unknown', repo, orgSlug: trunk.orgSlug };
+      return { answer: 'repo_check_failed', repo, error: err };
+    }
+  }
+
   async function add(c: DigestCommandContext, cmd: Op<'add'>): Promise<DigestAnswer> {
     const refused = await refuseUnlessChannelManager(c, c.channelId, 'add');
     if (refused) return refused;
     let repo = cmd.repo;
+    let branch = cmd.branch;
     if (!repo) {
       const channel = await deps.store.getChannelDefault(c.workspaceId, c.channelId);
       const workspace = await deps.store.getWorkspace(c.workspaceId);
-      repo = channel?.repo ?? workspace?.defaultTarget?.repo ?? deps.defaultTarget?.repo;
+      const chosen = [channel, workspace?.defaultTarget, deps.defaultTarget].find((t) => t?.repo);
+      repo = chosen?.repo;
+      branch ??= chosen?.branch;
     }
     if (!repo) return { answer: 'no_repo' };
+    // A health digest is about one queue: its branch, or the default branch.
+    if (cmd.kind === 'health') branch ??= DEFAULT_BRANCH;
+    else branch = undefined;
     if ((await subs.countInChannel(c.workspaceId, c.channelId)) >= MAX_PER_CHANNEL)
       return { answer: 'channel_full', max: MAX_PER_CHANNEL };
     const tz = cmd.tz ?? (c.userTz ? canonicalTimeZone(c.userTz) : undefined) ?? 'UTC';
     const spec = { minuteOfDay: cmd.minuteOfDay ?? DEFAULT_TIME, tz, days: cmd.days ?? DEFAULT_DAYS };
-    const problem = await checkRepo(c.workspaceId, repo);
+    const problem =
+      branch === undefined
+        ? await checkRepo(c.workspaceId, repo)
+        : await checkQueue(c.workspaceId, repo, branch);
     if (problem) return problem;
     const t = now();
     const sub = await subs.insert({
@@ -170,6 +197,7 @@ export function createDigestManager(env: ManageEnv): DigestManager {
       channelId: c.channelId,
       kind: cmd.kind,
       repo,
+      ...(branch !== undefined ? { branch } : {}),
       ...spec,
       skipEmpty: true,
       topN: DEFAULT_TOP,

@@ -10,7 +10,7 @@ export function newSubscriptionId(): string {
 }
 
 const COLUMNS =
-  'id, workspace_id, channel_id, kind, repo_host, repo_owner, repo_name, minute_of_day, tz, days, skip_empty, top_n, created_by, created_at, next_due_at, owner_filter';
+  'id, workspace_id, channel_id, kind, repo_host, repo_owner, repo_name, minute_of_day, tz, days, skip_empty, top_n, created_by, created_at, next_due_at, owner_filter, repo_branch';
 
 function toSubscription(r: Row): Subscription {
   const sub: Subscription = {
@@ -29,6 +29,7 @@ function toSubscription(r: Row): Subscription {
     nextDueAt: Number(r['next_due_at']),
   };
   if (typeof r['owner_filter'] === 'string' && r['owner_filter']) sub.owner = r['owner_filter'];
+  if (typeof r['repo_branch'] === 'string' && r['repo_branch']) sub.branch = r['repo_branch'];
   return sub;
 }
 
@@ -59,9 +60,10 @@ export class SubscriptionRepository {
         sub.createdAt,
         sub.nextDueAt,
         sub.owner ?? null,
+        sub.branch ?? null,
       ];
       const rows = await this.#db.query(
-        `INSERT INTO digest_subscriptions (${COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+        `INSERT INTO digest_subscriptions (${COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         params,
       );

@@ -35,7 +35,7 @@ import {
   slimQuarantined,
 } from './shared-collection.ts';
 import { MAX_DIGEST_ATTEMPTS, retryDelayMs, tellCreator } from './slack-outage.ts';
-import type { RunOutcome, Subscription, WorkspaceTrunk } from './types.ts';
+import type { DigestMessage, RunOutcome, Subscription, WorkspaceTrunk } from './types.ts';
 
 export interface RunnerContext {
   deps: DigestDeps;
@@ -107,7 +107,7 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
         channel: sub.channelId,
       };
       if (i > 0 && headerTs) target.threadTs = headerTs;
-      const ts = await postMessage(ctx.deps.notifier, target, payload.messages[i]!);
+      const ts = await postOrWithoutCharts(ctx, target, payload.messages[i]!);
       if (i === 0) headerTs = ts;
       check(await ctx.claims.recordPosted(key, me, headerTs ?? ts, i + 1, ctx.now() + ctx.leaseMs));
     }
@@ -182,6 +182,24 @@ export async function runClaimed(ctx: RunnerContext, sub: Subscription, rec: Run
   }
 }
 
+/** Posts a message; one whose charts Slack refused (`invalid_blocks`) goes again without them. */
+async function postOrWithoutCharts(
+  ctx: RunnerContext,
+  target: { workspaceId: string; channel: string; threadTs?: string },
+  message: DigestMessage,
+): Promise<string> {
+  try {
+    return await postMessage(ctx.deps.notifier, target, message);
+  } catch (err) {
+    const plain =
+      err instanceof SlackPostError && err.code === 'invalid_blocks'
+        ? ctx.deps.surface.withoutCharts?.(message)
+        : undefined;
+    if (!plain) throw err;
+    return postMessage(ctx.deps.notifier, target, plain);
+  }
+}
+
 /** Collects and renders; a Trunk problem becomes one clear message for the channel instead. */
 async function build(
   ctx: RunnerContext,
@@ -189,6 +207,7 @@ async function build(
   rec: RunRecord,
   abandoned: () => boolean,
 ): Promise<RunPayload> {
+  if (sub.kind === 'health') return buildHealth(ctx, sub, rec);
   const trunk = await ctx.deps.trunkFor(sub.workspaceId);
   if (!trunk) {
     return {
@@ -232,6 +251,27 @@ async function build(
       failure: err.userMessage,
     };
   }
+}
+
+/** `weekly`: the 7 days before the occurrence; otherwise the day before it. */
+export function healthWindow(
+  sub: Pick<Subscription, 'days'>,
+  scheduledAt: number,
+): { from: number; to: number } {
+  const days = sub.days === 'weekly' ? 7 : 1;
+  return { from: scheduledAt - days * 24 * 3_600_000, to: scheduledAt };
+}
+
+/** A health digest reads the queue's history in the store, not Trunk. */
+async function buildHealth(ctx: RunnerContext, sub: Subscription, rec: RunRecord): Promise<RunPayload> {
+  const health = ctx.deps.health;
+  if (!health) throw new Error('health digests are not available in this process');
+  const r = await health.report(sub, healthWindow(sub, rec.scheduledAt), {
+    scheduledAt: rec.scheduledAt,
+    late: rec.late,
+    manual: rec.manual,
+  });
+  return { messages: r.messages, empty: r.empty };
 }
 
 /**

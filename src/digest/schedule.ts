@@ -13,7 +13,8 @@
 
 import { localParts, localToUtc, shiftDate } from '../core/local-time.ts';
 
-export type DaysRule = 'daily' | 'weekdays';
+/** `weekly`: Mondays (health digests: the last 7 days). */
+export type DaysRule = 'daily' | 'weekdays' | 'weekly';
 
 export interface ScheduleSpec {
   /** Minutes after local midnight, 0..1439. */
@@ -24,6 +25,7 @@ export interface ScheduleSpec {
 }
 
 function allowed(days: DaysRule, weekday: number): boolean {
+  if (days === 'weekly') return weekday === 1;
   return days === 'daily' || (weekday >= 1 && weekday <= 5);
 }
 

@@ -29,4 +29,6 @@ export interface DigestSurface {
   describePostFailure(code: string): string;
   /** The direct message to a digest's creator when Slack refused its digest for good. */
   renderCreatorNotice(sub: Pick<Subscription, 'id' | 'channelId'>, code: string): string;
+  /** The same message without its charts, for when Slack refuses them (`invalid_blocks`); undefined: none. */
+  withoutCharts?(message: DigestMessage): DigestMessage | undefined;
 }

@@ -3,7 +3,8 @@ import type { RepoRef } from '../core/target.ts';
 import type { Repo } from '../trunk/types.ts';
 import type { DaysRule } from './schedule.ts';
 
-export type DigestKind = 'failing' | 'quarantined';
+/** `health`: how one queue did (the queue history's figures), not its tests. */
+export type DigestKind = 'failing' | 'quarantined' | 'health';
 
 export interface Subscription {
   id: string;
@@ -11,6 +12,8 @@ export interface Subscription {
   channelId: string;
   kind: DigestKind;
   repo: Repo;
+  /** A health digest's queue branch (the tests' digests are about a repository, and leave it out). */
+  branch?: string;
   minuteOfDay: number;
   tz: string;
   days: DaysRule;
@@ -67,6 +70,8 @@ export type DigestRequest =
       op: 'add';
       kind: DigestKind;
       repo?: RepoRef;
+      /** A health digest's branch, when typed with its repository (`acme/web:main`). */
+      branch?: string;
       minuteOfDay?: number;
       tz?: string;
       days?: DaysRule;

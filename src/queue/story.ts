@@ -62,6 +62,10 @@ export interface PrStory {
   ending: StoryEnding | undefined;
   /** PRs ahead of it whose failure or cancellation put this one back in line during the latest attempt. */
   putBackBy: PrRef[];
+  /** How it was submitted this attempt (the latest `notReady`/`pending` that says): what a re-submission repeats. */
+  entry?: { priorityValue?: number | undefined; allowBatching?: boolean | undefined };
+  /** The kick's class and evidence (src/kicks/classify.ts), once classified with the queue's history. */
+  kick?: { kickClass: string; evidence: string };
 }
 
 const TERMINAL = new Set(['merged', 'failed', 'cancelled']);
@@ -100,7 +104,20 @@ export function storyOf(transitions: readonly Transition[]): PrStory {
       else if (t.prerequisitePullRequestId) putBackBy.push({ number: undefined, url: undefined });
     }
   }
-  return { attempts, steps, ending: endingOf(latest), putBackBy };
+  const story: PrStory = { attempts, steps, ending: endingOf(latest), putBackBy };
+  const entry = entryOf(latest);
+  if (entry) story.entry = entry;
+  return story;
+}
+
+/** The priority and batching the attempt was submitted with, from its latest transition that says. */
+function entryOf(latest: readonly Transition[]): PrStory['entry'] {
+  for (const t of [...latest].reverse()) {
+    const e = t.pending ?? t.notReady;
+    if (e && (typeof e.priorityValue === 'number' || typeof e.allowBatching === 'boolean'))
+      return { priorityValue: e.priorityValue ?? undefined, allowBatching: e.allowBatching ?? undefined };
+  }
+  return undefined;
 }
 
 function ref(r: { number?: number | undefined; url?: string | undefined }): PrRef {

@@ -13,13 +13,17 @@ import { type Subscription, SubscriptionRepository } from '../digest/index.ts';
 import { type TestWatch, TestWatchRepository } from '../flaky/index.ts';
 import { listWindows, type WindowView } from '../freeze/index.ts';
 import { recordEtaShown } from '../history/repository.ts';
+import { AutopilotRepository, ResubmissionClaims, WORKSPACE_WIDE } from '../kicks/repository.ts';
 import type { EtaAnswer, StoryReader } from '../queue/story-reader.ts';
-import type { DbExecutor, Operator } from '../store/types.ts';
+import type { Db, DbExecutor, Operator } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
 import {
   listWorkspaceQueues,
   PeopleRepository,
+  queueKeyOf,
+  type SlowQueue,
+  SlowStateRepository,
   type Watch,
   WatchRepository,
   type WorkspaceQueue,
@@ -50,6 +54,14 @@ export interface HomeQueueData {
   channels: string[];
   /** Absent when the Home did not read it (past its budget of Trunk reads, or Trunk is not connected). */
   reading?: HomeQueueRead;
+  /** Set while the queue is slow (watch/slow.ts): since when, and the figures that said so. */
+  slow?: SlowMark;
+}
+
+export interface SlowMark {
+  since: number;
+  recentMedianMs?: number;
+  baselineMedianMs?: number;
 }
 
 export interface HomePrData {
@@ -59,6 +71,15 @@ export interface HomePrData {
   position?: { at: number; of: number };
   /** When it should merge and what it waits behind (Trunk v2), for the first few queued PRs. */
   eta?: Extract<EtaAnswer, { kind: 'eta' }>;
+}
+
+export interface HomeAutopilot {
+  enabled: boolean;
+  classes: string[];
+  /** Queues whose own setting turns it on. */
+  queuesOn: number;
+  /** Re-submissions of the last 24 h, newest first (at most 5). */
+  recent: Array<{ queueKey: string; prNumber: number; kickClass: string; status: string; at: number }>;
 }
 
 export interface HomeData {
@@ -73,6 +94,8 @@ export interface HomeData {
   canConnect: boolean;
   /** Trunk's webhooks: when the workspace's latest delivery arrived (epoch ms), if one is remembered. */
   webhooks: { lastDeliveryAt?: number };
+  /** The autopilot (issue 29): the workspace's setting, queues with their own, its last day's re-submissions. */
+  autopilot?: HomeAutopilot;
   /** The person's GitHub login, when linked. */
   login?: string;
   prs: HomePrData[];
@@ -128,6 +151,9 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         new TestWatchRepository(db).listWorkspace(workspaceId),
         new InboxRepository(db).lastReceived(workspaceId),
       ]);
+      const slowNow = new Map(
+        (await new SlowStateRepository(db).slowQueues(workspaceId)).map((s) => [s.queueKey, s]),
+      );
       // Only what belongs to channels the person can see, by the rule `digest list` uses (a guest: their own).
       const [digests, watches, freezes, queues, testWatches] = await Promise.all([
         visibleTo(actor, allDigests, (d) => d.channelId),
@@ -171,6 +197,7 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         v2: v2 ? { has: true, source: v2.source } : { has: false },
         canConnect: defaults.canStoreSecrets,
         webhooks: lastDelivery === undefined ? {} : { lastDeliveryAt: lastDelivery },
+        autopilot: await autopilotOf(db, workspaceId, now),
         ...(login ? { login } : {}),
         prs,
         // A queue that could not be read at all says so itself; only a listing that failed alone is named here.
@@ -179,7 +206,8 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         ),
         queues: queues.map((q, i) => {
           const r = readings[i];
-          return r ? { ...q, reading: r.reading } : q;
+          const slow = slowMark(slowNow.get(queueKeyOf(q.ref)));
+          return { ...q, ...(r ? { reading: r.reading } : {}), ...(slow ? { slow } : {}) };
         }),
         digests,
         watches,
@@ -190,6 +218,14 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
       };
     },
   };
+}
+
+function slowMark(s: SlowQueue | undefined): SlowMark | undefined {
+  if (!s) return undefined;
+  const mark: SlowMark = { since: s.since };
+  if (s.figures?.recentMedianMs !== undefined) mark.recentMedianMs = s.figures.recentMedianMs;
+  if (s.figures?.baselineMedianMs !== undefined) mark.baselineMedianMs = s.figures.baselineMedianMs;
+  return mark;
 }
 
 /**
@@ -325,4 +361,24 @@ async function addEtas(reader: StoryReader, prs: HomePrData[]): Promise<void> {
       }
     }),
   );
+}
+
+/** What the Home says of the autopilot; undefined when it is off everywhere and never acted. */
+async function autopilotOf(db: Db, workspaceId: string, now: number): Promise<HomeAutopilot | undefined> {
+  const settings = new AutopilotRepository(db);
+  const ws = await settings.effective(workspaceId, WORKSPACE_WIDE);
+  const queuesOn = (await settings.list(workspaceId)).filter(
+    (r) => r.queueKey !== WORKSPACE_WIDE && r.enabled === true,
+  ).length;
+  const recent = (await new ResubmissionClaims(db).list(workspaceId, undefined, now - 86_400_000, 5)).map(
+    (r) => ({
+      queueKey: r.queueKey,
+      prNumber: r.prNumber,
+      kickClass: r.kickClass,
+      status: r.status,
+      at: r.createdAt,
+    }),
+  );
+  if (!ws.enabled && queuesOn === 0 && recent.length === 0) return undefined;
+  return { enabled: ws.enabled, classes: ws.classes, queuesOn, recent };
 }

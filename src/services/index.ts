@@ -1,5 +1,7 @@
 /** The application services, one per feature, built once from the app's ports (src/app-services.ts). */
 
+import { AutopilotService } from './autopilot.ts';
+import { createDashboardService, type DashboardService } from './dashboard.ts';
 import { createFreezeService, type FreezeService } from './freeze.ts';
 import { createHomeService, type HomeService } from './home.ts';
 import { PeopleService } from './people.ts';
@@ -38,8 +40,12 @@ export interface Services {
   testFeeds: TestFeedsService;
   unfurls: UnfurlService;
   steps: StepService;
+  /** A queue's dashboard canvas in a channel: `dashboard [target]`, `dashboard off [target]`. */
+  dashboard: DashboardService;
   /** How a queue did over a window (`stats`), from its history. */
   stats: StatsService;
+  /** The autopilot's settings (issue 29): `config autopilot …`. */
+  autopilot: AutopilotService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -60,6 +66,8 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     unfurls: new UnfurlService(deps),
     steps: new StepService(deps, queue),
+    dashboard: createDashboardService(deps, queue),
     stats: new StatsService(deps),
+    autopilot: new AutopilotService(deps, queue),
   };
 }

@@ -6,7 +6,7 @@
  * An operator's link settles a dispute: the login moves, and the earlier holder is named in the answer so
  * the Slack side can tell them. Every change and refusal is audited.
  */
-import { PeopleRepository } from '../watch/index.ts';
+import { PeopleRepository, SubmitterRepository } from '../watch/index.ts';
 import type { PersonLink } from '../watch/types.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
@@ -129,6 +129,13 @@ export class PeopleService {
   /** `me notify on|off`. */
   async notify(actor: Actor, on: boolean): Promise<PeopleAnswer> {
     const linked = await this.#people().setNotify(actor.workspace.id, actor.userId, on);
+    // The same choice for notes about PRs they submit from Slack, link or not (issue 29).
+    await new SubmitterRepository(this.#deps.store.db).setOptOut(
+      actor.workspace.id,
+      actor.userId,
+      !on,
+      actor.now(),
+    );
     return { answer: 'notify', on, linked };
   }
 

@@ -17,7 +17,7 @@ import {
   previewPullRequestChange,
   prTarget,
 } from '../queue/pull-requests.ts';
-import { PeopleRepository } from '../watch/index.ts';
+import { PeopleRepository, queueKeyOf, SubmitterRepository } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
 import {
@@ -53,6 +53,20 @@ export class PrService {
     // A claim covers only a change that could be made: a refusal or failure gives the click back.
     if (r.outcome === 'refused' || r.outcome === 'failed') await releaseClick(as, req.clickKey);
     await actor.audit(r.action, r.target, r.outcome, { ...asked, ...outcomeDetail(r) });
+    // Who submitted it from Slack hears of it as its author does (issue 29); what Trunk accepted stays done.
+    if (r.outcome === 'ok' && req.action === 'submit')
+      await new SubmitterRepository(this.#deps.store.db)
+        .record(
+          actor.workspace.id,
+          queueKeyOf(at.ref),
+          req.prNumber,
+          actor.userId,
+          req.clickKey ? 'button' : 'command',
+          actor.now(),
+        )
+        .catch((err: unknown) =>
+          this.#deps.logger.warn({ err }, 'could not keep who submitted a PR; its author still hears'),
+        );
     return r;
   }
 

@@ -4,9 +4,12 @@
  * everyone; the buttons that come with the answer keep the PR buttons' own rights.
  */
 import { type AppEstimate, appEstimate } from '../history/eta.ts';
-import { recordEtaShown } from '../history/repository.ts';
+import { flakyCheckEvidence, recordEtaShown } from '../history/repository.ts';
+import { classifyKick, FLAKY_WINDOW_MS, failingChecksOf, kickFactsOf } from '../kicks/classify.ts';
+import type { PrStory } from '../queue/story.ts';
 import type { EtaAnswer, StoryAnswer } from '../queue/story-reader.ts';
 import type { SubmittedPullRequest } from '../trunk/types.ts';
+import { queueKeyOf } from '../watch/index.ts';
 import type { Actor } from './actor.ts';
 import type { ServiceDeps } from './ports.ts';
 import type { QueueAt, QueueService } from './queue.ts';
@@ -41,7 +44,7 @@ export class StoryService {
       if (!v2) return this.#v1(actor, at, prNumber);
       const story = await v2.reader.story(address(at), prNumber);
       if (story.kind === 'unknown') return { answer: 'unknown', what: story.what };
-      return { answer: 'story', value: story };
+      return { answer: 'story', value: await this.#withKick(actor, at, story) };
     } catch (error) {
       return { answer: 'read_failed', error };
     }
@@ -99,6 +102,36 @@ export class StoryService {
       this.#deps.logger.warn({ err }, 'could not keep the ETA shown');
       return undefined;
     }
+  }
+
+  /**
+   * A story that ended in a kick, with the kick's class and evidence (issue 29): the queue's history says
+   * which checks are flaky here; nothing more is read from Trunk. The history failing is no reason to fail
+   * `why`: the class is then what Trunk's facts alone say.
+   */
+  async #withKick<S extends { story: PrStory }>(actor: Actor, at: QueueAt, value: S): Promise<S> {
+    const ending = value.story.ending;
+    if (ending?.kind !== 'failed' && ending?.kind !== 'cancelled') return value;
+    const counts = new Map<string, number>();
+    const checks = failingChecksOf(value.story);
+    if (checks.length > 0)
+      await flakyCheckEvidence(
+        this.#deps.store.db,
+        actor.workspace.id,
+        queueKeyOf(at.ref),
+        checks,
+        actor.now() - FLAKY_WINDOW_MS,
+      ).then(
+        (found) => {
+          for (const c of found) counts.set(c.check, c.failedThenPassed);
+        },
+        (err: unknown) => this.#deps.logger.warn({ err }, 'could not read flaky evidence for why'),
+      );
+    const kick = classifyKick(kickFactsOf(ending.kind, value.story, undefined, counts));
+    return {
+      ...value,
+      story: { ...value.story, kick: { kickClass: kick.kickClass, evidence: kick.evidence } },
+    };
   }
 
   /** Whether the workspace reads Trunk v2 (for the Home: which v2 features it has). */

@@ -36,4 +36,6 @@ export interface SlackDeps {
   liveStatus?: LiveStatus;
   /** Completes waiting Workflow Builder steps (wait_for_pr) once across replicas. */
   steps?: StepCompleter;
+  /** Draws a new dashboard's canvas at once (src/workers/dashboards.ts); absent without the workers. */
+  dashboards?: { refresh(dashboardId: string): Promise<void> };
 }

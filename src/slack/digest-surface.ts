@@ -4,10 +4,12 @@
  */
 import type { DigestSurface } from '../digest/surface.ts';
 import { describePostFailure, renderCreatorNotice, renderDigest, renderFailure } from './blocks/digest.ts';
+import { healthDigestWithoutCharts } from './blocks/health-digest.ts';
 
 export const digestSurface: DigestSurface = {
   renderDigest,
   renderFailure,
   describePostFailure,
   renderCreatorNotice,
+  withoutCharts: healthDigestWithoutCharts,
 };

@@ -1,7 +1,7 @@
 /**
  * Which queues are followed: a queue is followed while a channel watches it, a live status message shows
- * it, a Workflow Builder step waits for one of its PRs (waits.ts), or it is a channel's or the workspace's
- * default queue. Read from the database, so every replica
+ * it, a Workflow Builder step waits for one of its PRs (waits.ts), a channel's dashboard shows it, or it is a
+ * channel's or the workspace's default queue. Read from the database, so every replica
  * agrees on the list.
  */
 import { parseTarget, resolveTarget, type TargetSpec } from '../core/target.ts';
@@ -51,6 +51,11 @@ export async function listFollowedQueues(
     add(String(r['workspace_id']), fromRows(r));
 
   for (const w of await new StepWaitRepository(store).followedQueues()) add(w.workspaceId, w.target);
+  // A dashboard's canvas is drawn from the watcher's snapshot of its queue.
+  for (const r of await db.query(
+    'SELECT DISTINCT workspace_id, repo_host, repo_owner, repo_name, branch FROM dashboards',
+  ))
+    add(String(r['workspace_id']), fromRows(r));
 
   const workspaceDefaults = new Map<string, TargetSpec | undefined>();
   for (const r of await db.query('SELECT workspace_id, default_target FROM workspace_settings')) {

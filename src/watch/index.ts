@@ -11,6 +11,14 @@ export {
 export { evaluateHealth, type HealthRecord, type HealthThresholds } from './health.ts';
 export { type LinkResult, PeopleRepository } from './people.ts';
 export { createWatchPoll, type WatchPoll, type WatchPollDeps } from './poll.ts';
+export { judgeSlow, type MergedStays, type SlowFigures, type StayInQueue } from './slow.ts';
+export { evaluateSlow, type SlowQueue, SlowStateRepository } from './slow-state.ts';
+export {
+  AUTOPILOT_SUBMITTER,
+  type PrSubmitter,
+  SubmitterRepository,
+  type SubmitVia,
+} from './submitters.ts';
 export * from './types.ts';
 export {
   leftStateOf,

@@ -15,6 +15,7 @@
 import { recordTransition } from '../history/repository.ts';
 import type { PrTransitionRecord } from '../history/types.ts';
 import type { DbExecutor } from '../store/types.ts';
+import { submittedFromSlack } from './submitters.ts';
 
 /** The transitions a PR goes through in one attempt, in order (`queued`: ready to test, webhooks only). */
 export type TransitionKind = 'submitted' | 'queued' | 'testing' | 'merged' | 'failed' | 'cancelled';
@@ -55,10 +56,15 @@ export type TransitionDetail = Partial<
   >
 >;
 
-function remember(tx: DbExecutor, t: TransitionSeen, source: 'webhook' | 'poll'): Promise<boolean> {
+async function remember(tx: DbExecutor, t: TransitionSeen, source: 'webhook' | 'poll'): Promise<boolean> {
   const detail = Object.fromEntries(
     Object.entries(t.detail ?? {}).filter(([, v]) => v !== undefined && v !== ''),
   ) as TransitionDetail;
+  // Who submitted it from Slack, or the autopilot (issue 29): the history's `submitted_by`.
+  if (t.kind === 'submitted' && !detail.submittedBy) {
+    const by = await submittedFromSlack(tx, t.workspaceId, t.queueKey, t.prNumber, t.now);
+    if (by) detail.submittedBy = by;
+  }
   return recordTransition(tx, {
     ...detail,
     workspaceId: t.workspaceId,

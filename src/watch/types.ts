@@ -4,6 +4,9 @@
  */
 import type { QueueRef } from '../core/target.ts';
 import type { Queue, Readiness } from '../trunk/types.ts';
+import type { SlowFigures } from './slow.ts';
+
+export type { SlowFigures } from './slow.ts';
 
 export const TOPICS = ['state', 'submitted', 'testing', 'merged', 'failed', 'health'] as const;
 export type Topic = (typeof TOPICS)[number];
@@ -130,6 +133,23 @@ export type WatchEvent =
       reason?: string;
     })
   | (EventBase & {
+      /**
+       * The autopilot re-submitted a kicked PR (issue 29), or Trunk refused the re-submission (said once, in
+       * the feed): the kick's class and evidence, and the priority and batching it was sent with.
+       */
+      kind: 'autopilot';
+      pr: EventPr;
+      outcome: 'resubmitted' | 'refused';
+      kickClass: string;
+      evidence: string;
+      /** The rule that did it: `autopilot requeue flaky infra` of this queue or of the workspace. */
+      rule: string;
+      priority?: number;
+      noBatch?: boolean;
+      /** Trunk's words when it refused. */
+      refusal?: string;
+    })
+  | (EventBase & {
       /** The PR left the queue and Trunk no longer says what became of it (404). Live messages only. */
       kind: 'left';
       pr: EventPr;
@@ -149,6 +169,14 @@ export type WatchEvent =
       state: string;
       /** On a recovery: the state of the previous poll, i.e. the one the queue left (paused, draining…). */
       wasState?: string;
+    })
+  | (EventBase & {
+      /** The queue entered or left the slow tier (slow.ts); said in the `health` topic. */
+      kind: 'slow';
+      phase: 'entered' | 'left';
+      figures: SlowFigures;
+      /** On leaving: since when it had been slow. */
+      since?: number;
     });
 
 export type WatchEventKind = WatchEvent['kind'];
@@ -167,7 +195,11 @@ export type Destination =
       githubLogin: string;
       /** The link was made or confirmed by an operator: the note may offer acting on the PR. */
       verified: boolean;
+      /** `submitter`: not the PR's author but the person who submitted it from Slack (issue 29). */
+      role?: 'submitter';
     }
+  /** The autopilot (issue 29): a kick it may re-submit, decided and sent once across replicas. */
+  | { kind: 'autopilot'; key: string; workspaceId: string }
   /** A Workflow Builder step waiting for the PR to leave the queue (waits.ts): the event completes it. */
   | { kind: 'step'; key: string; workspaceId: string; executionId: string };
 

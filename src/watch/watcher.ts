@@ -31,6 +31,7 @@ import type { FollowedQueue } from './followed.ts';
 import { evaluateHealth, type HealthRecord } from './health.ts';
 import { PeopleRepository } from './people.ts';
 import { LeaseRepository, LostLeaseError, SnapshotRepository } from './queue-state.ts';
+import { SubmitterRepository } from './submitters.ts';
 import { KEEP_TRANSITIONS_MS, pruneTransitions } from './transitions.ts';
 import {
   type Deliver,
@@ -88,9 +89,13 @@ export interface WatcherOptions {
   deliveryGraceMs?: number;
   /** Queues handled at the same time; default 8. */
   concurrency?: number;
+  /** Destinations beside the watch domain's own (the autopilot's, issue 29), decided per event. */
+  extraDestinations?(event: WatchEvent): Promise<Destination[]>;
+  /** Told after a poll that learned a PR merged was committed (slow-queue alerts are evaluated on every merge). */
+  onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
-const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled']);
+const AUTHOR_KINDS = new Set(['testing', 'merged', 'failed', 'cancelled', 'autopilot']);
 /** The PR left the queue: a Workflow Builder step waiting for it completes. */
 const STEP_KINDS = new Set(['merged', 'failed', 'cancelled', 'left']);
 const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
@@ -101,6 +106,8 @@ const TOPIC_OF: Record<WatchEvent['kind'], Topic | undefined> = {
   failed: 'failed',
   cancelled: 'failed',
   health: 'health',
+  autopilot: 'failed',
+  slow: 'health',
   left: undefined,
 };
 const KEEP_EVENTS_MS = 7 * 24 * 3_600_000;
@@ -116,6 +123,7 @@ export class Watcher {
   readonly watches: WatchRepository;
   readonly live: LiveMessageRepository;
   readonly people: PeopleRepository;
+  readonly submitters: SubmitterRepository;
   readonly waits: StepWaitRepository;
   /** Queues whose lease this replica holds: `workspace|queueKey` → the queue. */
   readonly #owned = new Map<string, FollowedQueue>();
@@ -138,6 +146,7 @@ export class Watcher {
     this.watches = new WatchRepository(o.db);
     this.live = new LiveMessageRepository(o.db);
     this.people = new PeopleRepository(o.db);
+    this.submitters = new SubmitterRepository(o.db);
     this.waits = new StepWaitRepository(o);
   }
 
@@ -305,6 +314,7 @@ export class Watcher {
         events,
         health,
       });
+      if (events.some((e) => e.kind === 'merged')) this.#o.onMerged?.(q.workspaceId, q.target);
       return queue;
     } catch (err) {
       if (!(err instanceof LostLeaseError)) throw err;
@@ -374,7 +384,7 @@ export class Watcher {
           watchId: w.id,
         });
       }
-    if (event.kind !== 'health')
+    if (event.kind !== 'health' && event.kind !== 'slow')
       for (const m of await this.live.listQueue(event.workspaceId, event.queueKey, now))
         out.push({
           kind: 'live',
@@ -384,7 +394,12 @@ export class Watcher {
           ts: m.ts,
           liveUntil: m.liveUntil,
         });
-    if (AUTHOR_KINDS.has(event.kind) && 'pr' in event) {
+    // A refused re-submission is said once, in the feed (issue 29).
+    if (
+      AUTHOR_KINDS.has(event.kind) &&
+      'pr' in event &&
+      !(event.kind === 'autopilot' && event.outcome !== 'resubmitted')
+    ) {
       const person = await this.people.byLogin(event.workspaceId, event.pr.author);
       if (person?.notify)
         out.push({
@@ -395,7 +410,10 @@ export class Watcher {
           githubLogin: person.githubLogin,
           verified: person.verified,
         });
+      const submitter = await this.#submitter(event, person?.userId);
+      if (submitter) out.push(submitter);
     }
+    if (this.#o.extraDestinations) out.push(...(await this.#o.extraDestinations(event)));
     if (STEP_KINDS.has(event.kind) && 'pr' in event)
       for (const w of await this.waits.waitingFor(event.workspaceId, event.queueKey, event.pr.number))
         out.push({
@@ -405,6 +423,26 @@ export class Watcher {
           executionId: w.executionId,
         });
     return out;
+  }
+
+  /**
+   * The person who submitted the PR from Slack, when not its author (who hears already): the same note, with
+   * the same opt-out (`me notify off`, on their link or, without one, their opt-out row).
+   */
+  async #submitter(event: WatchEvent & { pr: { number: number } }, authorUserId: string | undefined) {
+    const s = await this.submitters.get(event.workspaceId, event.queueKey, event.pr.number);
+    if (!s || s.userId === authorUserId || s.userId.startsWith('app:')) return undefined;
+    const link = await this.people.get(event.workspaceId, s.userId);
+    if (link ? !link.notify : await this.submitters.optedOut(event.workspaceId, s.userId)) return undefined;
+    return {
+      kind: 'author' as const,
+      key: `author:${s.userId}`,
+      workspaceId: event.workspaceId,
+      userId: s.userId,
+      githubLogin: link?.githubLogin ?? '',
+      verified: link?.verified ?? false,
+      role: 'submitter' as const,
+    };
   }
 
   async #deliverPending(q: FollowedQueue, key: string, now: number, context: DeliveryContext): Promise<void> {

@@ -6,29 +6,39 @@
  * stops by the shutdown's deadline; see Worker in src/lifecycle.ts.
  */
 import type { Config } from '../config.ts';
+import { DEFAULT_BRANCH } from '../core/target.ts';
+import type { HealthReports } from '../digest/index.ts';
+import { mergedStays } from '../history/repository.ts';
+import { computeQueueStats, previousWindow } from '../history/stats.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { renderHealthDigest } from '../slack/blocks/health-digest.ts';
 import { digestSurface } from '../slack/digest-surface.ts';
 import type { DirectoryCache } from '../slack/directory.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import type { Workspaces } from '../slack/workspace.ts';
 import type { Store } from '../store/types.ts';
-import { listFollowedQueues } from '../watch/index.ts';
+
+import { listFollowedQueues, type QueueTarget, queueKeyOf } from '../watch/index.ts';
 import { createMergeQueueSink } from '../watch/webhook-sink.ts';
 import type { WebhookSink } from '../webhooks/ports.ts';
 import { createAuditRetentionWorker } from './audit-retention.ts';
 import { botStanding } from './bot-standing.ts';
+import { createDashboardsWorker, type DashboardsWorker } from './dashboards.ts';
 import { createDigestWorker, type DigestWorker } from './digests.ts';
 import { createFreezerWorker, type FreezerWorker } from './freezer.ts';
 import { createHistoryWorkers } from './history.ts';
 import { turnedOff } from './periodic-worker.ts';
 import { createQueueWatcher, type QueueEvents } from './queue-watcher.ts';
+import { createSlowQueuesWorker, type SlowQueuesWorker } from './slow-queues.ts';
 import { createStepWaitsWorker, type StepWaitsWorker } from './step-waits.ts';
 import { createTestCaseSink, type TestCaseSink } from './test-case-sink.ts';
 import { createWebhookInboxWorker, type WebhookInboxWorker } from './webhook-inbox.ts';
 
+export type { DashboardsWorker } from './dashboards.ts';
 export type { QueueEvents } from './queue-watcher.ts';
+export type { SlowQueuesWorker } from './slow-queues.ts';
 export type { StepWaitsWorker } from './step-waits.ts';
 export type { TestCaseSink } from './test-case-sink.ts';
 
@@ -52,6 +62,10 @@ export interface WorkersOptions {
     watch?: false | { leaseMs?: number };
     freeze?: { tickMs?: number; leaseMs?: number };
     steps?: { tickMs?: number };
+    /** How often every followed queue is checked for being slow; default 10 minutes. */
+    slow?: { everyMs?: number };
+    /** How often dashboards are looked at; default 20 s. */
+    dashboards?: { everyMs?: number };
   };
 }
 
@@ -67,6 +81,35 @@ export interface Workers {
   readonly steps: StepWaitsWorker;
   /** The flaky-test sink of Trunk's webhooks: the inbox worker hands it `test_case.*` deliveries. */
   readonly testCases: TestCaseSink;
+  /** Slow-queue alerts: evaluated on every merge the app learns and every 10 minutes. */
+  readonly slow: SlowQueuesWorker;
+  /** Dashboard canvases kept current (at most one edit a minute each). */
+  readonly dashboards: DashboardsWorker;
+}
+
+/** Health digests' reports: the queue history's figures of the window and the one before, in Slack's words. */
+function healthReports(store: Store, config: Config): HealthReports {
+  return {
+    async report(sub, window, ctx) {
+      const q = {
+        workspaceId: sub.workspaceId,
+        queueKey: queueKeyOf({ repo: sub.repo, branch: sub.branch ?? DEFAULT_BRANCH }),
+        tz: sub.tz,
+      };
+      const [now, before, ws] = await Promise.all([
+        computeQueueStats(store.db, { ...q, ...window }),
+        computeQueueStats(store.db, { ...q, ...previousWindow(window) }),
+        store.getWorkspace(sub.workspaceId),
+      ]);
+      const orgSlug = ws?.trunkOrgSlug ?? config.trunk.orgSlug;
+      const message = renderHealthDigest(sub, now, before, {
+        ...ctx,
+        appUrl: config.trunk.appUrl,
+        ...(orgSlug ? { orgSlug } : {}),
+      });
+      return { messages: [message], empty: now.merged + now.kicked + now.cancelled === 0 };
+    },
+  };
 }
 
 /** Builds the workers and registers them on `lifecycle`, which starts them (startWorkers) and stops them. */
@@ -116,6 +159,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
         ...(digest.leaseMs ? { leaseMs: digest.leaseMs } : {}),
         trunkAppUrl: config.trunk.appUrl,
         ...(config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+        health: healthReports(o.store, config),
       })
     : undefined;
   // node-cron stays the digests' ticker; the service lets its claims go when stopped.
@@ -148,6 +192,43 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
   });
   lifecycle.addWorker(steps, scheduler);
 
+  const followed = (t: number) =>
+    listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {});
+  // Late-bound: the watcher tells the slow-queue worker of merges, which hands its events back to the watcher.
+  let deliverNow: ((ws: string, target: QueueTarget) => Promise<void>) | undefined;
+  const slow = createSlowQueuesWorker({
+    db: o.store.db,
+    followed,
+    stays: (ws, queueKey, from, to) => mergedStays(o.store.db, ws, queueKey, from, to),
+    deliverNow: (ws, target) => deliverNow?.(ws, target) ?? Promise.resolve(),
+    now: o.now,
+    logger: o.logger,
+    ...(overrides.slow?.everyMs ? { everyMs: overrides.slow.everyMs } : {}),
+  });
+  lifecycle.addWorker(slow, scheduler);
+
+  const dashboards = createDashboardsWorker({
+    store: o.store,
+    workspaces: o.workspaces,
+    outbox: o.outbox,
+    week: async (workspaceId, queueKey, from, to) => {
+      const s = await computeQueueStats(o.store.db, { workspaceId, queueKey, from, to, tz: 'UTC' });
+      return {
+        merged: s.merged,
+        kicked: s.kicked,
+        known: s.timeInQueue.known,
+        ...(s.timeInQueue.p50Ms !== undefined ? { p50Ms: s.timeInQueue.p50Ms } : {}),
+        ...(s.timeInQueue.p90Ms !== undefined ? { p90Ms: s.timeInQueue.p90Ms } : {}),
+      };
+    },
+    now: o.now,
+    logger: o.logger,
+    appUrl: config.trunk.appUrl,
+    ...(config.trunk.orgSlug ? { orgSlug: config.trunk.orgSlug } : {}),
+    ...(overrides.dashboards?.everyMs ? { everyMs: overrides.dashboards.everyMs } : {}),
+  });
+  lifecycle.addWorker(dashboards, scheduler);
+
   const events =
     overrides.watch === false
       ? undefined
@@ -162,6 +243,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
           replicaId: o.replicaId,
           botStanding: standing,
           steps: steps.completer,
+          onMerged: (ws, target) => slow.merged(ws, target),
           ...(overrides.watch?.leaseMs ? { leaseMs: overrides.watch.leaseMs } : {}),
         });
   // Flaky-test deliveries are applied by whichever replica's inbox worker takes them (leases keep posts once).
@@ -182,10 +264,13 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
       createMergeQueueSink({
         db: o.store.db,
         leases: o.store.leases,
-        followed: (t) =>
-          listFollowedQueues(o.store, t, config.defaultTarget ? { defaultTarget: config.defaultTarget } : {}),
+        followed,
         clock: o.now,
-        deliverNow: (ws, target) => events.watch.watcher.deliverNow(ws, target),
+        // A webhook may carry a merge: the queue is evaluated for slowness too.
+        deliverNow: (ws, target) => {
+          slow.merged(ws, target);
+          return events.watch.watcher.deliverNow(ws, target);
+        },
         logger: o.logger.child({ component: 'webhooks' }),
       }),
     );
@@ -223,5 +308,7 @@ export function createWorkers(lifecycle: Lifecycle, o: WorkersOptions): Workers 
     scheduler,
   );
 
-  return { digests, freezer, events, steps, testCases, webhooks };
+  if (events) deliverNow = (ws, target) => events.watch.watcher.deliverNow(ws, target);
+
+  return { digests, freezer, events, steps, testCases, webhooks, slow, dashboards };
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Worker } from '../lifecycle.ts';
 import type { Logger } from '../observability/log.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { createKickHandlers } from '../services/kicks.ts';
 import type { SlackOutbox } from '../slack/outbox/outbox.ts';
 import {
   createQueueEventDelivery,
@@ -21,6 +22,7 @@ import type { Store } from '../store/types.ts';
 import {
   createWatchPoll,
   LiveMessageRepository,
+  type QueueTarget,
   type WatchPoll,
   type WatchPollDeps,
   WatchRepository,
@@ -44,6 +46,8 @@ export interface QueueWatcherOptions {
   leaseMs?: number;
   /** Completes the Workflow Builder steps waiting for a PR that left the queue. */
   steps?: StepCompleter;
+  /** Told when a poll learned that a PR of the queue merged (slow-queue alerts). */
+  onMerged?: (workspaceId: string, target: QueueTarget) => void;
 }
 
 export interface WatchWorkerOptions extends WatchPollDeps {
@@ -108,7 +112,17 @@ export function queueEventDelivery(
 
 export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
   const logger = o.logger.child({ component: 'watch' });
-  const delivery = queueEventDelivery({ ...o, logger });
+  // Kick classes and the autopilot (issue 29): the autopilot announces through the watcher, bound below.
+  let deliverNow: (ws: string, target: QueueTarget) => Promise<void> = async () => undefined;
+  const kicks = createKickHandlers({
+    store: o.store,
+    trunkFor: async (id) => (await o.workspaces.trunkFor(id))?.api,
+    deliverNow: (ws, target) => deliverNow(ws, target),
+    clock: o.now,
+    replicaId: o.replicaId,
+    logger,
+  });
+  const delivery = queueEventDelivery({ ...o, logger, kicks });
   const watch = createWatchWorker({
     store: o.store,
     // A workspace whose bot token Slack revoked is not polled (its queues are skipped) until a re-install.
@@ -116,6 +130,10 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
       (await o.botStanding(id)) ? (await o.workspaces.backgroundTrunkFor(id, 'watch'))?.api : undefined,
     deliverBatch: delivery.deliverBatch,
     departures: delivery.departures,
+    extraDestinations: async (event) =>
+      (await kicks.wants(event))
+        ? [{ kind: 'autopilot' as const, key: 'autopilot', workspaceId: event.workspaceId }]
+        : [],
     clock: o.now,
     replicaId: o.replicaId,
     intervalSeconds: o.config.watch.intervalSeconds,
@@ -124,8 +142,10 @@ export function createQueueWatcher(o: QueueWatcherOptions): QueueEvents {
     logger,
     metrics: o.metrics,
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    ...(o.onMerged ? { onMerged: o.onMerged } : {}),
     ...(o.config.defaultTarget ? { defaultTarget: o.config.defaultTarget } : {}),
   });
+  deliverNow = (ws, target) => watch.watcher.deliverNow(ws, target);
   const expiry = periodicWorker({
     name: 'live-expiry',
     every: o.config.watch.intervalSeconds * 1000,

@@ -24,6 +24,23 @@ describe('occurrences in a timezone', () => {
     ]);
   });
 
+  it('weekly falls on Mondays only, at local time across the end of summer time', () => {
+    const spec = { minuteOfDay: 9 * 60, tz: 'Europe/Paris', days: 'weekly' as const };
+    const occurrences: string[] = [];
+    let t = at('2026-10-20T00:00:00Z');
+    for (let i = 0; i < 3; i++) {
+      t = nextOccurrence(spec, t);
+      occurrences.push(iso(t));
+    }
+    // Summer time in Paris ended on Sunday 2026-10-25.
+    expect(occurrences).toEqual([
+      '2026-10-26T08:00:00.000Z',
+      '2026-11-02T08:00:00.000Z',
+      '2026-11-09T08:00:00.000Z',
+    ]);
+    expect(iso(latestOccurrence(spec, at('2026-11-08T12:00:00Z')))).toBe('2026-11-02T08:00:00.000Z');
+  });
+
   it('spring forward in Europe/Paris keeps 09:00 local', () => {
     const spec = { minuteOfDay: 9 * 60, tz: 'Europe/Paris', days: 'daily' as const };
     expect(iso(nextOccurrence(spec, at('2026-03-28T12:00:00Z')))).toBe('2026-03-29T07:00:00.000Z');

@@ -56,9 +56,13 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('on %s', (signal) => {
     const steps = logs.filter((l) => l['msg'] === 'shutdown step done').map((l) => l['step']);
     expect(steps).toEqual([
       'audit-retention',
+      'history-retention',
+      'history-readback',
       'digest-scheduler',
       'freezer',
       'step-waits',
+      'slow-queues',
+      'dashboards',
       'queue-watcher',
       'http-server',
       'store',

@@ -127,7 +127,9 @@ export function lines(delivered: readonly Delivered[]): string[] {
         ? `state ${event.changes.map((c) => `${c.field}:${String(c.before)}→${String(c.after)}`).join(',')}${event.outsideSlack ? ' (outside Slack)' : ''}`
         : event.kind === 'health'
           ? `health ${event.condition} ${event.phase}`
-          : `${event.kind} #${event.pr.number}`;
+          : event.kind === 'slow'
+            ? `slow ${event.phase}`
+            : `${event.kind} #${event.pr.number}`;
     return `${what} → ${destination.key}`;
   });
 }

@@ -12,6 +12,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authMethods } from './auth.ts';
+import { canvasMethods } from './canvases.ts';
 import { chatMethods } from './chat.ts';
 import { conversationMethods } from './conversations.ts';
 import { createFunctionFake } from './functions.ts';
@@ -37,6 +38,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
   const methods: Record<string, Method> = {
     ...authMethods(st),
     ...chatMethods(st),
+    ...canvasMethods(st),
     ...viewMethods(st),
     ...userMethods(st),
     ...conversationMethods(st),
@@ -129,6 +131,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
     responsePosts: st.responsePosts,
     views: st.views,
     unfurls: st.unfurls,
+    canvases: st.canvases,
     responseUrl: (context) => newResponseUrl(st, origin, context),
     postsTo(responseUrl) {
       const id = responseUrl.slice(responseUrl.lastIndexOf('/') + 1);
@@ -194,6 +197,7 @@ export async function startSlackFake(opts: SlackFakeOptions = {}): Promise<Slack
       st.responsePosts.length = 0;
       st.views.length = 0;
       st.unfurls.length = 0;
+      st.canvases.length = 0;
       st.faults.clear();
       st.refusedBlocks.clear();
       functions.completions.length = 0;

@@ -4,6 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type {
+  FakeCanvas,
   FakeChannel,
   FakeEphemeral,
   FakeInstallation,
@@ -44,6 +45,7 @@ export interface SlackState {
   readonly responsePosts: ResponsePost[];
   readonly views: FakeView[];
   readonly unfurls: FakeUnfurl[];
+  readonly canvases: FakeCanvas[];
   readonly responseUrls: Map<string, ResponseUrlContext>;
   readonly issuedTokens: SlackFake['issuedTokens'];
   readonly faults: Map<string, SlackFault[]>;
@@ -80,6 +82,7 @@ export function createState(opts: SlackFakeOptions): SlackState {
     responsePosts: [],
     views: [],
     unfurls: [],
+    canvases: [],
     responseUrls: new Map(),
     issuedTokens: [],
     faults: new Map(),

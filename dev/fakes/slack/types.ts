@@ -39,6 +39,25 @@ export interface FakeChannel {
   isOrgShared?: boolean;
   /** Deleted, or never there: conversations.* answer channel_not_found (unknown channels are made up). */
   gone?: boolean;
+  /** The channel already has its channel canvas (made by a person): conversations.canvases.create refuses. */
+  hasCanvas?: boolean;
+}
+
+/** A canvas made through canvases.create or conversations.canvases.create. */
+export interface FakeCanvas {
+  id: string;
+  /** The channel it was created in (tabbed in), if any. */
+  channelId?: string;
+  /** The channel's own canvas (conversations.canvases.create), not a standalone one. */
+  channelCanvas: boolean;
+  title?: string;
+  markdown: string;
+  /** What it said before each canvases.edit, oldest first, with when it was edited. */
+  edits: Array<{ markdown: string; at: number }>;
+  /** canvases.access.set grants, in order. */
+  access: Array<{ channelId?: string; userId?: string; level: string }>;
+  createdAt: number;
+  deleted?: boolean;
 }
 
 /** Who a bot token belongs to (auth.test's answer). */
@@ -214,6 +233,8 @@ export interface SlackFake {
   readonly views: FakeView[];
   /** Accepted chat.unfurl calls, oldest first. */
   readonly unfurls: FakeUnfurl[];
+  /** Canvases made through the canvases API, oldest first. */
+  readonly canvases: FakeCanvas[];
   /** Makes a response_url tied to a channel and user (and the clicked message). */
   responseUrl(context: ResponseUrlContext): string;
   postsTo(responseUrl: string): ResponsePost[];

@@ -2,7 +2,7 @@
 // bridge (/sandbox/api/*). The bridge turns every command, click and submission into the signed request
 // Slack would send, and streams back what the app did through Slack's Web API (messages, updates,
 // ephemerals, threads, DMs, modals, Home tabs) as Server-Sent Events.
-import { elementAt, escapeHtml, renderBlocks } from './blockkit.js';
+import { canvasHtml, elementAt, escapeHtml, renderBlocks } from './blockkit.js';
 
 const $ = (sel) => document.querySelector(sel);
 const state = {
@@ -384,19 +384,40 @@ function renderHome() {
 
 /** Opening the Home tab sends app_home_opened; the app builds the Home and publishes it. */
 function showPage(page) {
-  state.page = page === 'home' ? 'home' : 'channel';
+  state.page = page === 'home' || page === 'canvas' ? page : 'channel';
   $('#home-view').hidden = state.page !== 'home';
-  $('.channel-view:not(.home-view)').hidden = state.page === 'home';
+  $('#canvas-view').hidden = state.page !== 'canvas';
+  $('.channel-view:not(.home-view)').hidden = state.page !== 'channel';
   $('#nav-home').classList.toggle('active', state.page === 'home');
-  $('#nav-channel').classList.toggle('active', state.page !== 'home' && state.pane === 'channel');
-  $('#nav-dm').classList.toggle('active', state.page !== 'home' && state.pane === 'dm');
+  $('#nav-canvas').classList.toggle('active', state.page === 'canvas');
+  $('#nav-channel').classList.toggle('active', state.page === 'channel' && state.pane === 'channel');
+  $('#nav-dm').classList.toggle('active', state.page === 'channel' && state.pane === 'dm');
   if (state.page === 'home') {
     renderHome();
     api('home', {});
   }
+  if (state.page === 'canvas') void renderCanvas();
 }
 
+/** The channel's canvases (a dashboard edits its canvas at most once a minute): read again while shown. */
+async function renderCanvas() {
+  const res = await fetch('/sandbox/api/canvases');
+  const canvases = res.ok ? await res.json() : [];
+  $('#canvas-body').innerHTML = canvases.length
+    ? canvases
+        .map(
+          (c) =>
+            `<article class="canvas" data-canvas="${escapeHtml(c.id)}">${canvasHtml(c.markdown)}</article>`,
+        )
+        .join('')
+    : '<div class="empty">No canvas yet: <code>/mergequeue dashboard</code> makes one.</div>';
+}
+setInterval(() => {
+  if (state.page === 'canvas') void renderCanvas();
+}, 5_000);
+
 $('#nav-home').addEventListener('click', () => showPage('home'));
+$('#nav-canvas').addEventListener('click', () => showPage('canvas'));
 $('#nav-channel').addEventListener('click', () => {
   showPage('channel');
   setPane('channel');
@@ -440,6 +461,10 @@ const SUGGESTIONS = [
   'quarantined acme/api',
   'digest add failing 09:00 weekdays',
   'digest list',
+  'stats',
+  'stats acme/web:main 30d',
+  'digest add health acme/web:main 09:00 weekly',
+  'dashboard',
 ];
 $('#suggestions').innerHTML = SUGGESTIONS.map(
   (s) => `<li><button type="button" data-suggest="${escapeHtml(s)}">${escapeHtml(s)}</button></li>`,

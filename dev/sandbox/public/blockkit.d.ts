@@ -23,6 +23,7 @@ export function formatSlackDate(
 export function mrkdwn(text: string, opts?: RenderOptions): string;
 export function textObject(t: unknown, opts?: RenderOptions): string;
 export function elementHtml(el: unknown, path: string, opts?: RenderOptions): string;
+export function canvasHtml(md: string): string;
 export function renderBlocks(blocks: readonly unknown[] | undefined, opts?: RenderOptions): string;
 export function elementAt(
   blocks: readonly unknown[] | undefined,

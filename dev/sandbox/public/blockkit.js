@@ -72,6 +72,8 @@ const EMOJI = {
   arrow_down: '⬇️',
   arrow_right: '➡️',
   chart_with_upwards_trend: '📈',
+  bar_chart: '📊',
+  snail: '🐌',
   chart_with_downwards_trend: '📉',
   new: '🆕',
   inbox_tray: '📥',
@@ -107,6 +109,7 @@ const EMOJI = {
   checkered_flag: '🏁',
   arrows_counterclockwise: '🔄',
   repeat: '🔁',
+  label: '🏷️',
   wastebasket: '🗑️',
   zzz: '💤',
 };
@@ -466,9 +469,105 @@ function renderBlock(b, i, opts) {
     }
     case 'rich_text':
       return `<div class="bk-text">${escapeHtml(richTextPlain(b))}</div>`;
+    case 'data_visualization':
+      return chartHtml(b);
     default:
       return `<div class="bk-unsupported">[${escapeHtml(b.type)} block]</div>`;
   }
+}
+
+const SERIES_COLOURS = ['#1264a3', '#e01e5a', '#2eb67d', '#ecb22e', '#36c5f0', '#4a154b'];
+
+/** A readable number for an axis: 0, 12, 1.5, 12k. */
+function axisNumber(v) {
+  if (Math.abs(v) >= 10_000) return `${Math.round(v / 1000)}k`;
+  return Number.isInteger(v) ? String(v) : v.toFixed(1);
+}
+
+/** The axis's top: a round number at or above the largest value (at least 1). */
+function niceMax(max) {
+  if (!(max > 0)) return 1;
+  const step = 10 ** Math.floor(Math.log10(max));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * step >= max) return m * step;
+  return 10 * step;
+}
+
+/**
+ * A `data_visualization` block (bar or line chart) as an inline SVG with a legend: well enough to read,
+ * not Slack's own drawing. Values and labels come from the block; every one is escaped. A pie chart, or a
+ * chart whose shape is unexpected, is listed as text.
+ */
+function chartHtml(b) {
+  const title = `<div class="bk-chart-title">${escapeHtml(b.title)}</div>`;
+  const chart = b.chart ?? {};
+  const categories = chart.axis_config?.categories ?? [];
+  const series = Array.isArray(chart.series) ? chart.series : [];
+  if ((chart.type !== 'bar' && chart.type !== 'line') || categories.length === 0 || series.length === 0) {
+    const items = (chart.segments ?? []).map(
+      (sg) => `<li>${escapeHtml(sg.label)}: ${escapeHtml(sg.value)}</li>`,
+    );
+    return `<figure class="bk-chart">${title}<ul>${items.join('')}</ul></figure>`;
+  }
+  const W = 480;
+  const H = 200;
+  const left = 40;
+  const bottom = 44;
+  const top = 22;
+  const plotW = W - left - 10;
+  const plotH = H - top - bottom;
+  const pointOf = (s, label) => Number(s.data?.find((d) => d.label === label)?.value ?? 0);
+  const max = niceMax(Math.max(0, ...series.flatMap((s) => categories.map((c) => pointOf(s, c)))));
+  const y = (v) => top + plotH - (Math.max(0, v) / max) * plotH;
+  const slot = plotW / categories.length;
+  const parts = [];
+  for (const t of [0, 0.5, 1]) {
+    const v = max * t;
+    parts.push(
+      `<line x1="${left}" x2="${W - 10}" y1="${y(v)}" y2="${y(v)}" class="bk-chart-grid"/>`,
+      `<text x="${left - 4}" y="${y(v) + 4}" text-anchor="end" class="bk-chart-axis">${escapeHtml(axisNumber(v))}</text>`,
+    );
+  }
+  categories.forEach((c, i) => {
+    const x = left + slot * i + slot / 2;
+    parts.push(
+      `<text x="${x}" y="${H - bottom + 14}" text-anchor="middle" class="bk-chart-axis">${escapeHtml(c)}</text>`,
+    );
+  });
+  if (chart.type === 'bar') {
+    const barW = Math.max(2, (slot * 0.8) / series.length);
+    series.forEach((s, k) => {
+      const colour = SERIES_COLOURS[k % SERIES_COLOURS.length];
+      categories.forEach((c, i) => {
+        const v = pointOf(s, c);
+        const x = left + slot * i + slot * 0.1 + barW * k;
+        parts.push(
+          `<rect x="${x}" y="${y(v)}" width="${barW - 1}" height="${top + plotH - y(v)}" fill="${colour}"><title>${escapeHtml(`${s.name} · ${c}: ${v}`)}</title></rect>`,
+        );
+      });
+    });
+  } else {
+    series.forEach((s, k) => {
+      const colour = SERIES_COLOURS[k % SERIES_COLOURS.length];
+      const points = categories.map((c, i) => `${left + slot * i + slot / 2},${y(pointOf(s, c))}`);
+      parts.push(`<polyline points="${points.join(' ')}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+      categories.forEach((c, i) => {
+        parts.push(
+          `<circle cx="${left + slot * i + slot / 2}" cy="${y(pointOf(s, c))}" r="3" fill="${colour}"><title>${escapeHtml(`${s.name} · ${c}: ${pointOf(s, c)}`)}</title></circle>`,
+        );
+      });
+    });
+  }
+  const yLabel = chart.axis_config?.y_label
+    ? `<text x="4" y="12" class="bk-chart-axis">${escapeHtml(chart.axis_config.y_label)}</text>`
+    : '';
+  const legend = series
+    .map(
+      (s, k) =>
+        `<span class="bk-chart-key"><span class="bk-chart-swatch" style="background:${SERIES_COLOURS[k % SERIES_COLOURS.length]}"></span>${escapeHtml(s.name)}</span>`,
+    )
+    .join('');
+  const label = `${chart.type} chart: ${b.title}`;
+  return `<figure class="bk-chart" data-chart="${escapeHtml(chart.type)}">${title}<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(label)}">${yLabel}${parts.join('')}</svg><div class="bk-chart-legend">${legend}</div></figure>`;
 }
 
 function richTextPlain(node) {
@@ -485,4 +584,66 @@ export function elementAt(blocks, path) {
   if (ei === 'e') return { block, element: block.element };
   const element = block.elements?.[Number(ei)];
   return element ? { block, element } : undefined;
+}
+
+/** Canvas markdown inline: **bold**, [text](https://…); everything else escaped. */
+function canvasInline(text) {
+  return escapeHtml(text)
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+    .replace(
+      /\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g,
+      '<a href="$2" target="_blank" rel="noopener noreferrer">$1</a>',
+    );
+}
+
+/**
+ * A canvas's markdown (what the app writes with canvases.create/edit) as HTML, well enough to read:
+ * headings, paragraphs, bulleted lists and tables. Every piece of text is escaped.
+ * @param {string} md
+ */
+export function canvasHtml(md) {
+  const out = [];
+  const lines = String(md ?? '').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const h = /^(#{1,3}) (.*)$/.exec(line);
+    if (h) {
+      out.push(`<h${h[1].length + 1}>${canvasInline(h[2])}</h${h[1].length + 1}>`);
+      continue;
+    }
+    if (line.startsWith('|')) {
+      const rows = [];
+      while (i < lines.length && lines[i].startsWith('|')) rows.push(lines[i++]);
+      i--;
+      const cells = (r) =>
+        r
+          .replace(/^\||\|$/g, '')
+          .split('|')
+          .map((c) => c.trim());
+      const body = rows.filter((r) => !/^\|\s*-{3}/.test(r));
+      const [head, ...rest] = body;
+      out.push(
+        `<table class="canvas-table"><thead><tr>${cells(head)
+          .map((c) => `<th>${canvasInline(c)}</th>`)
+          .join('')}</tr></thead><tbody>${rest
+          .map(
+            (r) =>
+              `<tr>${cells(r)
+                .map((c) => `<td>${canvasInline(c)}</td>`)
+                .join('')}</tr>`,
+          )
+          .join('')}</tbody></table>`,
+      );
+      continue;
+    }
+    if (line.startsWith('- ')) {
+      const items = [];
+      while (i < lines.length && lines[i].startsWith('- ')) items.push(lines[i++].slice(2));
+      i--;
+      out.push(`<ul>${items.map((t) => `<li>${canvasInline(t)}</li>`).join('')}</ul>`);
+      continue;
+    }
+    if (line.trim()) out.push(`<p>${canvasInline(line)}</p>`);
+  }
+  return out.join('');
 }

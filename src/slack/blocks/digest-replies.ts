@@ -46,6 +46,11 @@ function digestAnswerText(a: DigestAnswer): string {
     case 'added': {
       const sub = a.sub;
       const team = sub.owner ? ` owned by \`${escapeText(sub.owner)}\`` : '';
+      if (sub.kind === 'health')
+        return (
+          `Added digest \`${sub.id}\`: the health of queue \`${repoLabel(sub)}\` (${sub.days === 'weekly' ? 'the last 7 days' : 'the last day'}, beside the window before), ${describeSchedule(sub)}, in <#${sub.channelId}>. ` +
+          `The first is due ${slackDate(sub.nextDueAt)}. It is not posted when the queue merged and kicked nothing (\`digest set ${sub.id} skip-empty off\` to change); try it now with \`/mergequeue digest run ${sub.id}\`.`
+        );
       return (
         `Added digest \`${sub.id}\`: ${sub.kind} tests${team} of \`${repoLabel(sub)}\`, ${describeSchedule(sub)}, in <#${sub.channelId}>. ` +
         `The first is due ${slackDate(sub.nextDueAt)}. It is not posted when there is nothing to report (\`digest set ${sub.id} skip-empty off\` to change), lists the top ${sub.topN} tests (\`digest set ${sub.id} top 20\`); try it now with \`/mergequeue digest run ${sub.id}\`.`
@@ -78,7 +83,7 @@ function digestAnswerText(a: DigestAnswer): string {
           : `\`${escapeText(a.owner)}\` was not mapped; nothing changed.`;
       return `Digests now mention ${a.mentions.join(' ')} for tests owned by \`${escapeText(a.owner)}\`.`;
     case 'removed':
-      return `Removed digest \`${a.sub.id}\` (${a.sub.kind} tests of \`${repoLabel(a.sub)}\` in <#${a.sub.channelId}>).`;
+      return `Removed digest \`${a.sub.id}\` (${a.sub.kind === 'health' ? 'the health' : `${a.sub.kind} tests`} of \`${repoLabel(a.sub)}\` in <#${a.sub.channelId}>).`;
     case 'run_cooling_down': {
       const by = a.lastStartedBy ? ` by <@${a.lastStartedBy}>` : '';
       return `Digest \`${a.sub.id}\` is already running or ran ${slackDate(a.lastStartedAt)}${by}; a digest can be run by hand once every ${Math.round(a.cooldownMs / 60_000)} minutes. Try again after ${slackDate(a.nextAllowedAt)}.`;

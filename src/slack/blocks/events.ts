@@ -5,6 +5,7 @@
  */
 import type { ActionsBlockElement, KnownBlock } from '@slack/types';
 import type { QueueRef } from '../../core/target.ts';
+import { classifyKick, kickFactsOf } from '../../kicks/classify.ts';
 import { explainReadiness } from '../../queue/readiness.ts';
 import type { PrStory } from '../../queue/story.ts';
 import type { EventPr, SettingChange, WatchEvent } from '../../watch/types.ts';
@@ -21,6 +22,7 @@ import {
   slackDate,
   trunkQueueUrl,
 } from './format.ts';
+import { slowSentence } from './health.ts';
 import { ACTIONS, encodeButtonValue } from './ids.ts';
 import { actions, button, context, section, sectionsOfLines } from './kit.ts';
 import { prActionButtons } from './pr-actions.ts';
@@ -33,7 +35,10 @@ export interface EventLinks {
 }
 
 type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
+/** Posted on their own, never grouped in a feed post: health alerts and slow-queue alerts. */
+type AlertEvent = Extract<WatchEvent, { kind: 'health' | 'slow' }>;
 type LeftEvent = Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>;
+type AutopilotEvent = Extract<WatchEvent, { kind: 'autopilot' }>;
 
 /** PR number → its story from Trunk v2 (the workspace has a v2 key and the read answered in time). */
 export type EventStories = ReadonlyMap<number, PrStory>;
@@ -57,15 +62,18 @@ const KIND_EMOJI: Record<WatchEvent['kind'], string> = {
   cancelled: ':no_entry_sign:',
   left: ':outbox_tray:',
   health: ':rotating_light:',
+  autopilot: ':repeat:',
+  slow: ':snail:',
 };
 
-const KIND_WORDS: Record<Exclude<WatchEvent['kind'], 'state' | 'health'>, string> = {
+const KIND_WORDS: Record<Exclude<WatchEvent['kind'], 'state' | 'health' | 'slow'>, string> = {
   submitted: 'entered the queue',
   testing: 'started testing',
   merged: 'merged',
   failed: 'failed and left the queue',
   cancelled: 'was cancelled and left the queue',
   left: 'left the queue',
+  autopilot: 'was submitted again by the app',
 };
 
 function show(v: unknown): string {
@@ -91,6 +99,34 @@ function whoChanged(e: Extract<WatchEvent, { kind: 'state' }>): string {
   if (e.outsideSlack) return 'changed outside Slack';
   const by = e.changes.find((c) => c.by)?.by;
   return by ? `changed by ${mention(by)}` : 'changed from Slack';
+}
+
+/**
+ * The kick's class and evidence (issue 29): classified with the queue's history when the delivery did
+ * (`story.kick`), else from what the event and the story say alone.
+ */
+export function kickOf(e: LeftEvent, story?: PrStory): { kickClass: string; evidence: string } {
+  return story?.kick ?? classifyKick(kickFactsOf(e.kind, story, e.reason));
+}
+
+function kickLine(kick: { kickClass: string; evidence: string }): string {
+  return `:label: Kind of kick: *${esc(kick.kickClass)}* — ${kick.evidence}`;
+}
+
+/** How the app re-submitted a kicked PR, or why Trunk would not take it back. */
+function autopilotSentence(e: AutopilotEvent): string {
+  const pr = prText(e.target, e.pr);
+  if (e.outcome === 'refused')
+    return `:warning: The app tried to submit ${pr} again (its kick was *${esc(e.kickClass)}*), and Trunk refused: ${escTrim(e.refusal ?? 'no reason given', 400)}`;
+  const how = [
+    e.priority !== undefined ? `priority ${e.priority}` : undefined,
+    e.noBatch ? 'not batched' : undefined,
+  ].filter(Boolean);
+  return `${KIND_EMOJI.autopilot} ${pr} ${KIND_WORDS.autopilot}${how.length > 0 ? ` (${how.join(', ')}, as before)` : ''}: its kick was *${esc(e.kickClass)}* — ${e.evidence}`;
+}
+
+function ruleContext(e: AutopilotEvent): string {
+  return `By the rule ${code(e.rule, 200)} · \`/mergequeue config autopilot\` shows it`;
 }
 
 /** Why a PR that left failed, in plain words, when Trunk said anything about it. */
@@ -140,6 +176,10 @@ export function eventLine(e: WatchEvent, stories?: EventStories): string {
         .join(', ')}${e.changes.length > 6 ? ` and ${e.changes.length - 6} more` : ''} (${whoChanged(e)})`;
     case 'health':
       return `${emoji} ${healthSentence(e)}`;
+    case 'autopilot':
+      return autopilotSentence(e);
+    case 'slow':
+      return `${emoji} ${slowSentence(e)}`;
     default: {
       const ending = leftStory(e, stories)?.ending;
       const why =
@@ -148,7 +188,10 @@ export function eventLine(e: WatchEvent, stories?: EventStories): string {
           : 'reason' in e
             ? reasonWords(e.reason)
             : undefined;
-      return `${emoji} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]}${why ? `: ${why}` : ''}`;
+      const kick =
+        e.kind === 'failed' || e.kind === 'cancelled' ? kickOf(e, leftStory(e, stories)) : undefined;
+      const kind = kick && kick.kickClass !== 'unknown' ? ` · *${esc(kick.kickClass)}*` : '';
+      return `${emoji} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]}${why ? `: ${why}` : ''}${kind}`;
     }
   }
 }
@@ -193,7 +236,7 @@ export function renderHealth(e: HealthEvent, l: EventLinks = {}): SlackReply {
 }
 
 /** One event in full: before → after for settings, why a PR failed. */
-function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?: EventStories): SlackReply {
+function renderOne(e: Exclude<WatchEvent, AlertEvent>, l: EventLinks, stories?: EventStories): SlackReply {
   const label = queueLabel(e.target);
   const blocks: KnownBlock[] = [];
   let text: string;
@@ -203,12 +246,22 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?:
     if (e.changes.length > 20) lines.push(`• …and ${e.changes.length - 20} more`);
     if (lines.length > 0) blocks.push(section(lines.join('\n')));
     text = `${label}: ${e.changes.map((c) => `${c.field} ${show(c.before)} → ${show(c.after)}`).join(', ')} (${e.outsideSlack ? 'changed outside Slack' : 'changed from Slack'})`;
+  } else if (e.kind === 'autopilot') {
+    blocks.push(section(`${autopilotSentence(e)} in *${esc(label)}*`));
+    blocks.push(context(ruleContext(e)));
+    text =
+      e.outcome === 'refused'
+        ? `Trunk refused the app's re-submission of #${e.pr.number} in ${label}`
+        : `#${e.pr.number} ${KIND_WORDS.autopilot} in ${label} (${e.kickClass})`;
   } else {
     blocks.push(
       section(`${KIND_EMOJI[e.kind]} ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*`),
     );
-    if (e.kind === 'failed' || e.kind === 'cancelled')
-      blocks.push(section(fateSection(e, leftStory(e, stories))));
+    if (e.kind === 'failed' || e.kind === 'cancelled') {
+      const story = leftStory(e, stories);
+      blocks.push(section(fateSection(e, story)));
+      blocks.push(context(kickLine(kickOf(e, story))));
+    }
     text = `#${e.pr.number} ${e.pr.title} ${KIND_WORDS[e.kind]} in ${label}`;
   }
   blocks.push(footer(e.target, e.at, l));
@@ -220,7 +273,7 @@ function renderOne(e: Exclude<WatchEvent, HealthEvent>, l: EventLinks, stories?:
  * queue does not flood the channel). Health events are rendered on their own (renderHealth).
  */
 export function renderFeed(
-  events: Array<Exclude<WatchEvent, HealthEvent>>,
+  events: Array<Exclude<WatchEvent, AlertEvent>>,
   l: EventLinks = {},
   stories?: EventStories,
 ): SlackReply {
@@ -245,6 +298,8 @@ export function renderFeed(
 export interface NoteReader {
   githubLogin: string;
   verified: boolean;
+  /** Not the author but the person who submitted the PR from Slack (issue 29). */
+  role?: 'submitter';
 }
 
 /**
@@ -254,32 +309,36 @@ export interface NoteReader {
  * rather than buttons that would refuse them.
  */
 export function renderAuthorNote(
-  e: Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' }>,
+  e: Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' | 'autopilot' }>,
   to: NoteReader,
   l: EventLinks = {},
   /** The PR's story from Trunk v2, when the workspace has a v2 key and it was read. */
   story?: PrStory,
 ): SlackReply {
   const label = queueLabel(e.target);
+  const whose = to.role === 'submitter' ? 'The PR you submitted,' : 'Your PR';
+  if (e.kind === 'autopilot') return renderAutopilotNote(e, to, l);
   const blocks: KnownBlock[] = [
     section(
-      `${KIND_EMOJI[e.kind]} Your PR ${prText(e.target, e.pr)} ${KIND_WORDS[e.kind]} in *${esc(label)}*.`,
+      `${KIND_EMOJI[e.kind]} ${whose} ${prText(e.target, e.pr)}${to.role === 'submitter' ? ',' : ''} ${KIND_WORDS[e.kind]} in *${esc(label)}*.`,
     ),
   ];
   const buttons = e.kind === 'failed' || e.kind === 'cancelled';
   if (buttons) {
-    blocks.push(section(fateSection(e, leftStory(e, story ? new Map([[e.pr.number, story]]) : undefined))));
+    const told = leftStory(e, story ? new Map([[e.pr.number, story]]) : undefined);
+    blocks.push(section(fateSection(e, told)));
+    blocks.push(context(kickLine(kickOf(e, told))));
     blocks.push(
       prActionButtons({
         ref: e.target,
         pr: { prNumber: e.pr.number, state: e.pr.state ?? e.kind },
         renderedAt: e.at,
         onNote: true,
-        ...(to.verified ? {} : { openOnly: true }),
+        ...(to.verified || to.role === 'submitter' ? {} : { openOnly: true }),
         ...l,
       }),
     );
-    if (!to.verified)
+    if (!to.verified && to.role !== 'submitter')
       blocks.push(
         context(
           `Buttons to act on your PR come with these notes once an operator confirms your link: ask one to run ${code(`/mergequeue config people @you ${to.githubLogin}`, 120)}.`,
@@ -289,10 +348,45 @@ export function renderAuthorNote(
   blocks.push(
     context(
       // With buttons, Open in Trunk is one of them.
-      `${slackDate(e.at)}${buttons ? '' : ` · ${link(trunkQueueUrl(l.appUrl, l.orgSlug, e.target), 'Open in Trunk')}`} · sent because you linked GitHub login ${code(to.githubLogin, 60)}; \`/mergequeue me notify off\` stops these`,
+      `${slackDate(e.at)}${buttons ? '' : ` · ${link(trunkQueueUrl(l.appUrl, l.orgSlug, e.target), 'Open in Trunk')}`} · ${whyNote(to)}`,
     ),
   );
-  return { text: esc(`Your PR #${e.pr.number} ${KIND_WORDS[e.kind]} in ${label}`), blocks };
+  return {
+    text: esc(
+      `${to.role === 'submitter' ? 'The PR you submitted,' : 'Your PR'} #${e.pr.number}${to.role === 'submitter' ? ',' : ''} ${KIND_WORDS[e.kind]} in ${label}`,
+    ),
+    blocks,
+  };
+}
+
+function whyNote(to: NoteReader): string {
+  return to.role === 'submitter'
+    ? 'sent because you submitted it from Slack; `/mergequeue me notify off` stops these'
+    : `sent because you linked GitHub login ${code(to.githubLogin, 60)}; \`/mergequeue me notify off\` stops these`;
+}
+
+/**
+ * The note of an autopilot re-submission: the class, the evidence, the rule, and a Cancel button (the PR
+ * buttons' own, with their rights) for whoever would rather it did not go again.
+ */
+function renderAutopilotNote(e: AutopilotEvent, to: NoteReader, l: EventLinks): SlackReply {
+  const label = queueLabel(e.target);
+  const whose = to.role === 'submitter' ? 'the PR you submitted,' : 'your PR';
+  const blocks: KnownBlock[] = [
+    section(
+      `${KIND_EMOJI.autopilot} The app submitted ${whose} ${prText(e.target, e.pr)}, again in *${esc(label)}*: its kick was *${esc(e.kickClass)}* — ${e.evidence}`,
+    ),
+    prActionButtons({
+      ref: e.target,
+      pr: { prNumber: e.pr.number, state: 'pending' },
+      renderedAt: e.at,
+      onNote: true,
+      steps: ['cancel'],
+      ...l,
+    }),
+    context(`${ruleContext(e)} · ${slackDate(e.at)} · ${whyNote(to)}`),
+  ];
+  return { text: esc(`The app submitted #${e.pr.number} again in ${label} (${e.kickClass})`), blocks };
 }
 
 /** A live message whose time is up when the queue could not be read: still says so, Refresh kept. */

@@ -84,13 +84,16 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
     examples: ['/mergequeue connect'],
   },
   config: {
-    what: 'Default queue for this channel or the workspace, who may change queues (operators), and whether pasted GitHub PR links unfurl (Trunk links always do).',
+    what: 'Default queue for this channel or the workspace, who may change queues (operators), whether pasted GitHub PR links unfurl (Trunk links always do), and the autopilot: whether the app submits a kicked PR again by itself, once per head commit, for the kick classes chosen (default `flaky infra`; operators only, announced in the feeds).',
     examples: [
       '/mergequeue config channel acme/web:main',
       '/mergequeue config operators add @alice @release-team',
       '/mergequeue config operators list',
       '/mergequeue config people @alice alice-gh',
       '/mergequeue config unfurl github on',
+      '/mergequeue config autopilot on acme/web:main',
+      '/mergequeue config autopilot requeue flaky infra',
+      '/mergequeue config autopilot',
     ],
   },
   watch: {
@@ -123,6 +126,10 @@ const ABOUT: Record<CommandName, { what: string; examples: string[] }> = {
       '/mergequeue tests unwatch acme/web',
     ],
   },
+  dashboard: {
+    what: "A canvas in this channel that keeps the queue's state, its PRs in order and its last 7 days' figures current (edited when something changed, at most once a minute). The channel's own canvas when it has none yet, otherwise a canvas shared with the channel. Started, and stopped with `dashboard off`, by the workspace's own people (in a channel shared with another organization, operators), and announced in the channel.",
+    examples: ['/mergequeue dashboard', '/mergequeue dashboard acme/web:main', '/mergequeue dashboard off'],
+  },
   freeze: {
     what: 'Freeze windows: the queue is drained (or paused) at a time of day and resumed at the end, announced in this channel (operators).',
     examples: [
@@ -150,7 +157,17 @@ export function renderHelp(topic?: string): SlackReply {
     };
   }
   const lines = COMMAND_NAMES.map((n) => `\`${escTrim(USAGE[n], 400)}\`\n${escTrim(ABOUT[n].what, 300)}`);
-  const half = Math.ceil(lines.length / 2);
+  // As many sections as the lines need: a section holds 3000 characters.
+  const sections: string[][] = [[]];
+  let size = 0;
+  for (const line of lines) {
+    if (size + line.length + 1 > 2900 && sections[sections.length - 1]!.length > 0) {
+      sections.push([]);
+      size = 0;
+    }
+    sections[sections.length - 1]!.push(line);
+    size += line.length + 1;
+  }
   return {
     text:
       'mergequeue: control the Trunk merge queue and watch flaky tests from Slack. Commands: ' +
@@ -160,8 +177,7 @@ export function renderHelp(topic?: string): SlackReply {
       section(
         'Control the Trunk merge queue and watch flaky tests from Slack. A target is `owner/repo`, `owner/repo:branch`, `host/owner/repo:branch` or `:branch`; left out, the channel default, then the workspace default, is used.',
       ),
-      section(lines.slice(0, half).join('\n')),
-      section(lines.slice(half).join('\n')),
+      ...sections.map((ls) => section(ls.join('\n'))),
       context(
         "Anyone can read. Pausing, draining, resuming, concurrency, settings, freeze windows and config need an operator; submit, cancel and restart need an operator or the PR's confirmed author. `/mergequeue help <command>` for examples.",
       ),

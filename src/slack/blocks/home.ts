@@ -20,6 +20,7 @@ import { code, esc, escTrim, link, mention, plural, prUrl, queueLabel, slackDate
 import { describeCurrent, windowLine } from './freeze.ts';
 import { ACTIONS } from './ids.ts';
 import { actions, button, context, divider, header, section, sectionsOfLines } from './kit.ts';
+import { durationText } from './stats.ts';
 import { stateLabel, statusButtons } from './status.ts';
 import { testWatchLine } from './test-feeds.ts';
 import { watchLine } from './watch.ts';
@@ -41,6 +42,8 @@ export interface HomeQueue {
   channels: string[];
   /** Absent when the Home did not read it (past its budget of Trunk reads, or Trunk is not connected). */
   reading?: HomeQueueReading;
+  /** Set while the queue is slow: since when, and its median time in queue against the usual. */
+  slow?: { since: number; recentMedianMs?: number; baselineMedianMs?: number };
 }
 
 export interface HomePr {
@@ -64,6 +67,13 @@ export interface HomeInput {
   connectBlocked?: string;
   /** Trunk's webhooks: when the workspace's latest delivery arrived. */
   webhooks?: { lastDeliveryAt?: number };
+  /** The autopilot (issue 29), when on anywhere or it acted in the last day. */
+  autopilot?: {
+    enabled: boolean;
+    classes: string[];
+    queuesOn: number;
+    recent: Array<{ queueKey: string; prNumber: number; kickClass: string; status: string; at: number }>;
+  };
   appUrl?: string;
   /** The person's GitHub login, when linked. */
   login?: string;
@@ -193,7 +203,14 @@ function queueWhy(q: HomeQueue): string {
         .join(', ')}`
     : '';
   const more = q.channels.length > 5 ? ` and ${q.channels.length - 5} more` : '';
-  return `_${esc(q.sources.join(', '))}${channels}${more}_`;
+  return `_${esc(q.sources.join(', '))}${channels}${more}_${slowLine(q)}`;
+}
+
+/** A slow queue says so on the Home, with the figures (watch/slow.ts). */
+function slowLine(q: HomeQueue): string {
+  if (!q.slow) return '';
+  const { since, recentMedianMs, baselineMedianMs } = q.slow;
+  return `\n:snail: *Slow* since ${slackDate(since)}: median time in queue ${durationText(recentMedianMs)} over the last 6 h, usually ${durationText(baselineMedianMs)}`;
 }
 
 function queueText(q: HomeQueue, reading: HomeQueueReading): string {
@@ -276,6 +293,18 @@ function operatorBlocks(input: HomeInput): KnownBlock[] {
   ];
 }
 
+/** The autopilot: on or off, for which kicks, and what it re-submitted in the last day. */
+function autopilotLine(a: NonNullable<HomeInput['autopilot']>): string {
+  const where = a.enabled
+    ? `on for the workspace (${a.classes.map((c) => code(c, 20)).join(' ')})`
+    : `on for ${a.queuesOn} ${a.queuesOn === 1 ? 'queue' : 'queues'}`;
+  const done = a.recent.map(
+    (r) =>
+      `#${r.prNumber} in ${esc(r.queueKey)} (${esc(r.kickClass)}${r.status === 'refused' ? ', refused by Trunk' : ''}) ${slackDate(r.at)}`,
+  );
+  return `*Autopilot:* ${a.enabled || a.queuesOn > 0 ? where : 'off'}. ${done.length > 0 ? `Re-submitted in the last day: ${done.join('; ')}.` : 'Nothing re-submitted in the last day.'} \`/mergequeue config autopilot\` says more.`;
+}
+
 /** When Trunk's webhooks last reached the app, or that none has (queue events then come by polling). */
 function webhooksLine(lastDeliveryAt: number | undefined): string {
   return lastDeliveryAt === undefined
@@ -298,6 +327,7 @@ function trunkBlocks(input: HomeInput): KnownBlock[] {
   const out: KnownBlock[] = [divider()];
   if (connected && input.v2) out.push(context(v2Line(input.v2, input.operator)));
   if (connected && input.webhooks) out.push(context(webhooksLine(input.webhooks.lastDeliveryAt)));
+  if (connected && input.autopilot) out.push(context(autopilotLine(input.autopilot)));
   if (!input.operator) {
     out.push(section(connected ? status : `${status}. Ask an operator to run \`/mergequeue connect\`.`));
     return out;

@@ -220,6 +220,11 @@ export function renderWhy(input: WhyInput): SlackReply {
       ),
     );
   blocks.push(section(escCap(endingText(ref, pr.number, story))));
+  // The kick's kind and its evidence (issue 29), as the note and the feed say it.
+  if (story.kick && (story.ending?.kind === 'failed' || story.ending?.kind === 'cancelled'))
+    blocks.push(
+      context(`:label: Kind of kick: *${esc(story.kick.kickClass)}* — ${story.kick.evidence.slice(0, 2500)}`),
+    );
   blocks.push(
     prActionButtons({
       ref,

@@ -108,11 +108,14 @@ export function renderForgotten(had: boolean): SlackReply {
 }
 
 export function renderNotify(on: boolean, linked: boolean): SlackReply {
+  // Without a link, the only notes are about PRs the person submitted from Slack (issue 29).
   if (!linked)
     return reply(
-      ':information_source:',
-      'You have no GitHub link yet, so there is nothing to turn on or off.',
-      'Link yours first with `/mergequeue me github <login>`.',
+      on ? ':bell:' : ':no_bell:',
+      on
+        ? 'Notes about PRs you submit from Slack are on.'
+        : 'Notes about PRs you submit from Slack are off. Nothing will be sent to you.',
+      'For notes about your own PRs, link your GitHub login with `/mergequeue me github <login>`.',
     );
   return reply(
     on ? ':bell:' : ':no_bell:',

@@ -44,22 +44,31 @@ function parseId(word: string | undefined, usage: string): string | { error: str
 
 function parseAdd(words: string[]): ParsedDigestCommand {
   const kindWord = words[0]?.toLowerCase();
-  if (kindWord !== 'failing' && kindWord !== 'quarantined')
+  if (kindWord !== 'failing' && kindWord !== 'quarantined' && kindWord !== 'health')
     return bad(
-      `Say which digest: \`failing\` or \`quarantined\`, for example \`/mergequeue digest add failing acme/web 09:00 Europe/Paris weekdays\`.`,
+      `Say which digest: \`failing\` or \`quarantined\` (tests), or \`health\` (a queue), for example \`/mergequeue digest add failing acme/web 09:00 Europe/Paris weekdays\` or \`/mergequeue digest add health acme/web:main 09:00 weekly\`.`,
     );
+  const health = kindWord === 'health';
   const cmd: Extract<DigestCommand, { op: 'add' }> = { op: 'add', kind: kindWord };
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
     const lower = word.toLowerCase();
     if (lower === 'owner') {
+      if (health) return bad('A health digest is about a queue, not a code owner: leave out `owner`.');
       const owner = parseOwnerFilter(words[++i], cmd.owner);
       if (typeof owner !== 'string') return bad(owner.error);
       cmd.owner = owner;
       continue;
     }
-    if (lower === 'daily' || lower === 'weekdays') {
-      if (cmd.days) return bad('Give `daily` or `weekdays` once.');
+    if (lower === 'daily' || lower === 'weekdays' || lower === 'weekly') {
+      if (cmd.days)
+        return bad(
+          health ? 'Give `daily`, `weekdays` or `weekly` once.' : 'Give `daily` or `weekdays` once.',
+        );
+      if (lower === 'weekly' && !health)
+        return bad(
+          '`weekly` is for health digests (`digest add health …`); a test digest is `daily` or `weekdays`.',
+        );
       cmd.days = lower;
       continue;
     }
@@ -90,12 +99,17 @@ function parseAdd(words: string[]): ParsedDigestCommand {
         cmd.repo = t.value.repo;
         continue;
       }
+      if (health && t.ok && t.value.repo) {
+        cmd.repo = t.value.repo;
+        if (t.value.branch !== undefined) cmd.branch = t.value.branch;
+        continue;
+      }
       return bad(
         `\`${word.slice(0, 60)}\` is not a repository. Write it as \`owner/repo\` (or \`gitlab.com/owner/repo\`), without a branch.`,
       );
     }
     return bad(
-      `I did not understand \`${word.slice(0, 60)}\`. The form is \`/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] [owner @org/team]\`.`,
+      `I did not understand \`${word.slice(0, 60)}\`. The form is \`/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] [owner @org/team]\`, or \`/mergequeue digest add health [owner/repo[:branch]] [HH:MM] [Area/City] [daily|weekdays|weekly]\`.`,
     );
   }
   return { ok: true, command: cmd };
@@ -163,7 +177,8 @@ function parseSet(words: string[]): ParsedDigestCommand {
     }
     case 'days': {
       const v = value?.toLowerCase();
-      if (v !== 'daily' && v !== 'weekdays') return bad('`days` is `daily` or `weekdays`.');
+      if (v !== 'daily' && v !== 'weekdays' && v !== 'weekly')
+        return bad('`days` is `daily`, `weekdays` or (health digests) `weekly`.');
       return { ok: true, command: { op: 'set', id, option, value: v } };
     }
     default:

@@ -13,6 +13,7 @@ import {
   QUEUE_INT_MIN,
 } from '../../trunk/types.ts';
 import type { Principal } from '../../workspace/config.ts';
+import { type AutopilotCommand, parseConfigAutopilot } from './autopilot.ts';
 import { parseTests, type TestsCommand } from './tests.ts';
 import { USAGE } from './usage.ts';
 import {
@@ -34,7 +35,9 @@ export type ConfigCommand =
   /** An operator's (verified) link of a person to a GitHub login. */
   | { kind: 'people'; userId: string; login: string }
   /** Whether pasted GitHub PR links unfurl in the workspace (Trunk links always do). */
-  | { kind: 'unfurl'; what: 'github'; on: boolean };
+  | { kind: 'unfurl'; what: 'github'; on: boolean }
+  /** The autopilot (issue 29): what is set, on/off, the kick classes it re-submits. */
+  | AutopilotCommand;
 
 export type StateCommandName = 'pause' | 'drain' | 'resume';
 
@@ -58,6 +61,8 @@ export type Command =
   | { name: 'me'; me: MeCommand }
   /** Flaky-test feeds: `tests watch|unwatch|list` (commands/tests.ts reads the rest). */
   | { name: 'tests'; tests: TestsCommand }
+  /** A canvas in this channel that keeps the queue current; `off` stops it. */
+  | { name: 'dashboard'; off: boolean; target?: TargetSpec }
   | PrCommand;
 
 /** The commands that act on one PR, or list the queue's PRs. */
@@ -159,6 +164,8 @@ function parse(raw: string): ParseCommandResult {
       return wrap('me', parseMe(rest), (me) => ({ name: 'me', me }));
     case 'tests':
       return wrap('tests', parseTests(rest), (tests) => ({ name: 'tests', tests }));
+    case 'dashboard':
+      return parseDashboard(rest);
     default:
       return {
         ok: false,
@@ -166,6 +173,21 @@ function parse(raw: string): ParseCommandResult {
         usage: USAGE.help,
       };
   }
+}
+
+/** `dashboard [target]` · `dashboard off [target]`. */
+function parseDashboard(rest: string[]): ParseCommandResult {
+  const off = rest[0]?.toLowerCase() === 'off';
+  const words = off ? rest.slice(1) : rest;
+  if (words.length > 1)
+    return usageError(
+      'dashboard',
+      `\`dashboard\` takes at most one queue, for example \`/mergequeue dashboard${off ? ' off' : ''} acme/web:main\`.`,
+    );
+  if (words.length === 0) return ok({ name: 'dashboard', off });
+  const t = parseTarget(words[0]!);
+  if (!t.ok) return usageError('dashboard', t.error);
+  return ok({ name: 'dashboard', off, target: t.value });
 }
 
 /** Splits on any whitespace, including the non-breaking spaces Slack clients sometimes send. */
@@ -502,9 +524,13 @@ function parseConfig(rest: string[]): ParseCommandResult {
   }
   if (what === 'people') return parseConfigPeople(args);
   if (what === 'unfurl') return parseConfigUnfurl(args);
+  if (what === 'autopilot') {
+    const p = parseConfigAutopilot(args);
+    return p.ok ? ok({ name: 'config', config: p.value }) : usageError('config', p.error);
+  }
   return usageError(
     'config',
-    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators, people or unfurl.`,
+    `\`${clip(sub!, 40)}\` is not a config setting: use channel, workspace, operators, people, unfurl or autopilot.`,
   );
 }
 

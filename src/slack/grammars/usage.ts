@@ -27,10 +27,10 @@ export const USAGE = {
   flaky: '/mergequeue flaky [owner/repo]',
   quarantined: '/mergequeue quarantined [owner/repo]',
   digest:
-    '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] [owner @org/team] · digest list · digest remove <id> · digest run <id>',
+    '/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays] [owner @org/team] · digest add health [owner/repo[:branch]] [HH:MM] [Area/City] [daily|weekdays|weekly] · digest list · digest remove <id> · digest run <id>',
   connect: '/mergequeue connect',
   config:
-    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login> · config unfurl github on|off',
+    '/mergequeue config channel <owner/repo[:branch]>|clear · config workspace <owner/repo[:branch]>|clear · config operators list|add|remove @user|@group… · config people @user <github-login> · config unfurl github on|off · config autopilot [on|off] [owner/repo[:branch]] · config autopilot requeue <class…> [owner/repo[:branch]]',
   freeze:
     '/mergequeue freeze add [owner/repo[:branch]] <HH:MM>-<HH:MM> [Area/City] [daily|weekdays|weekends|once YYYY-MM-DD] [pause|drain] [reason…] · freeze list · freeze remove <id> · freeze skip <id>',
   watch:
@@ -38,12 +38,14 @@ export const USAGE = {
   unwatch: '/mergequeue unwatch [owner/repo[:branch]]',
   me: '/mergequeue me · me github <login> · me forget · me notify on|off',
   tests: '/mergequeue tests watch [owner @org/team] [owner/repo] · tests unwatch [owner/repo] · tests list',
+  dashboard: '/mergequeue dashboard [owner/repo[:branch]] · dashboard off [owner/repo[:branch]]',
 } as const;
 
 export const DIGEST_HELP = [
   '*Flaky-test digests* (posted in this channel, threaded, links to Trunk):',
   '• `/mergequeue digest add failing|quarantined [owner/repo] [HH:MM] [Area/City] [daily|weekdays]` — defaults: this channel’s repo, 09:00, your Slack timezone, weekdays. Example: `/mergequeue digest add failing acme/web 09:30 Europe/Paris daily`',
   '• Team digests: add `owner @acme/payments` (a code owner as Trunk reports it, or a team name like `payments`) for only the tests that owner owns; it says “nothing to report” for the team when there are none. Digests of one repository due in the same minute share one read of Trunk.',
+  '• `/mergequeue digest add health [owner/repo[:branch]] [HH:MM] [Area/City] [daily|weekdays|weekly]` — how one queue did, beside the window before: merged and kicked PRs, time in queue, hours paused (`weekly`: Mondays, the last 7 days; otherwise the last day). Example: `/mergequeue digest add health acme/web:main 09:00 Europe/Paris weekly`',
   '• `/mergequeue digest list` · `digest remove <id>` · `digest run <id>` (post one now, to try it)',
   '• `/mergequeue digest set <id> skip-empty on|off` (no post when there is nothing to report; on by default)',
   `• \`/mergequeue digest set <id> top <1-${MAX_TOP}>\` (tests listed, default ${DEFAULT_TOP}) · \`set <id> time 08:30\` · \`set <id> tz America/New_York\` · \`set <id> days daily|weekdays\``,

@@ -22,6 +22,8 @@ export const FINAL_SLACK_ERRORS: ReadonlyMap<string, Refusal> = new Map<string, 
   // The message to edit is gone or no longer ours to edit: the live message is forgotten at once.
   ['message_not_found', 'message'],
   ['cant_update_message', 'message'],
+  // The dashboard's canvas was deleted: the dashboard stops.
+  ['canvas_not_found', 'message'],
   // The person cannot be written to: the note to them is forgotten.
   ['user_not_found', 'person'],
   ['user_disabled', 'person'],

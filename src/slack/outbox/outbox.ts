@@ -187,6 +187,30 @@ export class SlackOutbox implements Notifier {
     });
   }
 
+  /**
+   * canvases.edit replacing a canvas's whole document, in its channel's lane (a dashboard: paced with
+   * everything else the app writes there). A newer edit of the same canvas replaces one still waiting.
+   */
+  editCanvas(
+    to: { workspaceId: string; channel: string },
+    canvasId: string,
+    markdown: string,
+  ): Promise<NotifyResult> {
+    return this.#enqueue({
+      workspaceId: to.workspaceId,
+      channel: to.channel,
+      kind: 'dashboard',
+      coalesce: `canvas:${canvasId}`,
+      run: async (client) => {
+        await client.canvases.edit({
+          canvas_id: canvasId,
+          changes: [{ operation: 'replace', document_content: { type: 'markdown', markdown } }],
+        });
+        return {};
+      },
+    });
+  }
+
   /** Queues a write in its channel's lane; resolves with what became of it. */
   #enqueue(job: OutboxJob): Promise<NotifyResult> {
     if (this.#stopping) return Promise.resolve(STOPPED);

@@ -20,6 +20,7 @@ import { settleBy } from '../../core/deadline.ts';
 import type { NotifyResult } from '../../core/notifier.ts';
 import { formatQueueRef } from '../../core/target.ts';
 import type { Logger } from '../../observability/log.ts';
+import type { PrStory } from '../../queue/story.ts';
 import type {
   DeliveryContext,
   DeliveryItem,
@@ -39,6 +40,7 @@ import {
   renderHealth,
 } from '../blocks/events.ts';
 import { renderFeedPaused } from '../blocks/feed-paused.ts';
+import { renderSlow } from '../blocks/health.ts';
 import type { SlackReply } from '../reply.ts';
 import { type LiveDeps, type OrderReads, type QueueReads, readKey, redrawLive } from './live.ts';
 
@@ -49,8 +51,8 @@ import { type LiveDeps, type OrderReads, type QueueReads, readKey, redrawLive } 
 export const STORY_WAIT_MS = 3_000;
 
 type HealthEvent = Extract<WatchEvent, { kind: 'health' }>;
-type FeedEvent = Exclude<WatchEvent, HealthEvent>;
-type AuthorEvent = Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' }>;
+type FeedEvent = Exclude<WatchEvent, HealthEvent | { kind: 'slow' }>;
+type AuthorEvent = Extract<WatchEvent, { kind: 'testing' | 'merged' | 'failed' | 'cancelled' | 'autopilot' }>;
 type ChannelDest = Extract<Destination, { kind: 'channel' }>;
 type LiveDest = Extract<Destination, { kind: 'live' }>;
 
@@ -70,9 +72,29 @@ interface Job {
   refused?(r: Extract<NotifyResult, { ok: false }>): Promise<void>;
 }
 
+/**
+ * Kicks (issue 29), handed in by the composition: each failed or cancelled PR classed with the queue's history
+ * (and the class kept on its history row), and the autopilot's decision on a kick.
+ */
+export interface KickPorts {
+  /** PR number → its story with `kick` set (the stories read is the one `why` would make: no second read). */
+  classify(
+    workspaceId: string,
+    target: WatchEvent['target'],
+    events: ReadonlyArray<Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>>,
+    stories: EventStories | undefined,
+  ): Promise<EventStories | undefined>;
+  /** The autopilot on one kick: done (whatever it decided), or to be tried again (`ok: false`). */
+  autopilot(
+    event: Extract<WatchEvent, { kind: 'failed' | 'cancelled' }>,
+    story: PrStory | undefined,
+  ): Promise<{ ok: true } | { ok: false; error: string }>;
+}
+
 export interface DeliverDeps extends LiveDeps {
   watches: WatchRepository;
   logger: Logger;
+  kicks?: KickPorts;
   /** Default STORY_WAIT_MS. */
   storyWaitMs?: number;
   /** The poll's stories reads, reused by the delivery of its events (one per process). */
@@ -115,7 +137,20 @@ export function createSlackDeliver(d: DeliverDeps) {
     ];
     // The poll may have read them already (departures): that read is reused, and the time it was waited
     // for counts, so a post is held storyWaitMs in all.
-    const found = left.length > 0 ? storiesOf(d, workspaceId, first.event.target, left) : undefined;
+    const read = left.length > 0 ? storiesOf(d, workspaceId, first.event.target, left) : undefined;
+    // Each kick classed once per burst, with the queue's history, on the one stories read (issue 29).
+    const leftEvents = items.map((i) => i.event).filter(isLeft);
+    const found = read && {
+      startedAt: read.startedAt,
+      read: read.read.then((st) =>
+        d.kicks
+          ? d.kicks.classify(workspaceId, first.event.target, leftEvents, st).catch((err: unknown) => {
+              d.logger.warn({ err }, 'could not class the kicks; their messages say what Trunk said');
+              return st;
+            })
+          : st,
+      ),
+    };
     const storiesRead = found?.read;
     let storiesNow: Promise<StoriesNow> | undefined;
     /** The stories as they stand when a post is due: waited for at most storyWaitMs, once per burst. */
@@ -141,6 +176,14 @@ export function createSlackDeliver(d: DeliverDeps) {
             });
             continue;
           }
+          if (event.kind === 'slow') {
+            jobs.push({
+              settles: [settle],
+              send: () => post(dest.channelId, renderSlow(event, links), 'alert'),
+              refused: (r) => pauseFeed(d, dest, r),
+            });
+            continue;
+          }
           const feed = feeds.get(dest.key) ?? { dest, events: [], settles: [] };
           feed.events.push(event);
           feed.settles.push(settle);
@@ -149,9 +192,20 @@ export function createSlackDeliver(d: DeliverDeps) {
           const live = lives.get(dest.key) ?? { dest, settles: [] };
           live.settles.push(settle);
           lives.set(dest.key, live);
+        } else if (dest.kind === 'autopilot' && isLeft(event) && d.kicks) {
+          const kicks = d.kicks;
+          // The autopilot waits for the whole stories read (its class needs it), not the posts' STORY_WAIT_MS.
+          jobs.push({
+            settles: [settle],
+            send: async () => {
+              const st = found ? await found.read : undefined;
+              const r = await kicks.autopilot(event, leftStory(event, st));
+              return r.ok ? { ok: true } : { ok: false, code: r.error.slice(0, 200), final: false };
+            },
+          });
         } else if (dest.kind === 'author' && isAuthorEvent(event)) {
           const note = (st: EventStories | undefined) =>
-            renderAuthorNote(event, dest, links, leftStory(event, st));
+            renderAuthorNote(event, dest, links, isLeft(event) ? leftStory(event, st) : undefined);
           jobs.push({
             settles: [settle],
             // chat.postMessage to a user id opens the app's DM with them: chat:write is enough.
@@ -412,5 +466,11 @@ function isLeft(e: WatchEvent): e is LeftEvent {
 }
 
 function isAuthorEvent(e: WatchEvent): e is AuthorEvent {
-  return e.kind === 'testing' || e.kind === 'merged' || e.kind === 'failed' || e.kind === 'cancelled';
+  return (
+    e.kind === 'testing' ||
+    e.kind === 'merged' ||
+    e.kind === 'failed' ||
+    e.kind === 'cancelled' ||
+    e.kind === 'autopilot'
+  );
 }

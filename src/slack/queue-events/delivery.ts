@@ -10,7 +10,13 @@ import type { DeliverBatch, Departures, LiveMessageRepository, WatchRepository }
 import type { SlackOutbox } from '../outbox/outbox.ts';
 import type { StepCompleter } from '../steps/completion.ts';
 import type { Workspaces } from '../workspace.ts';
-import { createDepartures, createSlackDeliver, type DeliverDeps, StoryReads } from './deliver.ts';
+import {
+  createDepartures,
+  createSlackDeliver,
+  type DeliverDeps,
+  type KickPorts,
+  StoryReads,
+} from './deliver.ts';
 import { expireLive, type LiveStatus, liveStatus } from './live.ts';
 
 export interface QueueEventDeliveryOptions {
@@ -27,6 +33,8 @@ export interface QueueEventDeliveryOptions {
   now: () => number;
   /** Completes the Workflow Builder steps waiting for a PR that left (`step` destinations). */
   steps?: StepCompleter;
+  /** Kick classes and the autopilot (issue 29; `autopilot` destinations). */
+  kicks?: KickPorts;
 }
 
 export interface QueueEventDelivery {
@@ -49,6 +57,7 @@ export function createQueueEventDelivery(o: QueueEventDeliveryOptions): QueueEve
     appUrl: o.config.trunk.appUrl,
     liveHours: o.config.watch.liveStatusHours,
     storyReads: new StoryReads(),
+    ...(o.kicks ? { kicks: o.kicks } : {}),
   };
   const slackDeliver = createSlackDeliver(liveDeps);
   return {

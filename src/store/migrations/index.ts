@@ -7,7 +7,9 @@
  * secrets, the inbox (webhooks/) and the transitions the webhook and poll paths share (watch/), 014 flaky-test
  * feeds (flaky/), 015 whether GitHub links unfurl (unfurl/), 016 Workflow Builder steps waiting for a PR
  * (watch/waits.ts), 017 the queue's memory: transitions, queue states, ETAs shown, read-back progress (history/),
- * 018 leases finished: the claim columns that kept their own expiry, and watch_leases, dropped (store/leases.ts).
+ * 018 leases finished: the claim columns that kept their own expiry, and watch_leases, dropped (store/leases.ts),
+ * 019 the autopilot's settings and re-submission claims, and who submitted a PR from Slack (kicks/), 020 dashboards,
+ * the slow-queue state and health digests' branch (dashboard/, watch/slow-state.ts, digest/).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -30,6 +32,8 @@ import { unfurlGithubMigration } from './015_unfurl_github.ts';
 import { stepWaitsMigration } from './016_step_waits.ts';
 import { historyMigration } from './017_history.ts';
 import { leasesFinishedMigration } from './018_leases_finished.ts';
+import { autopilotMigration } from './019_autopilot.ts';
+import { dashboardsHealthMigration } from './020_dashboards_health.ts';
 import { queueStaysMigration } from './021_queue_stays.ts';
 
 export const migrations: Migration[] = [
@@ -49,5 +53,7 @@ export const migrations: Migration[] = [
   stepWaitsMigration,
   historyMigration,
   leasesFinishedMigration,
+  autopilotMigration,
+  dashboardsHealthMigration,
   queueStaysMigration,
 ];

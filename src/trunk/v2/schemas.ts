@@ -115,9 +115,17 @@ export const transitionSchema = z.object({
     .transform((v) => v ?? undefined),
   prerequisitePullRequestId: optStr,
   pending: z
-    .object({ prerequisitePullRequests: list(prRef) })
+    .object({
+      prerequisitePullRequests: list(prRef),
+      // What the entry was submitted with (a re-submission repeats it); optional keys, null as absent.
+      priorityValue: z.number().int().nullish(),
+      allowBatching: z.boolean().nullish(),
+    })
     .nullish()
     .transform((v) => v ?? undefined),
+  notReady: z
+    .object({ priorityValue: z.number().int().nullish(), allowBatching: z.boolean().nullish() })
+    .nullish(),
   testsPassed: z
     .object({ waitingFor: list(prRef), otherTestedPullRequests: list(prRef) })
     .nullish()

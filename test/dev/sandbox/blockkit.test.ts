@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { elementAt, formatSlackDate, mrkdwn, renderBlocks } from '../../../dev/sandbox/public/blockkit.js';
+import {
+  canvasHtml,
+  elementAt,
+  formatSlackDate,
+  mrkdwn,
+  renderBlocks,
+} from '../../../dev/sandbox/public/blockkit.js';
 
 // 2026-11-22T14:05:09Z
 const T = Date.UTC(2026, 10, 22, 14, 5, 9) / 1000;
@@ -187,5 +193,84 @@ describe('blocks', () => {
     expect(html).toContain('&lt;/textarea&gt;&lt;b&gt;</textarea>');
     expect(html).toContain('type="checkbox" name="2.e" value="batch" checked');
     expect(html).toContain('<div class="bk-hint">1 or more</div>');
+  });
+});
+
+describe('charts', () => {
+  const categories = ['Mon 23 Nov', 'Tue 24 Nov', 'Wed 25 Nov'];
+  const series = (name: string, values: number[]) => ({
+    name,
+    data: values.map((value, i) => ({ label: categories[i]!, value })),
+  });
+
+  it('draws a bar chart: one bar per series and day, its legend and its axis labels', () => {
+    const html = renderBlocks([
+      {
+        type: 'data_visualization',
+        title: 'Merged and kicked per day',
+        chart: {
+          type: 'bar',
+          series: [series('Merged', [12, 30, 7]), series('Kicked', [1, 0, 4])],
+          axis_config: { categories, y_label: 'PRs' },
+        },
+      },
+    ]);
+    expect(html).toContain('data-chart="bar"');
+    expect(html).toContain('Merged and kicked per day');
+    expect(html.match(/<rect /g)).toHaveLength(6);
+    expect(html).toContain('<title>Merged · Tue 24 Nov: 30</title>');
+    expect(html).toContain('>Mon 23 Nov</text>');
+    expect(html).toContain('Kicked</span>');
+    expect(html).not.toContain('bk-unsupported');
+  });
+
+  it('draws a line chart: one line per series, a point per day', () => {
+    const html = renderBlocks([
+      {
+        type: 'data_visualization',
+        title: 'Time in queue per day (minutes)',
+        chart: {
+          type: 'line',
+          series: [series('p50', [20, 25, 90]), series('p90', [45, 60, 180])],
+          axis_config: { categories, y_label: 'minutes' },
+        },
+      },
+    ]);
+    expect(html).toContain('data-chart="line"');
+    expect(html.match(/<polyline /g)).toHaveLength(2);
+    expect(html.match(/<circle /g)).toHaveLength(6);
+    expect(html).toContain('<title>p90 · Wed 25 Nov: 180</title>');
+  });
+
+  it('escapes every label and title', () => {
+    const html = renderBlocks([
+      {
+        type: 'data_visualization',
+        title: '<script>x</script>',
+        chart: {
+          type: 'bar',
+          series: [{ name: '<b>', data: [{ label: '<i>', value: 1 }] }],
+          axis_config: { categories: ['<i>'] },
+        },
+      },
+    ]);
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain('&lt;script&gt;');
+  });
+});
+
+describe('canvases', () => {
+  it('draws a canvas’s headings, lists and tables, escaping the text', () => {
+    const html = canvasHtml(
+      '# Merge queue acme/web:main\n**State:** running\n\n## PRs in order\n| # | PR |\n| --- | --- |\n| 1 | #11 <b>x</b> |\n\n- Merged: 3\n[Open in Trunk](https://app.trunk.io/acme)',
+    );
+    expect(html).toContain('<h2>Merge queue acme/web:main</h2>');
+    expect(html).toContain('<p><strong>State:</strong> running</p>');
+    expect(html).toContain(
+      '<thead><tr><th>#</th><th>PR</th></tr></thead><tbody><tr><td>1</td><td>#11 &lt;b&gt;x&lt;/b&gt;</td></tr></tbody>',
+    );
+    expect(html).toContain('<ul><li>Merged: 3</li></ul>');
+    expect(html).toContain('<a href="https://app.trunk.io/acme"');
   });
 });

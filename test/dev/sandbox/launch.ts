@@ -22,7 +22,11 @@ export function browserAvailable(): boolean {
 export type SandboxProcess = Child & { url: string };
 
 /** `node src/main.ts` with every Slack, Trunk and database variable removed. */
-export async function startSandboxProcess(extraEnv: Record<string, string> = {}): Promise<SandboxProcess> {
+export async function startSandboxProcess(
+  extraEnv: Record<string, string> = {},
+  /** How long it may take to listen (a busy machine reads the seeded history back slower); default 20 s. */
+  timeoutMs = 20_000,
+): Promise<SandboxProcess> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue;
@@ -33,7 +37,10 @@ export async function startSandboxProcess(extraEnv: Record<string, string> = {})
   Object.assign(env, { PORT: '0', LOG_LEVEL: 'info', SANDBOX_ACTIVITY_SECONDS: '0', ...extraEnv });
   const child = spawnChild(process.execPath, ['src/main.ts'], { env });
   // The sandbox logs the page to open; the first listening line is the bare server's.
-  return { ...child, url: await child.listening({ pattern: /"url":"(http:\/\/[^"]+\/sandbox)"/ }) };
+  return {
+    ...child,
+    url: await child.listening({ timeoutMs, pattern: /"url":"(http:\/\/[^"]+\/sandbox)"/ }),
+  };
 }
 
 export interface Browser {

@@ -22,7 +22,7 @@ const base = {
 };
 const pr = { number: 42, title: nasty, author: nasty };
 
-type FeedEvent = Exclude<WatchEvent, { kind: 'health' }>;
+type FeedEvent = Exclude<WatchEvent, { kind: 'health' | 'slow' }>;
 const events: FeedEvent[] = [
   {
     ...base,

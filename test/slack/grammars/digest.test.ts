@@ -32,6 +32,35 @@ describe('parseDigestCommand', () => {
     });
   });
 
+  it('reads a health digest of a queue, with its branch and `weekly`; refuses what only test digests take', () => {
+    expect(parseDigestCommand(words('add health acme/web:release 08:30 Europe/Paris weekly'))).toEqual({
+      ok: true,
+      command: {
+        op: 'add',
+        kind: 'health',
+        repo: { host: 'github.com', owner: 'acme', name: 'web' },
+        branch: 'release',
+        minuteOfDay: 510,
+        tz: 'Europe/Paris',
+        days: 'weekly',
+      },
+    });
+    expect(parseDigestCommand(words('add health'))).toEqual({
+      ok: true,
+      command: { op: 'add', kind: 'health' },
+    });
+    const weekly = parseDigestCommand(words('add failing acme/web weekly'));
+    expect(weekly.ok).toBe(false);
+    if (!weekly.ok) expect(weekly.error).toContain('`weekly` is for health digests');
+    const owner = parseDigestCommand(words('add health owner @acme/payments'));
+    expect(owner.ok).toBe(false);
+    if (!owner.ok) expect(owner.error).toContain('leave out `owner`');
+    expect(parseDigestCommand(words('set d7k2m9 days weekly'))).toEqual({
+      ok: true,
+      command: { op: 'set', id: 'd7k2m9', option: 'days', value: 'weekly' },
+    });
+  });
+
   it('reads a team digest’s owner wherever it is given, as a code owner or a bare team name', () => {
     expect(parseDigestCommand(words('add failing owner @acme/payments acme/web 09:00'))).toEqual({
       ok: true,

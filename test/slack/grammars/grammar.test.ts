@@ -201,6 +201,20 @@ describe('parseCommand', () => {
     expect(okCommand('unwatch')).toEqual({ name: 'unwatch' });
     expect(okCommand('unwatch acme/web:main')).toEqual({ name: 'unwatch', target: { repo, branch: 'main' } });
     expect(usage('unwatch a/b c/d').usage).toBe(USAGE.unwatch);
+    expect(okCommand('dashboard')).toEqual({ name: 'dashboard', off: false });
+    expect(okCommand('dashboard acme/web:main')).toEqual({
+      name: 'dashboard',
+      off: false,
+      target: { repo, branch: 'main' },
+    });
+    expect(okCommand('dashboard OFF')).toEqual({ name: 'dashboard', off: true });
+    expect(okCommand('dashboard off acme/web:main')).toEqual({
+      name: 'dashboard',
+      off: true,
+      target: { repo, branch: 'main' },
+    });
+    expect(usage('dashboard a/b c/d').usage).toBe(USAGE.dashboard);
+    expect(usage('dashboard off a/b c/d').error).toContain('dashboard off acme/web:main');
     expect(okCommand('me')).toEqual({ name: 'me', me: { kind: 'show' } });
     expect(okCommand('me github octocat')).toEqual({ name: 'me', me: { kind: 'github', login: 'octocat' } });
     expect(okCommand('me notify OFF')).toEqual({ name: 'me', me: { kind: 'notify', on: false } });

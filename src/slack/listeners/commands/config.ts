@@ -14,6 +14,7 @@ import {
 import { renderRefusal } from '../../blocks/errors.ts';
 import type { ConfigCommand } from '../../grammars/grammar.ts';
 import type { SlackReply } from '../../reply.ts';
+import { configureAutopilot } from './autopilot.ts';
 import { linkPerson } from './people.ts';
 import type { CommandRequest, Outcome } from './types.ts';
 
@@ -21,6 +22,7 @@ export async function configure(req: CommandRequest, c: ConfigCommand): Promise<
   const { deps, actor } = req;
   if (c.kind === 'people') return linkPerson(req, c.userId, c.login);
   if (c.kind === 'unfurl') return configureUnfurl(req, c.on);
+  if (c.kind === 'autopilot') return configureAutopilot(req, c);
   const { workspace } = deps.services;
   if (c.kind === 'show' || (c.kind === 'operators' && c.op === 'list')) {
     const view = await workspace.show(actor, req.channelId);

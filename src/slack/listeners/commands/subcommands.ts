@@ -4,6 +4,7 @@ import { cancel } from './cancel.ts';
 import { concurrency } from './concurrency.ts';
 import { configure } from './config.ts';
 import { connect } from './connect.ts';
+import { dashboard } from './dashboard.ts';
 import { digest } from './digest/index.ts';
 import { eta } from './eta.ts';
 import { freeze } from './freeze.ts';
@@ -58,6 +59,7 @@ const SUBCOMMANDS: Handlers = {
   unwatch: (req, c) => unwatch(req, c.target),
   me: (req, c) => me(req, c.me),
   tests: (req, c) => testFeeds(req, c.tests),
+  dashboard: (req, c) => dashboard(req, c.off, c.target),
 };
 
 /** Runs the parsed subcommand's handler. */
