@@ -5,6 +5,7 @@
  * about five transitions a PR (50 queues × 90 days × 200 PRs ≈ 4.5 million rows).
  */
 import pg from 'pg';
+import { FILL_STAYS_SQL } from '../src/history/repository.ts';
 import type { Db } from '../src/store/types.ts';
 
 /** Runs one bulk statement: on PostgreSQL through its own connection, without the store's statement timeout. */
@@ -60,7 +61,10 @@ export async function writeHistoryData(db: Db, s: HistoryDataShape, pgUrl?: stri
   for (const [name] of INDEXES) await bulk(db, pgUrl, `DROP INDEX ${name}`);
   const n = await insertRows(db, s, pgUrl);
   for (const [name, on] of INDEXES) await bulk(db, pgUrl, `CREATE INDEX ${name} ON ${on}`);
+  // The stays (migration 021) that recording keeps, computed once for the whole load.
+  await bulk(db, pgUrl, FILL_STAYS_SQL);
   await bulk(db, pgUrl, 'ANALYZE queue_history');
+  await bulk(db, pgUrl, 'ANALYZE queue_stays');
   return n;
 }
 

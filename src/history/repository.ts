@@ -56,6 +56,7 @@ function values(r: PrTransitionRecord): SqlValue[] {
  */
 export async function recordTransition(db: DbExecutor, r: PrTransitionRecord): Promise<boolean> {
   const written = await insertTransition(db, r);
+  if (written && r.state !== 'queued') await refreshStays(db, r);
   // A merge settles the estimates shown for the PR (ETA truth).
   if (written && r.state === 'merged')
     await settleEtas(db, r.workspaceId, r.queueKey, r.prNumber, r.occurredAt);
@@ -240,14 +241,65 @@ export async function setSubmittedBy(
   );
 }
 
-/** The SQL (over `m`, a merged row) of the moment the PR's previous conclusion happened, or -1. */
-const PREVIOUS_CONCLUSION = `COALESCE((SELECT MAX(c.occurred_at) FROM queue_history c
-  WHERE c.workspace_id = m.workspace_id AND c.queue_key = m.queue_key AND c.pr_number = m.pr_number
-    AND c.state IN ('merged', 'failed', 'cancelled') AND c.occurred_at < m.occurred_at), -1)`;
+/**
+ * A PR's attempts (migration 021): each of its rows belongs to the attempt that its first conclusion at or
+ * after it (merged, failed, cancelled) ends, so an attempt holds the rows after the PR's previous conclusion
+ * and up to its own; the attempts that end `merged` at or after `since`, as `queue_stays` rows, of the rows
+ * that `where` picks.
+ */
+const staysOf = (where: string, since: string) => `
+  SELECT workspace_id, queue_key, pr_number, ends_at,
+    MIN(CASE WHEN state = 'submitted' THEN occurred_at END),
+    MAX(CASE WHEN state = 'testing' THEN occurred_at END)
+  FROM (
+    SELECT workspace_id, queue_key, pr_number, state, occurred_at,
+      MIN(CASE WHEN state IN ('merged', 'failed', 'cancelled') THEN occurred_at END) OVER (
+        PARTITION BY workspace_id, queue_key, pr_number ORDER BY occurred_at
+        RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS ends_at
+    FROM queue_history WHERE ${where} AND state IN ('submitted', 'testing', 'merged', 'failed', 'cancelled')
+  ) AS attempt_rows
+  WHERE ends_at >= ${since}
+  GROUP BY workspace_id, queue_key, pr_number, ends_at
+  HAVING MAX(CASE WHEN state = 'merged' AND occurred_at = ends_at THEN 1 ELSE 0 END) = 1`;
+
+const STAY_COLUMNS = 'workspace_id, queue_key, pr_number, merged_at, entered_at, tested_at';
+
+/**
+ * Keeps `queue_stays` true after a row of the PR was written at `at`: a row changes only the attempts that
+ * end at or after it, so those are computed again from the PR's rows (a few, through the primary key) and
+ * written over. Every merged row has its stay row (its entry unknown or not), so the attempts recomputed
+ * are exactly the stay rows at or after `at`: nothing is left stale. A row with no merge of the PR at or
+ * after it (a `submitted` or `testing` in the usual order) changes nothing and costs one probe.
+ */
+async function refreshStays(db: DbExecutor, r: PrTransitionRecord): Promise<void> {
+  const key = [r.workspaceId, r.queueKey, r.prNumber, r.occurredAt];
+  if (r.state !== 'merged') {
+    const later = await db.query(
+      `SELECT 1 AS later FROM queue_stays
+       WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND merged_at >= $4 LIMIT 1`,
+      key,
+    );
+    if (later.length === 0) return;
+  }
+  await db.execute(
+    `INSERT INTO queue_stays (${STAY_COLUMNS})
+     ${staysOf('workspace_id = $1 AND queue_key = $2 AND pr_number = CAST($3 AS INTEGER)', 'CAST($4 AS BIGINT)')}
+     ON CONFLICT (workspace_id, queue_key, pr_number, merged_at)
+       DO UPDATE SET entered_at = excluded.entered_at, tested_at = excluded.tested_at`,
+    key,
+  );
+}
+
+/**
+ * The statement that fills an empty `queue_stays` from the whole of `queue_history`, for bulk loads that
+ * write `queue_history` directly (the benchmark's).
+ */
+export const FILL_STAYS_SQL = `INSERT INTO queue_stays (${STAY_COLUMNS})
+  ${staysOf('1 = 1', String(Number.MIN_SAFE_INTEGER))}`;
 
 /**
  * The PRs merged in [from, to) whose whole stay the app knows (it has the attempt's `submitted`), oldest
- * merge first. One SQL statement; each merged row looks up its attempt through the primary key.
+ * merge first: one range of `queue_stays_window`, kept as transitions are recorded (refreshStays).
  */
 export async function mergedStays(
   db: DbExecutor,
@@ -256,23 +308,9 @@ export async function mergedStays(
   from: number,
   to: number,
 ): Promise<MergedStay[]> {
-  // The previous conclusion is looked up once per merged row (derived table `m`), then the attempt's first
-  // entry and last test run after it, each through the primary key.
   const rows = await db.query(
-    `SELECT pr_number, merged_at, entered_at, tested_at FROM (
-       SELECT m.pr_number, m.merged_at,
-         (SELECT MIN(s.occurred_at) FROM queue_history s
-           WHERE s.workspace_id = $1 AND s.queue_key = $2 AND s.pr_number = m.pr_number
-             AND s.state = 'submitted' AND s.occurred_at <= m.merged_at AND s.occurred_at > m.prev) AS entered_at,
-         (SELECT MAX(t.occurred_at) FROM queue_history t
-           WHERE t.workspace_id = $1 AND t.queue_key = $2 AND t.pr_number = m.pr_number
-             AND t.state = 'testing' AND t.occurred_at <= m.merged_at AND t.occurred_at > m.prev) AS tested_at
-       FROM (
-         SELECT m.pr_number, m.occurred_at AS merged_at, ${PREVIOUS_CONCLUSION} AS prev
-         FROM queue_history m
-         WHERE m.workspace_id = $1 AND m.queue_key = $2 AND m.state = 'merged'
-           AND m.occurred_at >= $3 AND m.occurred_at < $4) AS m) AS stays
-     WHERE entered_at IS NOT NULL
+    `SELECT pr_number, merged_at, entered_at, tested_at FROM queue_stays
+     WHERE workspace_id = $1 AND queue_key = $2 AND merged_at >= $3 AND merged_at < $4 AND entered_at IS NOT NULL
      ORDER BY merged_at, pr_number`,
     [workspaceId, queueKey, from, to],
   );
@@ -408,6 +446,17 @@ export async function etasOfPr(
 /** Forgets history that happened before `before` (HISTORY_DAYS); the number of rows removed. */
 export async function pruneHistory(db: DbExecutor, before: number): Promise<number> {
   let n = await db.execute('DELETE FROM queue_history WHERE occurred_at < $1', [before]);
+  // A stay that began before the cut is known from its rows that remain, as mergedStays always read them.
+  await db.execute('DELETE FROM queue_stays WHERE merged_at < $1', [before]);
+  await db.execute(
+    `UPDATE queue_stays SET entered_at = (SELECT MIN(h.occurred_at) FROM queue_history h
+       WHERE h.workspace_id = queue_stays.workspace_id AND h.queue_key = queue_stays.queue_key
+         AND h.pr_number = queue_stays.pr_number AND h.state = 'submitted' AND h.occurred_at >= $1
+         AND h.occurred_at <= queue_stays.merged_at)
+     WHERE entered_at < $1`,
+    [before],
+  );
+  await db.execute('UPDATE queue_stays SET tested_at = NULL WHERE tested_at < $1', [before]);
   // The last state change before the cut stays: it is the state in force when the kept history begins.
   n += await db.execute(
     `DELETE FROM queue_state_history WHERE occurred_at < $1 AND occurred_at < (SELECT MAX(k.occurred_at)

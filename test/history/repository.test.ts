@@ -280,4 +280,62 @@ describe.each(engines)('queue history on %s', (_name, open) => {
     await store.deleteWorkspace('T-GONE');
     expect(await transitionsOfPr(store.db, 'T-GONE', q, 1)).toEqual([]);
   });
+
+  // Last in this block: its pruning forgets everything before it. Stays are kept as rows are recorded
+  // (migration 021), so they must come out the same whatever order the rows arrive in.
+  it('stays are the same whatever order the rows arrive in, and after pruning', async () => {
+    const B = 200_000; // minutes after T0: after every other test's rows
+    const rows = (q: string) => [
+      row(q, 1, 'submitted', B, { source: 'poll' }),
+      row(q, 1, 'testing', B + 10, { source: 'poll' }),
+      row(q, 1, 'failed', B + 20, { source: 'poll' }),
+      row(q, 1, 'submitted', B + 30, { source: 'poll' }),
+      row(q, 1, 'testing', B + 40, { source: 'poll' }),
+      row(q, 1, 'testing', B + 50, { source: 'poll' }),
+      row(q, 1, 'merged', B + 60, { source: 'poll' }),
+      row(q, 2, 'submitted', B, { source: 'poll' }),
+      row(q, 2, 'submitted', B + 5, { source: 'poll' }),
+      row(q, 2, 'merged', B + 20, { source: 'poll' }),
+      row(q, 2, 'submitted', B + 90, { source: 'poll' }),
+      row(q, 2, 'failed', B + 100, { source: 'poll' }),
+      row(q, 2, 'merged', B + 100, { source: 'poll' }),
+      row(q, 3, 'merged', B + 70, { source: 'poll' }),
+      row(q, 4, 'testing', B + 10, { source: 'poll' }),
+      row(q, 4, 'merged', B + 15, { source: 'poll' }),
+    ];
+    const at = (m: number) => T0 + (B + m) * MIN;
+    const orders: Array<[string, (rs: PrTransitionRecord[]) => PrTransitionRecord[]]> = [
+      ['in-order', (rs) => rs],
+      ['reversed', (rs) => [...rs].reverse()],
+      [
+        'mixed',
+        (rs) =>
+          rs
+            .map((r, i) => [(i * 7) % rs.length, r] as const)
+            .sort((a, b) => a[0] - b[0])
+            .map(([, r]) => r),
+      ],
+    ];
+    for (const [name, order] of orders) {
+      const q = `github.com/acme/stays-${name}:main`;
+      for (const r of order(rows(q))) await recordTransition(store.db, r);
+      expect(await mergedStays(store.db, WS, q, at(-60), at(200)), name).toEqual([
+        { prNumber: 2, enteredAt: at(0), mergedAt: at(20) },
+        { prNumber: 1, enteredAt: at(30), mergedAt: at(60), testingMs: 10 * MIN },
+        { prNumber: 2, enteredAt: at(90), mergedAt: at(100) },
+      ]);
+    }
+    // Pruned up to minute 3: PR 2's first stay is known from its second `submitted`, as the rows now say;
+    // PR 1's first test run is gone, and its stay did not use it.
+    await pruneHistory(store.db, at(3));
+    for (const [name] of orders)
+      expect(
+        await mergedStays(store.db, WS, `github.com/acme/stays-${name}:main`, at(-60), at(200)),
+        name,
+      ).toEqual([
+        { prNumber: 2, enteredAt: at(5), mergedAt: at(20) },
+        { prNumber: 1, enteredAt: at(30), mergedAt: at(60), testingMs: 10 * MIN },
+        { prNumber: 2, enteredAt: at(90), mergedAt: at(100) },
+      ]);
+  });
 });

@@ -34,6 +34,7 @@ import { historyMigration } from './017_history.ts';
 import { leasesFinishedMigration } from './018_leases_finished.ts';
 import { autopilotMigration } from './019_autopilot.ts';
 import { dashboardsHealthMigration } from './020_dashboards_health.ts';
+import { queueStaysMigration } from './021_queue_stays.ts';
 
 export const migrations: Migration[] = [
   coreMigration,
@@ -54,4 +55,5 @@ export const migrations: Migration[] = [
   leasesFinishedMigration,
   autopilotMigration,
   dashboardsHealthMigration,
+  queueStaysMigration,
 ];
