@@ -1,17 +1,7 @@
-/**
- * Reading a queue's history back from the fake Trunk (history/readback.ts) on both engines: once across
- * replicas racing for it, resumable after Trunk fails halfway (the next reader continues at the cursor, and
- * the rows equal an uninterrupted read), never again once finished, v1 alone keeping conclusions only; and
- * the history worker prunes past HISTORY_DAYS.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SeededHistory, startTrunkFake, type TrunkFake } from '../../dev/fakes/trunk/index.ts';
 import { readBack, readbackProgress } from '../../src/history/readback.ts';
 import { recordTransition, transitionsOfPr } from '../../src/history/repository.ts';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { apiTokenAuth } from '../../src/trunk/auth.ts';
 import { createTrunkClient } from '../../src/trunk/client.ts';
@@ -19,7 +9,8 @@ import { apiKeyAuth } from '../../src/trunk/v2/auth.ts';
 import { createTrunkV2Client } from '../../src/trunk/v2/client.ts';
 import { createV2Ids } from '../../src/trunk/v2/ids.ts';
 import { createHistoryWorkers } from '../../src/workers/history.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { pgTestsEnabled } from '../helpers/pg.ts';
+import { storeEngines } from '../helpers/store-engines.ts';
 
 const pgEnabled = await pgTestsEnabled('history read-back (PostgreSQL)');
 const NOW = Date.parse('2026-11-20T12:00:00Z');
@@ -46,29 +37,7 @@ function trunk(v2 = true) {
   return { v1, v2: { api, ids: createV2Ids(api) } };
 }
 
-const engines: Array<[string, () => Promise<{ store: Store; drop(): Promise<void> }>]> = [
-  [
-    'SQLite',
-    async () => ({
-      store: await openStore({
-        database: { kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'mq-readback-')), 'mq.db') },
-        encryptionKeys: [],
-      }),
-      drop: async () => {},
-    }),
-  ],
-];
-if (pgEnabled)
-  engines.push([
-    'PostgreSQL',
-    async () => {
-      const db: PgTestDatabase = await createPgTestDatabase();
-      return {
-        store: await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] }),
-        drop: () => db.drop(),
-      };
-    },
-  ]);
+const engines = storeEngines(pgEnabled, 'mq-readback-');
 
 async function countRows(store: Store, ws = WS): Promise<number> {
   const rows = await store.db.query('SELECT COUNT(*) AS n FROM queue_history WHERE workspace_id = $1', [ws]);

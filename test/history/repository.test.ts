@@ -1,12 +1,3 @@
-/**
- * The queue's memory on both engines (SQLite file, PostgreSQL with CI=true), in the style of the store's
- * contract suite: one row per transition whichever path saw it, read-back rows deduped against what is
- * there, a PR's attempts, merged stays, flaky-check evidence, kick classes, queue states, ETAs, pruning and
- * deleteWorkspace.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   etasOfPr,
@@ -24,39 +15,17 @@ import {
   transitionsOfPr,
 } from '../../src/history/repository.ts';
 import type { PrTransitionRecord } from '../../src/history/types.ts';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { recordPolledTransition, recordWebhookTransition } from '../../src/watch/transitions.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { pgTestsEnabled } from '../helpers/pg.ts';
+import { storeEngines } from '../helpers/store-engines.ts';
 
 const pgEnabled = await pgTestsEnabled('history repository (PostgreSQL)');
 const T0 = Date.parse('2026-11-02T08:00:00Z');
 const MIN = 60_000;
 const WS = 'T1';
 
-const engines: Array<[string, () => Promise<{ store: Store; drop(): Promise<void> }>]> = [
-  [
-    'SQLite',
-    async () => ({
-      store: await openStore({
-        database: { kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'mq-history-')), 'mq.db') },
-        encryptionKeys: [],
-      }),
-      drop: async () => {},
-    }),
-  ],
-];
-if (pgEnabled)
-  engines.push([
-    'PostgreSQL',
-    async () => {
-      const db: PgTestDatabase = await createPgTestDatabase();
-      return {
-        store: await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] }),
-        drop: () => db.drop(),
-      };
-    },
-  ]);
+const engines = storeEngines(pgEnabled, 'mq-history-');
 
 function row(
   queueKey: string,

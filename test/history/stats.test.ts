@@ -1,12 +1,3 @@
-/**
- * computeQueueStats on both engines against a ground truth computed naively from the fake Trunk's seeded
- * history (test/helpers/history-truth.ts): counts, nearest-rank percentiles of time in queue and testing,
- * per reader's day across a DST change, top failing checks, kicks by class, autopilot, ETA error, hours
- * paused, and the window before.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SeededHistory, startTrunkFake } from '../../dev/fakes/trunk/index.ts';
 import {
@@ -25,10 +16,10 @@ import {
   statsWindow,
 } from '../../src/history/stats.ts';
 import type { PrTransitionRecord } from '../../src/history/types.ts';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { truthOf } from '../helpers/history-truth.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { pgTestsEnabled } from '../helpers/pg.ts';
+import { storeEngines } from '../helpers/store-engines.ts';
 
 const pgEnabled = await pgTestsEnabled('history stats (PostgreSQL)');
 // A week that spans Europe's change from summer time (2026-10-25).
@@ -50,29 +41,7 @@ beforeAll(async () => {
   }
 });
 
-const engines: Array<[string, () => Promise<{ store: Store; drop(): Promise<void> }>]> = [
-  [
-    'SQLite',
-    async () => ({
-      store: await openStore({
-        database: { kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'mq-stats-')), 'mq.db') },
-        encryptionKeys: [],
-      }),
-      drop: async () => {},
-    }),
-  ],
-];
-if (pgEnabled)
-  engines.push([
-    'PostgreSQL',
-    async () => {
-      const db: PgTestDatabase = await createPgTestDatabase();
-      return {
-        store: await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] }),
-        drop: () => db.drop(),
-      };
-    },
-  ]);
+const engines = storeEngines(pgEnabled, 'mq-stats-');
 
 describe('stats helpers', () => {
   it('nearest rank', () => {

@@ -1,48 +1,19 @@
-/**
- * The watch tables on both engines (SQLite file, PostgreSQL): watches one per channel and queue, people
- * links (a login belongs to one person), which queues are followed, the queue lease, and deleteWorkspace.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { LiveMessageRepository, WatchRepository } from '../../src/watch/feeds.ts';
 import { listFollowedQueues, listWorkspaceQueues } from '../../src/watch/followed.ts';
 import { PeopleRepository } from '../../src/watch/people.ts';
 import { LeaseRepository } from '../../src/watch/queue-state.ts';
 import { queueKeyOf } from '../../src/watch/types.ts';
-import { createPgTestDatabase, type PgTestDatabase, pgTestsEnabled } from '../helpers/pg.ts';
+import { pgTestsEnabled } from '../helpers/pg.ts';
+import { storeEngines } from '../helpers/store-engines.ts';
 
 const pgEnabled = await pgTestsEnabled('watch repositories (PostgreSQL)');
 const T0 = Date.parse('2026-11-02T08:00:00Z');
 const web = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, branch: 'main' };
 const api = { repo: { host: 'github.com', owner: 'acme', name: 'api' }, branch: 'release' };
 
-const engines: Array<[string, () => Promise<{ store: Store; drop(): Promise<void> }>]> = [
-  [
-    'SQLite',
-    async () => ({
-      store: await openStore({
-        database: { kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'mq-watch-repo-')), 'mq.db') },
-        encryptionKeys: [],
-      }),
-      drop: async () => {},
-    }),
-  ],
-];
-if (pgEnabled)
-  engines.push([
-    'PostgreSQL',
-    async () => {
-      const db: PgTestDatabase = await createPgTestDatabase();
-      return {
-        store: await openStore({ database: { kind: 'postgres', url: db.url }, encryptionKeys: [] }),
-        drop: () => db.drop(),
-      };
-    },
-  ]);
+const engines = storeEngines(pgEnabled, 'mq-watch-repo-');
 
 describe.each(engines)('watch tables on %s', (_name, open) => {
   let store: Store;
