@@ -10,16 +10,19 @@ const GAP = 80;
 describe('ChannelPacer', () => {
   it('spaces turns of one channel by the gap; another channel does not wait', async () => {
     const pacer = new ChannelPacer(GAP);
-    const start = Date.now();
+    const start = performance.now();
     const at: Record<string, number[]> = { a: [], b: [] };
     await Promise.all([
-      ...[1, 2, 3].map(() => pacer.turn('T|CA').then(() => at.a!.push(Date.now() - start))),
-      pacer.turn('T|CB').then(() => at.b!.push(Date.now() - start)),
+      ...[1, 2, 3].map(() => pacer.turn('T|CA').then(() => at.a!.push(performance.now() - start))),
+      pacer.turn('T|CB').then(() => at.b!.push(performance.now() - start)),
     ]);
     const a = at.a!.sort((x, y) => x - y);
-    // Timers may fire a millisecond early; the spacing is what matters.
-    expect(a[1]! - a[0]!).toBeGreaterThanOrEqual(GAP - 5);
-    expect(a[2]! - a[1]!).toBeGreaterThanOrEqual(GAP - 5);
+    // The k-th turn comes no sooner than k gaps after the first: the pacer keeps a schedule, so a turn that a
+    // busy machine ran late does not push the next one later (the gap between two late callbacks may look
+    // shorter; Slack's limit is a rate, which the schedule keeps). Timers may fire a millisecond early.
+    expect(a[0]!).toBeLessThan(GAP);
+    expect(a[1]!).toBeGreaterThanOrEqual(GAP - 2);
+    expect(a[2]!).toBeGreaterThanOrEqual(2 * GAP - 2);
     expect(at.b![0]!).toBeLessThan(GAP);
   });
 });
