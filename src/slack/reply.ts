@@ -55,6 +55,43 @@ export async function sendReply(
   );
 }
 
+/**
+ * Sends a reply holding charts through response_url; if Slack refuses its blocks (`invalid_blocks`: HTTP 400
+ * from a response URL, or `ok: false` in its answer), sends `fallback` (the same answer without the charts).
+ */
+export async function sendChartReply(
+  deps: ReplyDeps,
+  respond: RespondFn,
+  reply: SlackReply,
+  fallback: SlackReply,
+  extra: RespondOptions = {},
+): Promise<boolean> {
+  let refused = false;
+  try {
+    const res: unknown = await respond({
+      text: reply.text,
+      ...(reply.blocks ? { blocks: reply.blocks } : {}),
+      response_type: reply.response_type ?? 'ephemeral',
+      ...(extra.replace_original === undefined ? {} : { replace_original: extra.replace_original }),
+    });
+    const body = await (res as { clone?: () => { json(): Promise<unknown> } })
+      ?.clone?.()
+      .json()
+      .catch(() => undefined);
+    refused = (body as { error?: unknown } | undefined)?.error === 'invalid_blocks';
+  } catch (err) {
+    // A response URL answers a refused block with HTTP 400 (Bolt does not hand its text back).
+    refused = (err as { statusCode?: unknown })?.statusCode === 400;
+    if (!refused) {
+      deps.logger.warn({ err }, 'could not answer through response_url');
+      return false;
+    }
+  }
+  if (!refused) return true;
+  deps.logger.info('Slack refused the charts of a reply; answered without them');
+  return sendReply(deps, respond, fallback, extra);
+}
+
 /** Runs one write; a failure is logged with `failed` (Slack's error is counted by the client) and answers false. */
 async function logged(deps: ReplyDeps, failed: string, write: () => Promise<unknown>): Promise<boolean> {
   try {
@@ -274,6 +311,8 @@ export async function unfurlLinks(
 export interface Reply {
   /** response_url: ephemeral unless the reply says otherwise. */
   respond(reply: SlackReply, extra?: RespondOptions): Promise<boolean>;
+  /** response_url, a reply with charts: `fallback` (without them) if Slack refuses its blocks. */
+  respondWithCharts(reply: SlackReply, fallback: SlackReply, extra?: RespondOptions): Promise<boolean>;
   post(
     channel: string,
     reply: SlackReply,
@@ -296,6 +335,8 @@ export function createReply(deps: ReplyDeps, client: WebClient, respond: Respond
   const noRespond = async () => false;
   return {
     respond: (reply, extra) => (respond ? sendReply(deps, respond, reply, extra) : noRespond()),
+    respondWithCharts: (reply, fallback, extra) =>
+      respond ? sendChartReply(deps, respond, reply, fallback, extra) : noRespond(),
     post: (channel, reply, via) => postToChannel(deps, client, channel, reply, respond, via),
     update: (channel, ts, reply) => updateMessage(deps, client, channel, ts, reply, respond),
     ephemeral: (to, reply) => postEphemeral(deps, client, to, reply),
