@@ -75,6 +75,8 @@ export async function startBackground(o: {
   trunk: TrunkFake;
   dir: string;
   env: Record<string, string>;
+  /** Node's arguments for the process answering the commands (--ack-profile: a CPU profile). */
+  nodeArgs?: string[];
 }): Promise<Background> {
   const { slack, trunk } = o;
   let pg: PgTestDatabase | undefined;
@@ -137,17 +139,21 @@ export async function startBackground(o: {
     TRUNK_MAX_RPS: '100',
   };
   const loops = appProcess({ clockOffsetMs: offset, digestTickCron: '* * * * * *' });
+  const profile = o.nodeArgs ? { args: o.nodeArgs } : {};
   const children: Child[] = [];
   let answering: Child & { url: string };
   if (o.mode === 'roles') {
     answering = await startChild(
       { ...env, SCHEDULER_ENABLED: 'false' },
-      { timeoutMs: 30_000, ...appProcess({ clockOffsetMs: offset }) },
+      { timeoutMs: 30_000, ...profile, ...appProcess({ clockOffsetMs: offset }) },
     );
     children.push(answering);
     children.push(await startChild({ ...env, SCHEDULER_ENABLED: 'true' }, { timeoutMs: 30_000, ...loops }));
   } else {
-    answering = await startChild({ ...env, SCHEDULER_ENABLED: 'true' }, { timeoutMs: 30_000, ...loops });
+    answering = await startChild(
+      { ...env, SCHEDULER_ENABLED: 'true' },
+      { timeoutMs: 30_000, ...profile, ...loops },
+    );
     children.push(answering);
   }
   for (const c of children) {

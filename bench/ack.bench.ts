@@ -205,7 +205,8 @@ async function measure(): Promise<BenchFigure[]> {
     // At the default 10, nothing overdraws the budget any more, so most of a burst is told Trunk is busy.
     TRUNK_MAX_RPS: '100',
   };
-  // --ack-profile: the quiet app writes a V8 CPU profile (.cpuprofile) to bench/results/ when it stops.
+  // --ack-profile: the quiet app and the one answering beside background work each write a V8 CPU profile
+  // (.cpuprofile) to bench/results/ when they stop.
   const profile = process.argv.includes('--ack-profile')
     ? { args: ['--cpu-prof', `--cpu-prof-dir=${join(here, 'results')}`] }
     : {};
@@ -261,7 +262,14 @@ async function measure(): Promise<BenchFigure[]> {
     app = undefined;
 
     // The same load while the app's loops work beside it.
-    background = await startBackground({ mode, slack, trunk, dir, env });
+    background = await startBackground({
+      mode,
+      slack,
+      trunk,
+      dir,
+      env,
+      ...('args' in profile ? { nodeArgs: profile.args } : {}),
+    });
     const bgAt = {
       url: background.url,
       secret: background.signingSecret,
