@@ -278,9 +278,6 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
       ...(oauth ? { ...oauthOptions, installerOptions } : {}),
     });
     receiver = httpReceiver;
-    // Innermost, behind the body read and the signature check: work after an ack and the workers wait
-    // while requests that can be answered await their answer; a half-sent or forged one holds nothing back.
-    countUnanswered(httpReceiver, [EVENTS_PATH]);
     // A signed request seen before (within its five minutes) is refused before Bolt runs a listener.
     rejectReplays(httpReceiver, {
       signingSecret: config.slack.signingSecret!,
@@ -294,6 +291,9 @@ export async function createApp(baseConfig: Config, overrides: AppOverrides = {}
     // New Slack requests get 503 while shutting down; every request is tracked until answered.
     guardHttpReceiver(httpReceiver, lifecycle, [EVENTS_PATH]);
     rejectFutureTimestamps(httpReceiver, [EVENTS_PATH]);
+    // Outermost, from arrival: work after an ack and the workers wait while requests await their answer; a
+    // forged one leaves the count with its 401, a half-sent one after a moment (answers-first.ts).
+    countUnanswered(httpReceiver, [EVENTS_PATH]);
   }
 
   const bolt = new App({

@@ -37,8 +37,8 @@ export function unansweredRequests(): number {
 
 /**
  * A request came in; call the returned function once its answer is written (calling it again does
- * nothing). Only a request that can be answered counts: its whole body arrived and its signature holds
- * (app.ts counts behind the signature check), so a stranger's half-sent body holds nothing back.
+ * nothing). The HTTP side (observability/answers-first.ts) lets go of a request whose body is not all
+ * there within a moment, and a forged one is answered at once: a stranger holds nothing back for long.
  */
 export function requestReceived(): () => void {
   unanswered++;
