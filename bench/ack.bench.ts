@@ -75,6 +75,9 @@ interface Rounds {
   /** CPU time each process used from the first round to the end of the last pause, per command sent to it. */
   appCpuPerCommand: number;
   bareCpuPerCommand: number;
+  /** CPU time each process used inside its own rounds only, per command: what an ack waits behind. */
+  appCpuInRounds: number;
+  bareCpuInRounds: number;
 }
 
 /**
@@ -95,6 +98,8 @@ async function alternate(
     connectionsOpened: 0,
     appCpuPerCommand: 0,
     bareCpuPerCommand: 0,
+    appCpuInRounds: 0,
+    bareCpuInRounds: 0,
   };
   const cpu0 = [cpuMs(app.pid), cpuMs(bare.pid)];
   for (let r = 0; r < ROUNDS; r++) {
@@ -102,7 +107,11 @@ async function alternate(
     for (const which of order) {
       const target = which === 'app' ? app : bare;
       const from = Date.now();
+      const cpuFrom = cpuMs(target.pid);
       const res = await load(gen, job(target.url, target.secret, PER_ROUND));
+      const cpu = (cpuMs(target.pid) - cpuFrom) / (ROUNDS * PER_ROUND);
+      if (which === 'app') out.appCpuInRounds += cpu;
+      else out.bareCpuInRounds += cpu;
       if (which === 'app') out.appWindows.push([from, Date.now()]);
       (which === 'app' ? out.appLat : out.bareLat).push(...res.latenciesMs);
       out.connectionsOpened += res.connectionsOpened;
@@ -154,6 +163,20 @@ function latencyFigures(prefix: string, r: Rounds, appName: string): BenchFigure
     {
       id: `${prefix}.cpu_ms_per_command.bare_bolt`,
       value: r.bareCpuPerCommand,
+      unit: 'ms',
+      target: '',
+      ok: true,
+    },
+    {
+      id: `${prefix}.cpu_ms_per_command_in_rounds.${appName}`,
+      value: r.appCpuInRounds,
+      unit: 'ms',
+      target: '',
+      ok: true,
+    },
+    {
+      id: `${prefix}.cpu_ms_per_command_in_rounds.bare_bolt`,
+      value: r.bareCpuInRounds,
       unit: 'ms',
       target: '',
       ok: true,
