@@ -81,7 +81,9 @@ export function statsLines(v: StatsView): string[] {
       `p50 ${durationText(p.timeInQueue.p50Ms)}, p90 ${durationText(p.timeInQueue.p90Ms)}`,
     )} _(${c.timeInQueue.known} of ${c.merged} merged PRs whose whole stay is known)_`,
     `*Time testing:* p50 ${durationText(c.testing.p50Ms)}${was(durationText(p.testing.p50Ms))}`,
-    `*Paused or draining:* ${durationText(c.pausedOrDrainingMs)}${was(durationText(p.pausedOrDrainingMs))}`,
+    // Trunk's record says nothing of past pauses: only the changes the app saw itself (a poll, a webhook, a
+    // command) are counted, and the answer says so.
+    `*Paused or draining:* ${durationText(c.pausedOrDrainingMs)}${was(durationText(p.pausedOrDrainingMs))} _(as this app saw the queue change)_`,
   ];
   if (c.kicksByClass.length > 0 || p.kicksByClass.length > 0)
     lines.push(

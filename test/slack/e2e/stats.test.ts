@@ -109,6 +109,8 @@ describe('/mergequeue stats', () => {
     expect(merged.reduce((n, d) => n + d.value, 0)).toBe(truth.merged);
     expect(text).toContain('before:');
     expect(text).not.toContain('Without a Trunk v2 key');
+    // Trunk's record holds no past pauses: the answer says whose observations the paused time is.
+    expect(text).toMatch(/Paused or draining: .*\(as this app saw the queue change\)/);
 
     // Read back with v1 paging and v2 batches, never above the budget in any second.
     const lists = h.trunkCalls('listPullRequests');
