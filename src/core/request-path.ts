@@ -5,10 +5,21 @@
  */
 import type { IncomingMessage } from 'node:http';
 
+// Every guard in front of the receiver asks for each request's path: the last answer is kept, since the
+// same url comes several times in a row (a URL parse is a measurable part of a request before its ack).
+let lastUrl: string | undefined;
+let lastPath = '/';
+
 export function requestPath(req: Pick<IncomingMessage, 'url'>): string {
+  const url = req.url ?? '/';
+  if (url === lastUrl) return lastPath;
+  let path: string;
   try {
-    return new URL(req.url ?? '/', 'http://localhost').pathname;
+    path = new URL(url, 'http://localhost').pathname;
   } catch {
-    return (req.url ?? '/').split('?')[0] ?? '/';
+    path = url.split('?')[0] ?? '/';
   }
+  lastUrl = url;
+  lastPath = path;
+  return path;
 }
