@@ -4,11 +4,12 @@
  * is paused or draining or inside a freeze window, never after a person cancelled it or pushed to it (those
  * kicks are `cancelled` and `superseded`, which are never chosen), never twice for one head commit.
  *
- * Exactly once across replicas is a claim on the kick, not a timer: one row per (workspace, queue, PR, head
- * commit) in `autopilot_resubmissions` (repository.ts). Whoever inserts it sends; a claim whose owner died is
- * taken over after it lapses, and the new owner reads Trunk first: a PR already back in the queue means the
- * first owner's write landed, so it is reported as done, never sent again. A write whose answer was lost is
- * settled by the Trunk client reading the PR back (trunk/pr-writes.ts), never by a blind second send.
+ * Exactly once across replicas is a claim on the kick, not a timer: one claim row on a lease per (workspace,
+ * queue, PR, head commit) in `autopilot_resubmissions` (repository.ts). Whoever claims it first sends; a claim
+ * whose owner died is taken over after its lease lapses, and the new owner reads Trunk first: a PR already
+ * back in the queue means the first owner's write landed, so it is reported as done, never sent again. A
+ * write whose answer was lost is settled by the Trunk client reading the PR back (trunk/pr-writes.ts), never
+ * by a blind second send.
  *
  * The caller (the queue event delivery) calls `consider` for each failed or cancelled event once it has the
  * kick's class (one shared v2 history read); a `retry` answer leaves the event's delivery to be tried again.

@@ -1,11 +1,12 @@
 /**
  * The autopilot's rows (migration 019): its settings per workspace and per queue, and the claim on each kick
- * it re-submits. A claim is one row per (workspace, queue, PR, head commit): whoever inserts it sends the
- * re-submission; the row's `claimed_until` lets another replica take over a claim whose owner died (after
- * reading Trunk back, so nothing is sent twice), and once `done` or `refused` the row is never claimed again,
- * so a head commit is re-submitted at most once.
+ * it re-submits. A claim is one row per (workspace, queue, PR, head commit) on a lease (store/claim-rows.ts,
+ * migration 022): whoever claims it sends the re-submission; the lease lets another replica take over a claim
+ * whose owner died (after reading Trunk back, so nothing is sent twice), and once `done` or `refused` the row
+ * is never claimed again, so a head commit is re-submitted at most once.
  */
-import type { Db, Row } from '../store/types.ts';
+import { ClaimRows, type ClaimRowsSpec, holdingOf } from '../store/claim-rows.ts';
+import type { Db, LeaseStore, Row } from '../store/types.ts';
 import { DEFAULT_REQUEUE, isKickClass, type KickClass } from './classify.ts';
 import type { AutopilotSetting, EffectiveAutopilot } from './types.ts';
 
@@ -104,10 +105,36 @@ export type ClaimOutcome =
    */
   { acquired: true; takeover: boolean; claimedAt: number } | { acquired: false; status: string };
 
+/** The lease of each re-submission claim, in the store's lease table (see migration 022). */
+const RESUBMIT_LEASE = 'autopilot.resubmit';
+/** One row per kick in `autopilot_resubmissions`, its lease `autopilot.resubmit`. */
+const RESUBMISSION_ROWS: ClaimRowsSpec = {
+  kind: RESUBMIT_LEASE,
+  table: 'autopilot_resubmissions',
+  // The queue key first: a branch name may hold `|`, which only the lease key's first part may.
+  key: ['queue_key', 'workspace_id', 'pr_number', 'head_sha'],
+  columns: [
+    'workspace_id',
+    'queue_key',
+    'pr_number',
+    'head_sha',
+    'kick_class',
+    'evidence',
+    'status',
+    'owner',
+    'attempts',
+    'detail',
+    'created_at',
+  ],
+};
+const keyValues = (k: KickKey) => [k.queueKey, k.workspaceId, k.prNumber, k.headSha];
+const CLAIMED = { whileStatus: ['claimed'] } as const;
+
+/** The kicks' claim rows (`autopilot_resubmissions`) on their leases (store/claim-rows.ts). */
 export class ResubmissionClaims {
-  readonly #db: Db;
-  constructor(db: Db) {
-    this.#db = db;
+  readonly #rows: ClaimRows;
+  constructor(store: LeaseStore) {
+    this.#rows = new ClaimRows(store, RESUBMISSION_ROWS);
   }
 
   async claim(
@@ -117,74 +144,64 @@ export class ResubmissionClaims {
     now: number,
     ttlMs: number,
   ): Promise<ClaimOutcome> {
-    const rows = await this.#db.query(
-      `INSERT INTO autopilot_resubmissions (workspace_id, queue_key, pr_number, head_sha, kick_class, evidence,
-         status, owner, claimed_until, attempts, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'claimed', $7, $8, 1, $9)
-       ON CONFLICT (workspace_id, queue_key, pr_number, head_sha) DO UPDATE SET owner = excluded.owner,
-         claimed_until = excluded.claimed_until, attempts = autopilot_resubmissions.attempts + 1
-       WHERE autopilot_resubmissions.status = 'claimed' AND autopilot_resubmissions.claimed_until <= $9
-       RETURNING attempts, created_at`,
-      [
-        k.workspaceId,
-        k.queueKey,
-        k.prNumber,
-        k.headSha,
-        kick.kickClass,
-        kick.evidence,
-        owner,
-        now + ttlMs,
-        now,
-      ],
+    const got = await this.#rows.claim(
+      { key: keyValues(k), workspaceId: k.workspaceId, holder: owner, ttlMs, now },
+      // A takeover (the owner let the lease lapse, or released it) makes the row its own; a first claim
+      // inserts it. Refused when the row is settled (`done`, `refused`): never claimed again.
+      (tx, c) =>
+        c.takenOver
+          ? this.#rows.update(tx, keyValues(k), { owner, attempts: c.attempts }, CLAIMED)
+          : this.#rows.insert(
+              {
+                workspace_id: k.workspaceId,
+                queue_key: k.queueKey,
+                pr_number: k.prNumber,
+                head_sha: k.headSha,
+                kick_class: kick.kickClass,
+                evidence: kick.evidence,
+                status: 'claimed',
+                owner,
+                attempts: c.attempts,
+                created_at: now,
+              },
+              { tx },
+            ),
     );
-    if (rows[0])
-      return {
-        acquired: true,
-        takeover: Number(rows[0]['attempts']) > 1,
-        claimedAt: Number(rows[0]['created_at']),
-      };
+    // When the kick was first claimed: the lease's creation, as the row's (022 gave older leases the row's).
+    if (got) return { acquired: true, takeover: got.takenOver, claimedAt: got.lease.createdAt };
     const held = await this.get(k);
     return { acquired: false, status: held?.status ?? 'claimed' };
   }
 
   /** Settles a claim this owner holds; false when it no longer holds it (taken over meanwhile). */
-  async finish(
+  finish(
     k: KickKey,
     owner: string,
     status: 'done' | 'refused',
     now: number,
     detail?: string,
   ): Promise<boolean> {
-    const n = await this.#db.execute(
-      `UPDATE autopilot_resubmissions SET status = $6, detail = $7, done_at = $8
-       WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND head_sha = $4 AND owner = $5
-         AND status = 'claimed'`,
-      [k.workspaceId, k.queueKey, k.prNumber, k.headSha, owner, status, detail ?? null, now],
+    return this.#rows.write(
+      keyValues(k),
+      owner,
+      { step: 'finish', now, result: status },
+      { status, detail: detail ?? null, done_at: now },
+      CLAIMED,
     );
-    return n === 1;
   }
 
   /** Gives a claim up at once (Trunk or the store failed halfway): the next attempt takes it over. */
   async release(k: KickKey, owner: string, detail: string): Promise<void> {
-    await this.#db.execute(
-      `UPDATE autopilot_resubmissions SET claimed_until = 0, detail = $6
-       WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND head_sha = $4 AND owner = $5
-         AND status = 'claimed'`,
-      [k.workspaceId, k.queueKey, k.prNumber, k.headSha, owner, detail],
-    );
+    await this.#rows.write(keyValues(k), owner, { step: 'release' }, { detail }, CLAIMED);
   }
 
   async get(k: KickKey): Promise<{ status: string; attempts: number; detail?: string } | undefined> {
-    const rows = await this.#db.query(
-      `SELECT status, attempts, detail FROM autopilot_resubmissions
-       WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND head_sha = $4`,
-      [k.workspaceId, k.queueKey, k.prNumber, k.headSha],
-    );
-    const r = rows[0];
-    if (!r) return undefined;
+    const found = await this.#rows.get(keyValues(k));
+    if (!found) return undefined;
+    const r = found.row;
     return {
       status: String(r['status']),
-      attempts: Number(r['attempts']),
+      attempts: holdingOf(found).attempts,
       ...(typeof r['detail'] === 'string' ? { detail: r['detail'] } : {}),
     };
   }
@@ -196,12 +213,12 @@ export class ResubmissionClaims {
     since: number,
     limit = 50,
   ): Promise<Array<KickKey & { kickClass: string; evidence: string; status: string; createdAt: number }>> {
-    const rows = await this.#db.query(
-      `SELECT * FROM autopilot_resubmissions WHERE workspace_id = $1 AND ($2 = '' OR queue_key = $2)
-         AND created_at >= $3 ORDER BY created_at DESC LIMIT $4`,
+    const rows = await this.#rows.select(
+      "workspace_id = $1 AND ($2 = '' OR queue_key = $2) AND created_at >= $3",
       [workspaceId, queueKey ?? '', since, limit],
+      'ORDER BY created_at DESC LIMIT $4',
     );
-    return rows.map((r) => ({
+    return rows.map(({ row: r }) => ({
       workspaceId: String(r['workspace_id']),
       queueKey: String(r['queue_key']),
       prNumber: Number(r['pr_number']),

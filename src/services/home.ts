@@ -15,7 +15,7 @@ import { listWindows, type WindowView } from '../freeze/index.ts';
 import { recordEtaShown } from '../history/repository.ts';
 import { AutopilotRepository, ResubmissionClaims, WORKSPACE_WIDE } from '../kicks/repository.ts';
 import type { EtaAnswer, StoryReader } from '../queue/story-reader.ts';
-import type { Db, DbExecutor, Operator } from '../store/types.ts';
+import type { DbExecutor, LeaseStore, Operator } from '../store/types.ts';
 import type { TrunkApi } from '../trunk/api.ts';
 import type { EnqueuedPullRequest, Queue } from '../trunk/types.ts';
 import {
@@ -197,7 +197,7 @@ export function createHomeService(deps: Pick<ServiceDeps, 'store' | 'trunk' | 'd
         v2: v2 ? { has: true, source: v2.source } : { has: false },
         canConnect: defaults.canStoreSecrets,
         webhooks: lastDelivery === undefined ? {} : { lastDeliveryAt: lastDelivery },
-        autopilot: await autopilotOf(db, workspaceId, now),
+        autopilot: await autopilotOf(deps.store, workspaceId, now),
         ...(login ? { login } : {}),
         prs,
         // A queue that could not be read at all says so itself; only a listing that failed alone is named here.
@@ -364,13 +364,17 @@ async function addEtas(reader: StoryReader, prs: HomePrData[]): Promise<void> {
 }
 
 /** What the Home says of the autopilot; undefined when it is off everywhere and never acted. */
-async function autopilotOf(db: Db, workspaceId: string, now: number): Promise<HomeAutopilot | undefined> {
-  const settings = new AutopilotRepository(db);
+async function autopilotOf(
+  store: LeaseStore,
+  workspaceId: string,
+  now: number,
+): Promise<HomeAutopilot | undefined> {
+  const settings = new AutopilotRepository(store.db);
   const ws = await settings.effective(workspaceId, WORKSPACE_WIDE);
   const queuesOn = (await settings.list(workspaceId)).filter(
     (r) => r.queueKey !== WORKSPACE_WIDE && r.enabled === true,
   ).length;
-  const recent = (await new ResubmissionClaims(db).list(workspaceId, undefined, now - 86_400_000, 5)).map(
+  const recent = (await new ResubmissionClaims(store).list(workspaceId, undefined, now - 86_400_000, 5)).map(
     (r) => ({
       queueKey: r.queueKey,
       prNumber: r.prNumber,

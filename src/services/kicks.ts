@@ -81,7 +81,7 @@ export function createKickHandlers(d: KickHandlersDeps): KickHandlers {
 
   const autopilot = new Autopilot({
     settings,
-    claims: new ResubmissionClaims(db),
+    claims: new ResubmissionClaims(d.store),
     trunkFor: d.trunkFor,
     queueState: async (ws, queueKey) => (await snapshots.get(ws, queueKey))?.snapshot.state,
     frozen: async (ws, target) =>

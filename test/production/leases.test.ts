@@ -1,8 +1,8 @@
 /**
  * The lease migration, finished (issue 27, ADR 0008): one lease table read and written only by
- * store/leases.ts, one lease service handed out by the store, no `lease_until` left but in the migrations
- * that shipped it and the one that drops it (018), and claim rows on a lease written once
- * (store/claim-rows.ts).
+ * store/leases.ts, one lease service handed out by the store, no `lease_until` (nor the autopilot's
+ * `claimed_until`) left but in the migrations that shipped it and the one that drops it (018, 022), and claim
+ * rows on a lease written once (store/claim-rows.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -40,15 +40,23 @@ describe('leases, finished', () => {
     ]);
   });
 
+  it('claimed_until only in the migrations that shipped it (019) and 022, which drops it', () => {
+    expect(where(/claimed_until/)).toEqual([
+      'src/store/migrations/019_autopilot.ts',
+      'src/store/migrations/022_autopilot_leases.ts',
+    ]);
+  });
+
   it('the store builds the one lease service; everyone else is handed store.leases', () => {
     expect(where(/new SqlLeases\(/)).toEqual(['src/store/sql-store.ts']);
   });
 
-  it('claim rows on a lease are written once: digests, collections, freeze phases and deliveries use them', () => {
+  it('claim rows on a lease are written once: digests, collections, freeze phases, deliveries and the autopilot use them', () => {
     expect(where(/new ClaimRows\(/).sort()).toEqual([
       'src/digest/claims.ts',
       'src/digest/shared-collection.ts',
       'src/freeze/claims.ts',
+      'src/kicks/repository.ts',
       'src/watch/deliveries.ts',
     ]);
   });

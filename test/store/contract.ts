@@ -7,6 +7,7 @@ import type { Installation } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimRepository } from '../../src/digest/claims.ts';
 import { ManualRunCooldown } from '../../src/digest/cooldown.ts';
+import { ResubmissionClaims } from '../../src/kicks/repository.ts';
 import { createLogger } from '../../src/observability/log.ts';
 import { slackInstallationStore } from '../../src/slack/installation-store.ts';
 import {
@@ -1034,6 +1035,75 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await st.deleteWorkspace('TN');
       expect(await st.db.query('SELECT kind FROM leases')).toEqual([]);
       expect(await st.db.query('SELECT subscription_id FROM digest_runs')).toEqual([]);
+      await close(st);
+    });
+    it('migration 022 drops claimed_until, giving the autopilot claims in flight a lease', async () => {
+      const Q = 'github.com/a/b:main';
+      const R = 'github.com/a/b:rel|1'; // a branch name may hold `|`
+      const database = await databaseBefore(22, async (x) => {
+        // Rows of release 021: a claim in flight, one released after Trunk failed, one done.
+        await x(
+          `INSERT INTO autopilot_resubmissions (workspace_id, queue_key, pr_number, head_sha, kick_class, evidence,
+             status, owner, claimed_until, attempts, created_at)
+           VALUES ('TP', $1, 201, 's1', 'infra', 'timeout', 'claimed', 'a', $3, 1, $4),
+                  ('TP', $2, 202, 's2', 'flaky', 'e2e', 'claimed', 'b', 0, 2, $4),
+                  ('TP', $1, 203, 's3', 'infra', 'timeout', 'done', 'c', $3, 1, $4)`,
+          [Q, R, T + 45_000, T],
+        );
+      });
+      const st = await openOn(database, [key]);
+      expect((await st.ready()).schemaVersion).toBeGreaterThanOrEqual(22);
+      await expect(st.db.query('SELECT claimed_until FROM autopilot_resubmissions')).rejects.toThrow();
+      // The claims still held got a lease from their old expiry; the settled one needs none.
+      expect(
+        await st.db.query(
+          "SELECT lease_key FROM leases WHERE kind = 'autopilot.resubmit' ORDER BY lease_key",
+        ),
+      ).toEqual([{ lease_key: `${Q}|TP|201|s1` }, { lease_key: `${R}|TP|202|s2` }]);
+      expect(await st.leases.get({ kind: 'autopilot.resubmit', key: `${Q}|TP|201|s1` })).toMatchObject({
+        holder: 'a',
+        state: 'held',
+        expiresAt: T + 45_000,
+        fence: 1,
+        createdAt: T,
+      });
+      expect(await st.leases.get({ kind: 'autopilot.resubmit', key: `${R}|TP|202|s2` })).toMatchObject({
+        holder: 'b',
+        state: 'released',
+        attempts: 2,
+      });
+      // They work as claim rows: taken over once the old expiry passed (or at once, released), never settled.
+      const claims = new ResubmissionClaims(st);
+      const kick = { kickClass: 'infra', evidence: 'timeout' } as const;
+      const k = (queueKey: string, prNumber: number) => ({
+        workspaceId: 'TP',
+        queueKey,
+        prNumber,
+        headSha: `s${prNumber - 200}`,
+      });
+      const claim = (queueKey: string, prNumber: number, holder: string, at: number) =>
+        claims.claim(k(queueKey, prNumber), kick, holder, at, 45_000);
+      expect(await claim(Q, 201, 'x', T + 10_000)).toEqual({ acquired: false, status: 'claimed' });
+      expect(await claim(Q, 201, 'x', T + 45_001)).toEqual({ acquired: true, takeover: true, claimedAt: T });
+      expect(await claims.get(k(Q, 201))).toMatchObject({ status: 'claimed', attempts: 2 });
+      expect(await claim(R, 202, 'y', T + 1)).toMatchObject({ acquired: true, takeover: true });
+      expect(await claim(Q, 203, 'z', T + 1)).toEqual({ acquired: false, status: 'done' });
+      // A new claim inserts without the column, settles once, and is never claimed again.
+      expect(await claim(Q, 204, 'w', T + 2)).toEqual({ acquired: true, takeover: false, claimedAt: T + 2 });
+      expect(await claims.finish(k(Q, 204), 'x', 'done', T + 3)).toBe(false);
+      expect(await claims.finish(k(Q, 204), 'w', 'done', T + 3, 'answer')).toBe(true);
+      expect(await claim(Q, 204, 'x', T + 100_000)).toEqual({ acquired: false, status: 'done' });
+      // Listed newest first, as the Home reads them.
+      const listed = (await claims.list('TP', undefined, T)).map((r) => [r.prNumber, r.status]);
+      expect(listed[0]).toEqual([204, 'done']);
+      expect(listed.slice(1).sort()).toEqual([
+        [201, 'claimed'],
+        [202, 'claimed'],
+        [203, 'done'],
+      ]);
+      await st.deleteWorkspace('TP');
+      expect(await st.db.query('SELECT kind FROM leases')).toEqual([]);
+      expect(await st.db.query('SELECT pr_number FROM autopilot_resubmissions')).toEqual([]);
       await close(st);
     });
   });
