@@ -245,7 +245,7 @@ export async function setSubmittedBy(
  * A PR's attempts (migration 021): each of its rows belongs to the attempt that its first conclusion at or
  * after it (merged, failed, cancelled) ends, so an attempt holds the rows after the PR's previous conclusion
  * and up to its own; the attempts that end `merged` at or after `since`, as `queue_stays` rows, of the rows
- * that `where` picks.
+ * that `where` picks. mergedAttemptsFrom is the same for one PR's rows in hand.
  */
 const staysOf = (where: string, since: string) => `
   SELECT workspace_id, queue_key, pr_number, ends_at,
@@ -264,30 +264,70 @@ const staysOf = (where: string, since: string) => `
 
 const STAY_COLUMNS = 'workspace_id, queue_key, pr_number, merged_at, entered_at, tested_at';
 
+const CONCLUSIONS: ReadonlySet<string> = new Set(['merged', 'failed', 'cancelled']);
+
+interface AttemptStay {
+  mergedAt: number;
+  enteredAt: number | null;
+  testedAt: number | null;
+}
+
+/** staysOf over one PR's rows (state, time): its attempts that end merged at or after `since`. */
+function mergedAttemptsFrom(
+  rows: ReadonlyArray<{ state: string; at: number }>,
+  since: number,
+): AttemptStay[] {
+  const ends = [...new Set(rows.filter((r) => CONCLUSIONS.has(r.state)).map((r) => r.at))].sort(
+    (a, b) => a - b,
+  );
+  const stays: AttemptStay[] = [];
+  let after = Number.NEGATIVE_INFINITY;
+  for (const end of ends) {
+    if (end >= since && rows.some((r) => r.state === 'merged' && r.at === end)) {
+      const stay: AttemptStay = { mergedAt: end, enteredAt: null, testedAt: null };
+      for (const r of rows) {
+        if (r.at <= after || r.at > end) continue;
+        if (r.state === 'submitted' && (stay.enteredAt === null || r.at < stay.enteredAt))
+          stay.enteredAt = r.at;
+        if (r.state === 'testing' && (stay.testedAt === null || r.at > stay.testedAt)) stay.testedAt = r.at;
+      }
+      stays.push(stay);
+    }
+    after = end;
+  }
+  return stays;
+}
+
 /**
  * Keeps `queue_stays` true after a row of the PR was written at `at`: a row changes only the attempts that
- * end at or after it, so those are computed again from the PR's rows (a few, through the primary key) and
+ * end at or after it, so those are computed again from the PR's rows (a few, one range of the primary key;
+ * in hand rather than by staysOf's window, which costs a webhook delivery's apply several times more) and
  * written over. Every merged row has its stay row (its entry unknown or not), so the attempts recomputed
  * are exactly the stay rows at or after `at`: nothing is left stale. A row with no merge of the PR at or
  * after it (a `submitted` or `testing` in the usual order) changes nothing and costs one probe.
  */
 async function refreshStays(db: DbExecutor, r: PrTransitionRecord): Promise<void> {
-  const key = [r.workspaceId, r.queueKey, r.prNumber, r.occurredAt];
+  const pr = [r.workspaceId, r.queueKey, r.prNumber];
   if (r.state !== 'merged') {
     const later = await db.query(
       `SELECT 1 AS later FROM queue_stays
        WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND merged_at >= $4 LIMIT 1`,
-      key,
+      [...pr, r.occurredAt],
     );
     if (later.length === 0) return;
   }
-  await db.execute(
-    `INSERT INTO queue_stays (${STAY_COLUMNS})
-     ${staysOf('workspace_id = $1 AND queue_key = $2 AND pr_number = CAST($3 AS INTEGER)', 'CAST($4 AS BIGINT)')}
-     ON CONFLICT (workspace_id, queue_key, pr_number, merged_at)
-       DO UPDATE SET entered_at = excluded.entered_at, tested_at = excluded.tested_at`,
-    key,
+  const rows = await db.query(
+    'SELECT state, occurred_at FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3',
+    pr,
   );
+  const attempts = rows.map((row) => ({ state: String(row['state']), at: Number(row['occurred_at']) }));
+  for (const stay of mergedAttemptsFrom(attempts, r.occurredAt))
+    await db.execute(
+      `INSERT INTO queue_stays (${STAY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (workspace_id, queue_key, pr_number, merged_at)
+         DO UPDATE SET entered_at = excluded.entered_at, tested_at = excluded.tested_at`,
+      [...pr, stay.mergedAt, stay.enteredAt, stay.testedAt],
+    );
 }
 
 /**
