@@ -304,14 +304,14 @@ function mergedAttemptsFrom(
  * in hand rather than by staysOf's window, which costs a webhook delivery's apply several times more) and
  * written over. Every merged row has its stay row (its entry unknown or not), so the attempts recomputed
  * are exactly the stay rows at or after `at`: nothing is left stale. A row with no merge of the PR at or
- * after it (a `submitted` or `testing` in the usual order) changes nothing and costs one probe.
+ * after it (a `submitted` or `testing` in the usual order) changes nothing and costs one primary-key probe.
  */
 async function refreshStays(db: DbExecutor, r: PrTransitionRecord): Promise<void> {
   const pr = [r.workspaceId, r.queueKey, r.prNumber];
   if (r.state !== 'merged') {
     const later = await db.query(
-      `SELECT 1 AS later FROM queue_stays
-       WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND merged_at >= $4 LIMIT 1`,
+      `SELECT 1 AS later FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3
+         AND state = 'merged' AND occurred_at >= $4 LIMIT 1`,
       [...pr, r.occurredAt],
     );
     if (later.length === 0) return;
@@ -483,11 +483,44 @@ export async function etasOfPr(
   });
 }
 
-/** Forgets history that happened before `before` (HISTORY_DAYS); the number of rows removed. */
+/**
+ * Each distinct value of the leading `columns` of one of `table`'s indexes, one index probe apiece (a loose
+ * scan), ascending.
+ */
+async function distinctKeys(db: DbExecutor, table: string, columns: readonly string[]): Promise<Row[]> {
+  const list = columns.join(', ');
+  const keys: Row[] = [];
+  let after: SqlValue[] = columns.map(() => '');
+  for (;;) {
+    const [next] = await db.query(
+      `SELECT ${list} FROM ${table} WHERE (${list}) > (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+       ORDER BY ${list} LIMIT 1`,
+      after,
+    );
+    if (!next) return keys;
+    keys.push(next);
+    after = columns.map((c) => next[c] as SqlValue);
+  }
+}
+
+/**
+ * Forgets history that happened before `before` (HISTORY_DAYS); the number of rows removed. No index leads
+ * with the time (each would be one more page for every transition recorded, migration 022): the old rows are
+ * cut from each queue's range of `queue_history_window` per state, and of `queue_stays`'s keys.
+ */
 export async function pruneHistory(db: DbExecutor, before: number): Promise<number> {
-  let n = await db.execute('DELETE FROM queue_history WHERE occurred_at < $1', [before]);
+  let n = 0;
+  for (const k of await distinctKeys(db, 'queue_history', ['workspace_id', 'queue_key', 'state']))
+    n += await db.execute(
+      `DELETE FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND state = $3 AND occurred_at < $4`,
+      [k['workspace_id'] as string, k['queue_key'] as string, k['state'] as string, before],
+    );
   // A stay that began before the cut is known from its rows that remain, as mergedStays always read them.
-  await db.execute('DELETE FROM queue_stays WHERE merged_at < $1', [before]);
+  for (const k of await distinctKeys(db, 'queue_stays', ['workspace_id', 'queue_key']))
+    await db.execute(
+      'DELETE FROM queue_stays WHERE workspace_id = $1 AND queue_key = $2 AND merged_at < $3',
+      [k['workspace_id'] as string, k['queue_key'] as string, before],
+    );
   await db.execute(
     `UPDATE queue_stays SET entered_at = (SELECT MIN(h.occurred_at) FROM queue_history h
        WHERE h.workspace_id = queue_stays.workspace_id AND h.queue_key = queue_stays.queue_key
