@@ -299,6 +299,19 @@ function mergedAttemptsFrom(
 }
 
 /**
+ * The stay of a merge at $4 that is its PR's only conclusion (its first attempt, the usual merge): every
+ * row of the PR up to the merge, in one statement. Writes nothing when the PR has another conclusion.
+ */
+const FIRST_STAY_SQL = `INSERT INTO queue_stays (${STAY_COLUMNS})
+  SELECT $1, $2, CAST($3 AS INTEGER), CAST($4 AS BIGINT),
+    MIN(CASE WHEN state = 'submitted' AND occurred_at <= CAST($4 AS BIGINT) THEN occurred_at END),
+    MAX(CASE WHEN state = 'testing' AND occurred_at <= CAST($4 AS BIGINT) THEN occurred_at END)
+  FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = CAST($3 AS INTEGER)
+  HAVING COUNT(CASE WHEN state IN ('merged', 'failed', 'cancelled') THEN 1 END) = 1
+  ON CONFLICT (workspace_id, queue_key, pr_number, merged_at)
+    DO UPDATE SET entered_at = excluded.entered_at, tested_at = excluded.tested_at`;
+
+/**
  * Keeps `queue_stays` true after a row of the PR was written at `at`: a row changes only the attempts that
  * end at or after it, so those are computed again from the PR's rows (a few, one range of the primary key;
  * in hand rather than by staysOf's window, which costs a webhook delivery's apply several times more) and
@@ -308,6 +321,7 @@ function mergedAttemptsFrom(
  */
 async function refreshStays(db: DbExecutor, r: PrTransitionRecord): Promise<void> {
   const pr = [r.workspaceId, r.queueKey, r.prNumber];
+  if (r.state === 'merged' && (await db.execute(FIRST_STAY_SQL, [...pr, r.occurredAt])) === 1) return;
   if (r.state !== 'merged') {
     const later = await db.query(
       `SELECT 1 AS later FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3
