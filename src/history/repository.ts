@@ -519,7 +519,7 @@ async function distinctKeys(db: DbExecutor, table: string, columns: readonly str
 
 /**
  * Forgets history that happened before `before` (HISTORY_DAYS); the number of rows removed. No index leads
- * with the time (each would be one more page for every transition recorded, migration 022): the old rows are
+ * with the time (each would be one more page for every transition recorded, migration 023): the old rows are
  * cut from each queue's range of `queue_history_window` per state, and of `queue_stays`'s keys.
  */
 export async function pruneHistory(db: DbExecutor, before: number): Promise<number> {

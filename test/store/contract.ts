@@ -1043,13 +1043,13 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await close(st);
     });
 
-    it('migration 022 keeps the queue history and stays without the age indexes; pruning still cuts by time', async () => {
+    it('migration 023 keeps the queue history and stays without the age indexes; pruning still cuts by time', async () => {
       const T = 1_764_000_000_000;
       const S = 1000;
       const history = `INSERT INTO queue_history (workspace_id, queue_key, pr_number, state, occurred_at, head_sha,
          priority, no_batch, reason_code, failing_checks, kick_class, kick_evidence, submitted_by, source, recorded_at,
          title, author) VALUES `;
-      const database = await databaseBefore(22, async (x) => {
+      const database = await databaseBefore(23, async (x) => {
         await x(
           `${history} ('TH', 'q', 1, 'submitted', $1, 'a1', 2, 1, NULL, NULL, NULL, NULL, 'U1', 'webhook', $1, 'Fix', 'ada'),
              ('TH', 'q', 1, 'testing', $2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'poll', $2, NULL, NULL),

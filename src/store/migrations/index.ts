@@ -10,7 +10,7 @@
  * 018 leases finished: the claim columns that kept their own expiry, and watch_leases, dropped (store/leases.ts),
  * 019 the autopilot's settings and re-submission claims, and who submitted a PR from Slack (kicks/), 020 dashboards,
  * the slow-queue state and health digests' branch (dashboard/, watch/slow-state.ts, digest/), 021 merged PRs'
- * stays (history/), 022 history written with fewer index pages (history/).
+ * stays (history/), 023 history written with fewer index pages (history/).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -36,7 +36,7 @@ import { leasesFinishedMigration } from './018_leases_finished.ts';
 import { autopilotMigration } from './019_autopilot.ts';
 import { dashboardsHealthMigration } from './020_dashboards_health.ts';
 import { queueStaysMigration } from './021_queue_stays.ts';
-import { leanHistoryMigration } from './022_lean_history.ts';
+import { leanHistoryMigration } from './023_lean_history.ts';
 
 export const migrations: Migration[] = [
   coreMigration,

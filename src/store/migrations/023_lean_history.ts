@@ -39,7 +39,7 @@ DROP INDEX queue_stays_age;
 `;
 
 export const leanHistoryMigration: Migration = {
-  id: 22,
+  id: 23,
   name: 'lean_history',
   sqlite,
   postgres,
