@@ -50,10 +50,9 @@ const STEPS = [
   [8, 'merged', 'w + t + 12 + t', 1],
 ] as const;
 
-/** The secondary indexes of migration 017, dropped for the load and built again after it (faster). */
+/** The secondary indexes of queue_history (migrations 017, 023), dropped for the load and built again after it (faster). */
 const INDEXES = [
   ['queue_history_window', 'queue_history (workspace_id, queue_key, state, occurred_at)'],
-  ['queue_history_age', 'queue_history (occurred_at)'],
 ] as const;
 
 /** Writes the rows; resolves to how many. */

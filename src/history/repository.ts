@@ -245,7 +245,7 @@ export async function setSubmittedBy(
  * A PR's attempts (migration 021): each of its rows belongs to the attempt that its first conclusion at or
  * after it (merged, failed, cancelled) ends, so an attempt holds the rows after the PR's previous conclusion
  * and up to its own; the attempts that end `merged` at or after `since`, as `queue_stays` rows, of the rows
- * that `where` picks.
+ * that `where` picks. mergedAttemptsFrom is the same for one PR's rows in hand.
  */
 const staysOf = (where: string, since: string) => `
   SELECT workspace_id, queue_key, pr_number, ends_at,
@@ -264,30 +264,84 @@ const staysOf = (where: string, since: string) => `
 
 const STAY_COLUMNS = 'workspace_id, queue_key, pr_number, merged_at, entered_at, tested_at';
 
+const CONCLUSIONS: ReadonlySet<string> = new Set(['merged', 'failed', 'cancelled']);
+
+interface AttemptStay {
+  mergedAt: number;
+  enteredAt: number | null;
+  testedAt: number | null;
+}
+
+/** staysOf over one PR's rows (state, time): its attempts that end merged at or after `since`. */
+function mergedAttemptsFrom(
+  rows: ReadonlyArray<{ state: string; at: number }>,
+  since: number,
+): AttemptStay[] {
+  const ends = [...new Set(rows.filter((r) => CONCLUSIONS.has(r.state)).map((r) => r.at))].sort(
+    (a, b) => a - b,
+  );
+  const stays: AttemptStay[] = [];
+  let after = Number.NEGATIVE_INFINITY;
+  for (const end of ends) {
+    if (end >= since && rows.some((r) => r.state === 'merged' && r.at === end)) {
+      const stay: AttemptStay = { mergedAt: end, enteredAt: null, testedAt: null };
+      for (const r of rows) {
+        if (r.at <= after || r.at > end) continue;
+        if (r.state === 'submitted' && (stay.enteredAt === null || r.at < stay.enteredAt))
+          stay.enteredAt = r.at;
+        if (r.state === 'testing' && (stay.testedAt === null || r.at > stay.testedAt)) stay.testedAt = r.at;
+      }
+      stays.push(stay);
+    }
+    after = end;
+  }
+  return stays;
+}
+
+/**
+ * The stay of a merge at $4 that is its PR's only conclusion (its first attempt, the usual merge): every
+ * row of the PR up to the merge, in one statement. Writes nothing when the PR has another conclusion.
+ */
+const FIRST_STAY_SQL = `INSERT INTO queue_stays (${STAY_COLUMNS})
+  SELECT $1, $2, CAST($3 AS INTEGER), CAST($4 AS BIGINT),
+    MIN(CASE WHEN state = 'submitted' AND occurred_at <= CAST($4 AS BIGINT) THEN occurred_at END),
+    MAX(CASE WHEN state = 'testing' AND occurred_at <= CAST($4 AS BIGINT) THEN occurred_at END)
+  FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = CAST($3 AS INTEGER)
+  HAVING COUNT(CASE WHEN state IN ('merged', 'failed', 'cancelled') THEN 1 END) = 1
+  ON CONFLICT (workspace_id, queue_key, pr_number, merged_at)
+    DO UPDATE SET entered_at = excluded.entered_at, tested_at = excluded.tested_at`;
+
 /**
  * Keeps `queue_stays` true after a row of the PR was written at `at`: a row changes only the attempts that
- * end at or after it, so those are computed again from the PR's rows (a few, through the primary key) and
+ * end at or after it, so those are computed again from the PR's rows (a few, one range of the primary key;
+ * in hand rather than by staysOf's window, which costs a webhook delivery's apply several times more) and
  * written over. Every merged row has its stay row (its entry unknown or not), so the attempts recomputed
  * are exactly the stay rows at or after `at`: nothing is left stale. A row with no merge of the PR at or
- * after it (a `submitted` or `testing` in the usual order) changes nothing and costs one probe.
+ * after it (a `submitted` or `testing` in the usual order) changes nothing and costs one primary-key probe.
  */
 async function refreshStays(db: DbExecutor, r: PrTransitionRecord): Promise<void> {
-  const key = [r.workspaceId, r.queueKey, r.prNumber, r.occurredAt];
+  const pr = [r.workspaceId, r.queueKey, r.prNumber];
+  if (r.state === 'merged' && (await db.execute(FIRST_STAY_SQL, [...pr, r.occurredAt])) === 1) return;
   if (r.state !== 'merged') {
     const later = await db.query(
-      `SELECT 1 AS later FROM queue_stays
-       WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3 AND merged_at >= $4 LIMIT 1`,
-      key,
+      `SELECT 1 AS later FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3
+         AND state = 'merged' AND occurred_at >= $4 LIMIT 1`,
+      [...pr, r.occurredAt],
     );
     if (later.length === 0) return;
   }
-  await db.execute(
-    `INSERT INTO queue_stays (${STAY_COLUMNS})
-     ${staysOf('workspace_id = $1 AND queue_key = $2 AND pr_number = CAST($3 AS INTEGER)', 'CAST($4 AS BIGINT)')}
-     ON CONFLICT (workspace_id, queue_key, pr_number, merged_at)
-       DO UPDATE SET entered_at = excluded.entered_at, tested_at = excluded.tested_at`,
-    key,
+  const rows = await db.query(
+    'SELECT state, occurred_at FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND pr_number = $3',
+    pr,
   );
+  const attempts = rows.map((row) => ({ state: String(row['state']), at: Number(row['occurred_at']) }));
+  for (const stay of mergedAttemptsFrom(attempts, r.occurredAt))
+    await db.execute(
+      `INSERT INTO queue_stays (${STAY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (workspace_id, queue_key, pr_number, merged_at)
+         DO UPDATE SET entered_at = excluded.entered_at, tested_at = excluded.tested_at`,
+      [...pr, stay.mergedAt, stay.enteredAt, stay.testedAt],
+    );
 }
 
 /**
@@ -443,11 +497,44 @@ export async function etasOfPr(
   });
 }
 
-/** Forgets history that happened before `before` (HISTORY_DAYS); the number of rows removed. */
+/**
+ * Each distinct value of the leading `columns` of one of `table`'s indexes, one index probe apiece (a loose
+ * scan), ascending.
+ */
+async function distinctKeys(db: DbExecutor, table: string, columns: readonly string[]): Promise<Row[]> {
+  const list = columns.join(', ');
+  const keys: Row[] = [];
+  let after: SqlValue[] = columns.map(() => '');
+  for (;;) {
+    const [next] = await db.query(
+      `SELECT ${list} FROM ${table} WHERE (${list}) > (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+       ORDER BY ${list} LIMIT 1`,
+      after,
+    );
+    if (!next) return keys;
+    keys.push(next);
+    after = columns.map((c) => next[c] as SqlValue);
+  }
+}
+
+/**
+ * Forgets history that happened before `before` (HISTORY_DAYS); the number of rows removed. No index leads
+ * with the time (each would be one more page for every transition recorded, migration 023): the old rows are
+ * cut from each queue's range of `queue_history_window` per state, and of `queue_stays`'s keys.
+ */
 export async function pruneHistory(db: DbExecutor, before: number): Promise<number> {
-  let n = await db.execute('DELETE FROM queue_history WHERE occurred_at < $1', [before]);
+  let n = 0;
+  for (const k of await distinctKeys(db, 'queue_history', ['workspace_id', 'queue_key', 'state']))
+    n += await db.execute(
+      `DELETE FROM queue_history WHERE workspace_id = $1 AND queue_key = $2 AND state = $3 AND occurred_at < $4`,
+      [k['workspace_id'] as string, k['queue_key'] as string, k['state'] as string, before],
+    );
   // A stay that began before the cut is known from its rows that remain, as mergedStays always read them.
-  await db.execute('DELETE FROM queue_stays WHERE merged_at < $1', [before]);
+  for (const k of await distinctKeys(db, 'queue_stays', ['workspace_id', 'queue_key']))
+    await db.execute(
+      'DELETE FROM queue_stays WHERE workspace_id = $1 AND queue_key = $2 AND merged_at < $3',
+      [k['workspace_id'] as string, k['queue_key'] as string, before],
+    );
   await db.execute(
     `UPDATE queue_stays SET entered_at = (SELECT MIN(h.occurred_at) FROM queue_history h
        WHERE h.workspace_id = queue_stays.workspace_id AND h.queue_key = queue_stays.queue_key

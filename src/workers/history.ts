@@ -1,6 +1,6 @@
 /**
  * The queue history's background work: pruning what is older than HISTORY_DAYS (hourly and at start, on
- * every replica: one indexed DELETE per table, harmless when replicas run it together), and reading Trunk's
+ * every replica: indexed DELETEs per queue, harmless when replicas run them together), and reading Trunk's
  * record back for each followed queue whose read-back is not finished (a queue just followed, or one whose
  * read-back was interrupted), where SCHEDULER_ENABLED. The read-back is claimed per queue
  * (history/readback.ts), so replicas never read one queue twice; it waits behind people in the budget.

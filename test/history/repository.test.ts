@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   etasOfPr,
+  FILL_STAYS_SQL,
   flakyCheckEvidence,
   mergedStays,
   pruneHistory,
@@ -14,8 +16,8 @@ import {
   settleEtas,
   transitionsOfPr,
 } from '../../src/history/repository.ts';
-import type { PrTransitionRecord } from '../../src/history/types.ts';
-import type { Store } from '../../src/store/types.ts';
+import { HISTORY_STATES, type PrTransitionRecord } from '../../src/history/types.ts';
+import type { DbExecutor, Store } from '../../src/store/types.ts';
 import { recordPolledTransition, recordWebhookTransition } from '../../src/watch/transitions.ts';
 import { pgTestsEnabled } from '../helpers/pg.ts';
 import { storeEngines } from '../helpers/store-engines.ts';
@@ -249,6 +251,45 @@ describe.each(engines)('queue history on %s', (_name, open) => {
     await store.deleteWorkspace('T-GONE');
     expect(await transitionsOfPr(store.db, 'T-GONE', q, 1)).toEqual([]);
   });
+
+  // Stays are kept one recorded row at a time (refreshStays): they must equal what the bulk statement computes
+  // from all the rows at once. Each run is rolled back, as the refill rewrites every queue's stays.
+  it('kept stays equal the stays computed from all the rows, whatever the rows and their order', async () => {
+    const transition = fc.record({
+      pr: fc.integer({ min: 1, max: 3 }),
+      state: fc.constantFrom(...HISTORY_STATES),
+      minute: fc.integer({ min: 0, max: 12 }),
+      source: fc.constantFrom('webhook' as const, 'poll' as const, 'readback' as const),
+    });
+    const q = 'github.com/acme/kept:main';
+    const staysOf = async (tx: DbExecutor) =>
+      (
+        await tx.query(
+          `SELECT pr_number, merged_at, entered_at, tested_at FROM queue_stays
+           WHERE workspace_id = $1 AND queue_key = $2 ORDER BY pr_number, merged_at`,
+          [WS, q],
+        )
+      ).map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));
+    const rollback = new Error('rolled back on purpose');
+    await fc.assert(
+      fc.asyncProperty(fc.array(transition, { maxLength: 24 }), (ts) =>
+        store.db
+          .transaction(async (tx) => {
+            for (const t of ts)
+              await recordTransition(tx, row(q, t.pr, t.state, t.minute * 3, { source: t.source }));
+            const kept = await staysOf(tx);
+            await tx.execute('DELETE FROM queue_stays');
+            await tx.execute(FILL_STAYS_SQL);
+            expect(kept).toEqual(await staysOf(tx));
+            throw rollback;
+          })
+          .catch((err: unknown) => {
+            if (err !== rollback) throw err;
+          }),
+      ),
+      { numRuns: store.db.dialect === 'sqlite' ? 200 : 40 },
+    );
+  }, 60_000);
 
   // Last in this block: its pruning forgets everything before it. Stays are kept as rows are recorded
   // (migration 021), so they must come out the same whatever order the rows arrive in.

@@ -7,6 +7,12 @@ import type { Installation } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimRepository } from '../../src/digest/claims.ts';
 import { ManualRunCooldown } from '../../src/digest/cooldown.ts';
+import {
+  mergedStays,
+  pruneHistory,
+  recordTransition,
+  transitionsOfPr,
+} from '../../src/history/repository.ts';
 import { ResubmissionClaims } from '../../src/kicks/repository.ts';
 import { createLogger } from '../../src/observability/log.ts';
 import { slackInstallationStore } from '../../src/slack/installation-store.ts';
@@ -1104,6 +1110,86 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await st.deleteWorkspace('TP');
       expect(await st.db.query('SELECT kind FROM leases')).toEqual([]);
       expect(await st.db.query('SELECT pr_number FROM autopilot_resubmissions')).toEqual([]);
+      await close(st);
+    });
+
+    it('migration 023 keeps the queue history and stays without the age indexes; pruning still cuts by time', async () => {
+      const T = 1_764_000_000_000;
+      const S = 1000;
+      const history = `INSERT INTO queue_history (workspace_id, queue_key, pr_number, state, occurred_at, head_sha,
+         priority, no_batch, reason_code, failing_checks, kick_class, kick_evidence, submitted_by, source, recorded_at,
+         title, author) VALUES `;
+      const database = await databaseBefore(23, async (x) => {
+        await x(
+          `${history} ('TH', 'q', 1, 'submitted', $1, 'a1', 2, 1, NULL, NULL, NULL, NULL, 'U1', 'webhook', $1, 'Fix', 'ada'),
+             ('TH', 'q', 1, 'testing', $2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'poll', $2, NULL, NULL),
+             ('TH', 'q', 1, 'failed', $3, 'a1', NULL, NULL, 'TEST_RUN_TIMEOUT', '["e2e"]', 'infra', 'timed out', NULL, 'webhook', $3, NULL, NULL),
+             ('TH', 'q', 1, 'submitted', $4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'readback', $4, NULL, NULL),
+             ('TH', 'q', 1, 'testing', $5, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'readback', $5, NULL, NULL),
+             ('TH', 'q', 1, 'merged', $6, 'a1', NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'webhook', $6, NULL, NULL),
+             ('TI', 'r', 5, 'queued', $1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'webhook', $1, NULL, NULL)`,
+          [T, T + 10 * S, T + 60 * S, T + 70 * S, T + 80 * S, T + 120 * S],
+        );
+        await x(
+          `INSERT INTO queue_stays (workspace_id, queue_key, pr_number, merged_at, entered_at, tested_at)
+           VALUES ('TH', 'q', 1, $1, $2, $3)`,
+          [T + 120 * S, T + 70 * S, T + 80 * S],
+        );
+      });
+      const st = await openOn(database, [key]);
+      const indexes =
+        fx.dialect === 'sqlite'
+          ? "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'queue_%'"
+          : "SELECT indexname AS name FROM pg_indexes WHERE indexname LIKE 'queue_%'";
+      const names = (await st.db.query(indexes)).map((r) => String(r['name']));
+      expect(names).toContain('queue_history_window');
+      expect(names).not.toContain('queue_history_age');
+      expect(names).not.toContain('queue_stays_age');
+      const pr1 = await transitionsOfPr(st.db, 'TH', 'q', 1);
+      expect(pr1.map((r) => [r.state, r.occurredAt - T, r.source])).toEqual([
+        ['submitted', 0, 'webhook'],
+        ['testing', 10 * S, 'poll'],
+        ['failed', 60 * S, 'webhook'],
+        ['submitted', 70 * S, 'readback'],
+        ['testing', 80 * S, 'readback'],
+        ['merged', 120 * S, 'webhook'],
+      ]);
+      expect(pr1[0]).toMatchObject({
+        headSha: 'a1',
+        priority: 2,
+        noBatch: true,
+        submittedBy: 'U1',
+        title: 'Fix',
+      });
+      expect(pr1[2]).toMatchObject({
+        reasonCode: 'TEST_RUN_TIMEOUT',
+        failingChecks: ['e2e'],
+        kickClass: 'infra',
+      });
+      const stay = { prNumber: 1, enteredAt: T + 70 * S, mergedAt: T + 120 * S, testingMs: 40 * S };
+      expect(await mergedStays(st.db, 'TH', 'q', T, T + 200 * S)).toEqual([stay]);
+      // Rows are recorded as before, and pruning cuts every workspace's, queue's and state's old rows.
+      expect(
+        await recordTransition(st.db, {
+          workspaceId: 'TH',
+          queueKey: 'q',
+          prNumber: 2,
+          state: 'merged',
+          occurredAt: T + 150 * S,
+          source: 'webhook',
+          recordedAt: T + 150 * S,
+        }),
+      ).toBe(true);
+      expect(await pruneHistory(st.db, T + 65 * S)).toBe(4);
+      expect((await transitionsOfPr(st.db, 'TH', 'q', 1)).map((r) => r.state)).toEqual([
+        'submitted',
+        'testing',
+        'merged',
+      ]);
+      expect(await transitionsOfPr(st.db, 'TI', 'r', 5)).toEqual([]);
+      expect(await mergedStays(st.db, 'TH', 'q', T, T + 200 * S)).toEqual([stay]);
+      await st.deleteWorkspace('TH');
+      expect(await st.db.query('SELECT pr_number FROM queue_stays')).toEqual([]);
       await close(st);
     });
   });

@@ -9,8 +9,9 @@
  * (watch/waits.ts), 017 the queue's memory: transitions, queue states, ETAs shown, read-back progress (history/),
  * 018 leases finished: the claim columns that kept their own expiry, and watch_leases, dropped (store/leases.ts),
  * 019 the autopilot's settings and re-submission claims, and who submitted a PR from Slack (kicks/), 020 dashboards,
- * the slow-queue state and health digests' branch (dashboard/, watch/slow-state.ts, digest/), 022 the autopilot's
- * claims on a lease, their own expiry column dropped (kicks/repository.ts).
+ * the slow-queue state and health digests' branch (dashboard/, watch/slow-state.ts, digest/), 021 merged PRs'
+ * stays (history/), 022 the autopilot's claims on a lease, their own expiry column dropped
+ * (kicks/repository.ts), 023 history written with fewer index pages (history/).
  *
  * To add one: create `NNN_name.ts` exporting a `Migration` (`id` one more than the last, `sqlite` and
  * `postgres` scripts, and `workspaceTables` naming its tables with a `workspace_id` column so that
@@ -37,6 +38,7 @@ import { autopilotMigration } from './019_autopilot.ts';
 import { dashboardsHealthMigration } from './020_dashboards_health.ts';
 import { queueStaysMigration } from './021_queue_stays.ts';
 import { autopilotLeasesMigration } from './022_autopilot_leases.ts';
+import { leanHistoryMigration } from './023_lean_history.ts';
 
 export const migrations: Migration[] = [
   coreMigration,
@@ -59,4 +61,5 @@ export const migrations: Migration[] = [
   dashboardsHealthMigration,
   queueStaysMigration,
   autopilotLeasesMigration,
+  leanHistoryMigration,
 ];
