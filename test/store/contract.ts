@@ -563,6 +563,18 @@ export function storeContract(makeFixture: () => Promise<EngineFixture>): void {
       await store.releaseClaim('k-never-claimed');
     });
 
+    it('claims asked for together (one loop turn, several statements on SQLite) each go to their first asker', async () => {
+      expect(await store.claimOnce('turn-old', 1000)).toBe(true);
+      clock += 1000;
+      const keys = Array.from({ length: 150 }, (_, i) => `turn-${i}`);
+      const asked = [...keys, 'turn-old', ...keys];
+      const results = await Promise.all(asked.map((k) => store.claimOnce(k, 60_000)));
+      // The first ask of each key wins (the expired one is taken over); the second loses.
+      expect(results).toEqual([...keys.map(() => true), true, ...keys.map(() => false)]);
+      expect(await store.claimOnce('turn-7', 60_000)).toBe(false);
+      expect(await store.claimOnce('turn-old', 60_000)).toBe(false);
+    });
+
     it('gives each key to exactly one of two store instances racing on one database', async () => {
       const other = await openOn(shared, [key]);
       const keys = Array.from({ length: 25 }, (_, i) => `race-${i}`);
