@@ -6,9 +6,8 @@
  * The HTTP receiver counts the requests it has received and not yet answered (`countUnanswered`; a forged
  * or half-sent one not for long). Work that may wait (`answersFirst()`) is released only while that count
  * is zero, one piece per turn of the event loop, so that requests which arrived meanwhile are read, and
- * answered, between two pieces. No
- * pass and no request's work after its ack waits longer than MAX_DEFER_MS in all, however many pieces it
- * has: under a load that never lets the count reach zero, work still goes on.
+ * answered, between two pieces. No pass and no request's work after its ack waits longer than MAX_DEFER_MS
+ * in all, however many pieces it has: under a load that never lets the count reach zero, work still goes on.
  *
  * Only work done after an answer, or in the background, waits here. A request's own work before its
  * answer (a form validated before its ack) goes on at once, or it would wait for itself: the request
